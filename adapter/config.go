@@ -1,0 +1,253 @@
+package adapter
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole service configuration (genui-adapter.yaml).
+type Config struct {
+	// Listen is the address of the main listener.
+	Listen string `yaml:"listen"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `yaml:"logLevel,omitempty"`
+	CORS     CORS   `yaml:"cors,omitempty"`
+	// Heartbeat is the idle time after which a ": keep-alive" comment is
+	// written to an SSE stream. Zero means 15 s.
+	Heartbeat Duration `yaml:"heartbeat,omitempty"`
+	// MaxBodyBytes caps request bodies. Zero means 8 MiB.
+	MaxBodyBytes int64 `yaml:"maxBodyBytes,omitempty"`
+	// MaxEventBytes caps one upstream event. Zero means 10 MiB.
+	MaxEventBytes int `yaml:"maxEventBytes,omitempty"`
+	// ShutdownGrace is how long running streams may go on after SIGTERM
+	// before they are ended with RUN_ERROR{code:"shutdown"}. Zero means 10 s.
+	ShutdownGrace Duration `yaml:"shutdownGrace,omitempty"`
+	// Agents maps agent ids to their configuration.
+	Agents map[string]AgentConfig `yaml:"agents"`
+}
+
+// CORS is the cross-origin policy: an exact list of allowed origins.
+type CORS struct {
+	Origins     []string `yaml:"origins,omitempty"`
+	Credentials bool     `yaml:"credentials,omitempty"`
+}
+
+// AgentConfig configures one agent.
+type AgentConfig struct {
+	// Type is "demo" or "agui".
+	Type        string `yaml:"type"`
+	URL         string `yaml:"url,omitempty"`
+	Description string `yaml:"description,omitempty"`
+	// Headers are sent to the upstream with every request.
+	Headers map[string]string `yaml:"headers,omitempty"`
+	// ForwardHeaders lists inbound headers copied to the upstream.
+	ForwardHeaders []string `yaml:"forwardHeaders,omitempty"`
+	// ConnectTimeout bounds the wait for upstream response headers.
+	ConnectTimeout Duration `yaml:"connectTimeout,omitempty"`
+	// IdleTimeout ends a silent upstream stream.
+	IdleTimeout Duration `yaml:"idleTimeout,omitempty"`
+	// Delay paces the demo agent's events (demo only).
+	Delay Duration `yaml:"delay,omitempty"`
+}
+
+// Duration is a time.Duration written as "15s" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration like 15s", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML implements yaml.Marshaler.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// Default configuration values.
+const (
+	DefaultListen        = "127.0.0.1:8080"
+	DefaultHeartbeat     = 15 * time.Second
+	DefaultMaxBodyBytes  = 8 << 20
+	DefaultShutdownGrace = 10 * time.Second
+)
+
+// DefaultConfig is what the service runs with no config file: the built-in
+// demo agent on 127.0.0.1:8080.
+func DefaultConfig() Config {
+	return Config{
+		Listen: DefaultListen,
+		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM)", Delay: Duration(30 * time.Millisecond)}},
+	}
+}
+
+// ErrConfig is wrapped by every configuration error.
+var ErrConfig = errors.New("config")
+
+var envRef = regexp.MustCompile(`\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+
+// expandEnv replaces ${VAR} and ${VAR:-default}; $$ is a literal $. An
+// unset variable without a default is an error naming it.
+func expandEnv(src []byte, getenv func(string) string) ([]byte, error) {
+	var missing []string
+	out := envRef.ReplaceAllFunc(src, func(m []byte) []byte {
+		if string(m) == "$$" {
+			return []byte("$")
+		}
+		sub := envRef.FindSubmatch(m)
+		name := string(sub[1])
+		if v := getenv(name); v != "" {
+			return []byte(v)
+		}
+		if sub[2] != nil {
+			return sub[3]
+		}
+		missing = append(missing, name)
+		return nil
+	})
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: environment variable %s is not set (use ${%s:-default} for a default)", ErrConfig, strings.Join(missing, ", "), missing[0])
+	}
+	return out, nil
+}
+
+// LoadConfig reads a YAML config file, substituting environment variables,
+// and validates it. Unknown keys are errors.
+func LoadConfig(path string, getenv func(string) string) (Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return ParseConfig(src, getenv)
+}
+
+// ParseConfig parses and validates YAML config text.
+func ParseConfig(src []byte, getenv func(string) string) (Config, error) {
+	src, err := expandEnv(src, getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	cfg := Config{Listen: DefaultListen}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+var agentID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// Validate reports the first problem with the configuration.
+func (c *Config) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	}
+	if c.Listen == "" {
+		return bad("listen: must not be empty")
+	}
+	if len(c.Agents) == 0 {
+		return bad("agents: at least one agent is required")
+	}
+	for _, o := range c.CORS.Origins {
+		if o == "*" {
+			if c.CORS.Credentials {
+				return bad("cors.origins: \"*\" cannot be used with credentials: true; list the origins")
+			}
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+			return bad("cors.origins: %q is not an origin like https://app.example.com", o)
+		}
+	}
+	if c.MaxBodyBytes < 0 || c.MaxEventBytes < 0 || c.Heartbeat < 0 || c.ShutdownGrace < 0 {
+		return bad("limits and durations must not be negative")
+	}
+	for _, id := range c.agentIDs() {
+		a := c.Agents[id]
+		if !agentID.MatchString(id) {
+			return bad("agents.%s: agent ids may hold letters, digits, '_', '-' and '.'", id)
+		}
+		switch a.Type {
+		case "demo":
+		case "agui":
+			u, err := url.Parse(a.URL)
+			if a.URL == "" {
+				return bad("agents.%s.url: required for type agui", id)
+			}
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return bad("agents.%s.url: %q is not an http(s) URL", id, a.URL)
+			}
+		case "":
+			return bad("agents.%s.type: required (demo or agui)", id)
+		default:
+			return bad("agents.%s.type: unknown type %q (want demo or agui)", id, a.Type)
+		}
+	}
+	return nil
+}
+
+func (c *Config) agentIDs() []string {
+	ids := make([]string, 0, len(c.Agents))
+	for id := range c.Agents {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Redacted returns the config as YAML with header values hidden, for
+// printing at start.
+func (c Config) Redacted() string {
+	cp := c
+	cp.Agents = map[string]AgentConfig{}
+	for id, a := range c.Agents {
+		if len(a.Headers) > 0 {
+			h := map[string]string{}
+			for k := range a.Headers {
+				h[k] = "<redacted>"
+			}
+			a.Headers = h
+		}
+		cp.Agents[id] = a
+	}
+	b, _ := yaml.Marshal(cp)
+	return string(b)
+}
+
+func (c *Config) heartbeat() time.Duration {
+	if c.Heartbeat == 0 {
+		return DefaultHeartbeat
+	}
+	return time.Duration(c.Heartbeat)
+}
+
+func (c *Config) maxBody() int64 {
+	if c.MaxBodyBytes == 0 {
+		return DefaultMaxBodyBytes
+	}
+	return c.MaxBodyBytes
+}
+
+// Grace returns the shutdown grace period.
+func (c *Config) Grace() time.Duration {
+	if c.ShutdownGrace == 0 {
+		return DefaultShutdownGrace
+	}
+	return time.Duration(c.ShutdownGrace)
+}

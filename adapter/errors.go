@@ -1,0 +1,76 @@
+package adapter
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v5"
+)
+
+// httpError is an error answered before a stream starts: a status, a stable
+// machine-readable code and a message for the client. Err is the cause,
+// logged but never sent.
+type httpError struct {
+	Status int
+	Code   string
+	Msg    string
+	Err    error
+}
+
+func (e *httpError) Error() string {
+	if e.Err != nil {
+		return e.Code + ": " + e.Msg + ": " + e.Err.Error()
+	}
+	return e.Code + ": " + e.Msg
+}
+
+func (e *httpError) Unwrap() error { return e.Err }
+
+// StatusCode implements echo.HTTPStatusCoder.
+func (e *httpError) StatusCode() int { return e.Status }
+
+func errBadRequest(msg string, err error) error {
+	return &httpError{Status: http.StatusBadRequest, Code: "bad_request", Msg: msg, Err: err}
+}
+
+// errorBody is the JSON body of every error answer.
+type errorBody struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+// errorHandler is the one place that maps errors to HTTP answers. Clients
+// see the message of an *httpError; anything else is a 500 whose cause is
+// logged and not sent.
+func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
+	return func(c *echo.Context, err error) {
+		if r, _ := echo.UnwrapResponse(c.Response()); r != nil && r.Committed {
+			return
+		}
+		var he *httpError
+		if !errors.As(err, &he) {
+			status := echo.StatusCode(err)
+			switch status {
+			case http.StatusNotFound:
+				he = &httpError{Status: status, Code: "not_found", Msg: "no such route: " + c.Request().Method + " " + c.Request().URL.Path}
+			case http.StatusMethodNotAllowed:
+				he = &httpError{Status: status, Code: "method_not_allowed", Msg: "method " + c.Request().Method + " is not allowed on " + c.Request().URL.Path}
+			case 0, http.StatusInternalServerError:
+				he = &httpError{Status: http.StatusInternalServerError, Code: "internal", Msg: "internal error", Err: err}
+			default:
+				he = &httpError{Status: status, Code: "http_" + http.StatusText(status), Msg: http.StatusText(status), Err: err}
+			}
+		}
+		if he.Status >= 500 {
+			logger.Error("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "error", err)
+		} else {
+			logger.Debug("request refused", "method", c.Request().Method, "path", c.Request().URL.Path, "status", he.Status, "error", err)
+		}
+		if c.Request().Method == http.MethodHead {
+			_ = c.NoContent(he.Status)
+			return
+		}
+		_ = c.JSON(he.Status, errorBody{Error: he.Code, Message: he.Msg})
+	}
+}

@@ -1,0 +1,64 @@
+package adapter
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the service's Prometheus metrics, in their own registry.
+type metrics struct {
+	reg             *prometheus.Registry
+	runsStarted     *prometheus.CounterVec
+	runsFinished    *prometheus.CounterVec
+	runsErrored     *prometheus.CounterVec
+	events          *prometheus.CounterVec
+	repairs         *prometheus.CounterVec
+	upstreamLatency *prometheus.HistogramVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		runsStarted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "genui_runs_started_total", Help: "Runs started, per agent.",
+		}, []string{"agent"}),
+		runsFinished: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "genui_runs_finished_total", Help: "Runs that ended with RUN_FINISHED, per agent.",
+		}, []string{"agent"}),
+		runsErrored: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "genui_runs_errored_total", Help: "Runs that ended with RUN_ERROR, per agent and code.",
+		}, []string{"agent", "code"}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "genui_events_relayed_total", Help: "AG-UI events written to clients, per agent.",
+		}, []string{"agent"}),
+		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "genui_repairs_total", Help: "Repairs the stream normaliser applied, per kind.",
+		}, []string{"kind"}),
+		upstreamLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "genui_upstream_latency_seconds", Help: "Time from upstream request to response headers.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}, []string{"agent"}),
+	}
+	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.runsErrored, m.events, m.repairs, m.upstreamLatency,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// runStats reports one run's measurements; it implements agui.Stats.
+type runStats struct {
+	m      *metrics
+	agent  string
+	logger *slog.Logger
+}
+
+func (s *runStats) UpstreamLatency(d time.Duration) {
+	s.m.upstreamLatency.WithLabelValues(s.agent).Observe(d.Seconds())
+}
+
+func (s *runStats) Repair(kind string) {
+	s.m.repairs.WithLabelValues(kind).Inc()
+	s.logger.Debug("stream repaired", "agent", s.agent, "kind", kind)
+}

@@ -1,0 +1,44 @@
+package adapter
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v5"
+	"github.com/labstack/echo/v5/middleware"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// routes registers the whole HTTP API.
+func (s *Server) routes(e *echo.Echo) {
+	e.Pre(corsMiddleware(s.cfg.CORS))
+	e.Use(middleware.Recover())
+	e.Use(requestLog(s.logger))
+
+	e.GET("/healthz", handleHealth())
+	e.GET("/readyz", handleReady(s))
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
+	e.GET("/agents", handleAgents(s))
+	e.POST("/agents/:agentId/run", handleRun(s))
+}
+
+func handleHealth() echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	}
+}
+
+func handleReady(s *Server) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		if s.draining.Load() {
+			return &httpError{Status: http.StatusServiceUnavailable, Code: "draining", Msg: "the server is shutting down"}
+		}
+		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+	}
+}
+
+func handleAgents(s *Server) echo.HandlerFunc {
+	list := s.agentList()
+	return func(c *echo.Context) error {
+		return c.JSON(http.StatusOK, map[string]any{"agents": list})
+	}
+}

@@ -1,0 +1,139 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v5"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// agentEntry is a configured agent with its middleware chain.
+type agentEntry struct {
+	id    string
+	cfg   AgentConfig
+	chain agui.Agent
+}
+
+// Server is the HTTP service. It implements http.Handler.
+type Server struct {
+	cfg     Config
+	logger  *slog.Logger
+	metrics *metrics
+	agents  map[string]*agentEntry
+	echo    *echo.Echo
+
+	// runsCtx is cancelled, with a *agui.RunErr cause, to end every running
+	// stream at shutdown.
+	runsCtx    context.Context
+	cancelRuns context.CancelCauseFunc
+	streams    sync.WaitGroup
+	draining   atomic.Bool
+}
+
+// NewServer builds the service from a validated config. A nil logger
+// discards logs.
+func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, logger: logger, metrics: newMetrics(), agents: map[string]*agentEntry{}}
+	s.runsCtx, s.cancelRuns = context.WithCancelCause(context.Background())
+	for _, id := range cfg.agentIDs() {
+		ac := cfg.Agents[id]
+		backend, err := newBackend(ac, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("agent %s: %w", id, err)
+		}
+		s.agents[id] = &agentEntry{id: id, cfg: ac, chain: chain(backend)}
+	}
+	e := echo.New()
+	e.Logger = logger
+	e.HTTPErrorHandler = errorHandler(logger)
+	s.echo = e
+	s.routes(e)
+	return s, nil
+}
+
+// newBackend builds the agent a config entry names.
+func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
+	switch ac.Type {
+	case "demo":
+		return &demoAgent{delay: time.Duration(ac.Delay)}, nil
+	case "agui":
+		return &agui.HTTPAgent{
+			URL:            ac.URL,
+			Headers:        ac.Headers,
+			ForwardHeaders: ac.ForwardHeaders,
+			ConnectTimeout: time.Duration(ac.ConnectTimeout),
+			IdleTimeout:    time.Duration(ac.IdleTimeout),
+			MaxEventSize:   cfg.MaxEventBytes,
+		}, nil
+	}
+	return nil, fmt.Errorf("%w: unknown agent type %q", ErrConfig, ac.Type)
+}
+
+// chain is the one place that orders the middlewares around a backend,
+// outermost first.
+func chain(backend agui.Agent) agui.Agent {
+	return agui.Chain(backend,
+		agui.Normalize(agui.Output),
+		agui.Normalize(agui.Canonical),
+	)
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// Drain marks the server as draining (readyz answers 503) and waits up to
+// grace for running streams to end by themselves. Streams still running
+// then are ended with RUN_ERROR{code:"shutdown"}; Drain waits for them to
+// write it, at most 5 more seconds.
+func (s *Server) Drain(grace time.Duration) {
+	s.draining.Store(true)
+	done := make(chan struct{})
+	go func() {
+		s.streams.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	s.cancelRuns(&agui.RunErr{Code: agui.CodeShutdown, Message: "the server is shutting down; retry the run"})
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		s.logger.Warn("streams did not end after shutdown was signalled")
+	}
+}
+
+// agentInfo is one entry of GET /agents.
+type agentInfo struct {
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	Description string `json:"description,omitempty"`
+	RunURL      string `json:"runUrl"`
+}
+
+func (s *Server) agentList() []agentInfo {
+	out := make([]agentInfo, 0, len(s.agents))
+	for id, a := range s.agents {
+		out = append(out, agentInfo{ID: id, Type: a.cfg.Type, Description: a.cfg.Description, RunURL: "/agents/" + id + "/run"})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}

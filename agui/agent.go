@@ -1,0 +1,82 @@
+package agui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+)
+
+// Agent runs a RunAgentInput and streams its events. The sequence ends when
+// the run ends, when ctx is cancelled, or when the caller stops ranging;
+// in each case the agent releases what it holds (connections, goroutines)
+// before the range loop returns. An error yielded ends the sequence.
+type Agent interface {
+	Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error]
+}
+
+// AgentFunc adapts a function to Agent.
+type AgentFunc func(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error]
+
+// Run implements Agent.
+func (f AgentFunc) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error] {
+	return f(ctx, in)
+}
+
+// Middleware wraps an Agent, rewriting its input, its events or both.
+type Middleware func(next Agent) Agent
+
+// Chain wraps a in the middlewares, the first one outermost.
+func Chain(a Agent, mws ...Middleware) Agent {
+	for i := len(mws) - 1; i >= 0; i-- {
+		a = mws[i](a)
+	}
+	return a
+}
+
+// Error codes of RUN_ERROR events this package produces.
+const (
+	CodeUpstreamTruncated   = "upstream_truncated"
+	CodeUpstreamInvalid     = "upstream_invalid"
+	CodeUpstreamUnreachable = "upstream_unreachable"
+	CodeUpstreamStatus      = "upstream_status"
+	CodeUpstreamTooLarge    = "upstream_event_too_large"
+	CodeShutdown            = "shutdown"
+	CodeInternal            = "internal"
+)
+
+// RunErr is an error that ends a run with a RUN_ERROR of a given code. An
+// Agent yields one to say why its stream ended; Normalize turns it into the
+// client's RUN_ERROR.
+type RunErr struct {
+	Code    string
+	Message string
+	Err     error
+}
+
+func (e *RunErr) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return e.Code + ": " + e.Message
+}
+
+// Unwrap returns the cause.
+func (e *RunErr) Unwrap() error { return e.Err }
+
+// AsRunError turns err into the RUN_ERROR event a client sees.
+func AsRunError(err error) *RunError {
+	var re *RunErr
+	if errors.As(err, &re) {
+		return &RunError{Message: re.Message, Code: re.Code}
+	}
+	switch {
+	case errors.Is(err, ErrEventTooLarge):
+		return &RunError{Message: "upstream sent an event larger than the configured limit", Code: CodeUpstreamTooLarge}
+	case errors.Is(err, ErrTruncatedFrame):
+		return &RunError{Message: "upstream stream ended inside an event", Code: CodeUpstreamTruncated}
+	case errors.Is(err, ErrMalformedEvent):
+		return &RunError{Message: "upstream sent data that is not an AG-UI event", Code: CodeUpstreamInvalid}
+	}
+	return &RunError{Message: "upstream stream failed", Code: CodeUpstreamTruncated}
+}

@@ -1,0 +1,194 @@
+package agui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// HTTPAgent runs an upstream AG-UI agent over HTTP: it POSTs the
+// RunAgentInput as JSON with "Accept: text/event-stream" (never asking for
+// protobuf) and decodes the SSE response. Cancelling ctx, or stopping the
+// range loop, aborts the upstream request. The zero value is not usable; URL
+// is required. An HTTPAgent is safe for concurrent use.
+type HTTPAgent struct {
+	// URL is the upstream endpoint.
+	URL string
+	// Headers are sent with every request (after forwarded ones, so they
+	// win).
+	Headers map[string]string
+	// ForwardHeaders lists inbound request headers (case-insensitive) copied
+	// from the headers stored in ctx by WithRequestHeaders.
+	ForwardHeaders []string
+	// Client sends the requests. If nil, a client with no overall timeout
+	// and no transparent compression is used.
+	Client *http.Client
+	// ConnectTimeout bounds the time until the upstream's response headers
+	// arrive. Zero means 30 s.
+	ConnectTimeout time.Duration
+	// IdleTimeout aborts a stream that sends nothing (not even a comment) for
+	// this long. Zero means 5 minutes; negative disables it.
+	IdleTimeout time.Duration
+	// MaxEventSize caps one upstream event; zero means DefaultMaxEventSize.
+	MaxEventSize int
+}
+
+var defaultClient = sync.OnceValue(func() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableCompression = true
+	t.MaxIdleConnsPerHost = 64
+	return &http.Client{Transport: t}
+})
+
+type requestHeadersKey struct{}
+
+// WithRequestHeaders stores the inbound request's headers in ctx so that an
+// HTTPAgent can forward the allowed ones.
+func WithRequestHeaders(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, requestHeadersKey{}, h)
+}
+
+// RequestHeaders returns the headers stored by WithRequestHeaders, or nil.
+func RequestHeaders(ctx context.Context) http.Header {
+	h, _ := ctx.Value(requestHeadersKey{}).(http.Header)
+	return h
+}
+
+// Run implements Agent.
+func (a *HTTPAgent) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		body, err := json.Marshal(in)
+		if err != nil {
+			yield(nil, &RunErr{Code: CodeInternal, Message: "cannot encode the run input", Err: err})
+			return
+		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(body))
+		if err != nil {
+			yield(nil, &RunErr{Code: CodeUpstreamUnreachable, Message: "bad upstream URL", Err: err})
+			return
+		}
+		if inbound := RequestHeaders(ctx); inbound != nil {
+			for _, name := range a.ForwardHeaders {
+				for _, v := range inbound.Values(name) {
+					req.Header.Add(name, v)
+				}
+			}
+		}
+		for k, v := range a.Headers {
+			req.Header.Set(k, v)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "text/event-stream")
+
+		client := a.Client
+		if client == nil {
+			client = defaultClient()
+		}
+		connect := a.ConnectTimeout
+		if connect == 0 {
+			connect = 30 * time.Second
+		}
+		errConnectTimeout := errors.New("no response headers in time")
+		timer := time.AfterFunc(connect, func() { cancel(errConnectTimeout) })
+		start := time.Now()
+		resp, err := client.Do(req)
+		timer.Stop()
+		if err != nil {
+			if ctx.Err() != nil && context.Cause(ctx) != errConnectTimeout {
+				return // the caller went away
+			}
+			msg := "cannot reach the upstream agent"
+			if context.Cause(ctx) == errConnectTimeout {
+				msg = fmt.Sprintf("upstream agent sent no response within %s", connect)
+			}
+			yield(nil, &RunErr{Code: CodeUpstreamUnreachable, Message: msg, Err: err})
+			return
+		}
+		defer resp.Body.Close()
+		if stats := statsFrom(ctx); stats != nil {
+			stats.UpstreamLatency(time.Since(start))
+		}
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+			yield(nil, &RunErr{Code: CodeUpstreamStatus, Message: fmt.Sprintf("upstream agent answered HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(snippet)))})
+			return
+		}
+		if ct := resp.Header.Get("Content-Type"); !strings.Contains(strings.ToLower(ct), "text/event-stream") {
+			yield(nil, &RunErr{Code: CodeUpstreamInvalid, Message: fmt.Sprintf("upstream agent answered Content-Type %q, want text/event-stream", ct)})
+			return
+		}
+		var r io.Reader = resp.Body
+		idle := a.IdleTimeout
+		if idle == 0 {
+			idle = 5 * time.Minute
+		}
+		errIdle := errors.New("upstream idle")
+		if idle > 0 {
+			r = &idleReader{r: resp.Body, d: idle, t: time.AfterFunc(idle, func() { cancel(errIdle) })}
+			defer r.(*idleReader).t.Stop()
+		}
+		for ev, err := range Decode(r, a.MaxEventSize) {
+			if err != nil {
+				if ctx.Err() != nil && context.Cause(ctx) != errIdle {
+					return
+				}
+				if context.Cause(ctx) == errIdle {
+					err = &RunErr{Code: CodeUpstreamTruncated, Message: fmt.Sprintf("upstream agent sent nothing for %s", idle), Err: err}
+				} else if !errors.Is(err, ErrMalformedEvent) && !errors.Is(err, ErrEventTooLarge) && !errors.Is(err, ErrTruncatedFrame) {
+					err = &RunErr{Code: CodeUpstreamTruncated, Message: "upstream connection failed mid-stream", Err: err}
+				}
+				yield(nil, err)
+				return
+			}
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+// idleReader cancels the request when no bytes arrive for d.
+type idleReader struct {
+	r io.Reader
+	d time.Duration
+	t *time.Timer
+}
+
+func (ir *idleReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	if n > 0 {
+		ir.t.Reset(ir.d)
+	}
+	return n, err
+}
+
+// Stats receives per-run measurements from agents. The adapter stores one
+// in the run's context with WithStats.
+type Stats interface {
+	// UpstreamLatency reports the time from request to response headers.
+	UpstreamLatency(d time.Duration)
+	// Repair reports one repair Normalize applied.
+	Repair(kind string)
+}
+
+type statsKey struct{}
+
+// WithStats stores s in ctx for agents and middlewares to report to.
+func WithStats(ctx context.Context, s Stats) context.Context {
+	return context.WithValue(ctx, statsKey{}, s)
+}
+
+func statsFrom(ctx context.Context) Stats {
+	s, _ := ctx.Value(statsKey{}).(Stats)
+	return s
+}

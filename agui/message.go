@@ -1,0 +1,278 @@
+package agui
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Role is a message's role.
+type Role string
+
+// Message roles.
+const (
+	RoleDeveloper Role = "developer"
+	RoleSystem    Role = "system"
+	RoleAssistant Role = "assistant"
+	RoleUser      Role = "user"
+	RoleTool      Role = "tool"
+	RoleActivity  Role = "activity"
+	RoleReasoning Role = "reasoning"
+)
+
+// Message is one entry of a conversation. The role decides which fields
+// mean something: ToolCalls for assistant messages, ToolCallID and Error for
+// tool messages, ActivityType for activity messages.
+type Message struct {
+	ID             string          `json:"id"`
+	Role           Role            `json:"role"`
+	Content        Content         `json:"content,omitzero"`
+	Name           string          `json:"name,omitempty"`
+	ToolCalls      []ToolCall      `json:"toolCalls,omitempty"`
+	ToolCallID     string          `json:"toolCallId,omitempty"`
+	Error          string          `json:"error,omitempty"`
+	ActivityType   string          `json:"activityType,omitempty"`
+	EncryptedValue string          `json:"encryptedValue,omitempty"`
+	Metadata       JSON `json:"metadata,omitempty"`
+}
+
+// Content is a message's content: a string, a list of content parts, or (for
+// activity messages) a JSON object. The zero value is absent content.
+type Content struct {
+	Text   string
+	Parts  []ContentPart
+	Object json.RawMessage
+	set    bool
+}
+
+// Text returns string content.
+func Text(s string) Content { return Content{Text: s, set: true} }
+
+// IsZero reports whether the content is absent.
+func (c Content) IsZero() bool { return !c.set && c.Text == "" && c.Parts == nil && c.Object == nil }
+
+// String returns the text of the content: the string itself, or the text
+// parts joined by newlines.
+func (c Content) String() string {
+	if c.Parts == nil {
+		return c.Text
+	}
+	var b bytes.Buffer
+	for i, p := range c.Parts {
+		if p.Type != "text" {
+			continue
+		}
+		if i > 0 && b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c Content) MarshalJSON() ([]byte, error) {
+	switch {
+	case c.Object != nil:
+		return c.Object, nil
+	case c.Parts != nil:
+		return json.Marshal(c.Parts)
+	default:
+		return json.Marshal(c.Text)
+	}
+}
+
+// UnmarshalJSON accepts a string, an array of parts, an object or null.
+func (c *Content) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	*c = Content{}
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	c.set = true
+	switch b[0] {
+	case '"':
+		return json.Unmarshal(b, &c.Text)
+	case '[':
+		c.Parts = []ContentPart{}
+		return json.Unmarshal(b, &c.Parts)
+	case '{':
+		c.Object = append(json.RawMessage(nil), b...)
+		return nil
+	}
+	return fmt.Errorf("content must be a string, an array or an object, got %.20s", b)
+}
+
+// ContentPart is one part of multimodal content. Type is "text", "image",
+// "audio", "video", "document" or the legacy 0.0.5x "binary".
+type ContentPart struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text,omitempty"`
+	Source   *MediaSource    `json:"source,omitempty"`
+	ID       string          `json:"id,omitempty"`
+	MimeType string          `json:"mimeType,omitempty"`
+	URL      string          `json:"url,omitempty"`
+	Data     string          `json:"data,omitempty"`
+	Filename string          `json:"filename,omitempty"`
+	Metadata JSON `json:"metadata,omitempty"`
+}
+
+// MediaSource says where media content lives. Type is "data", "url" or
+// "file".
+type MediaSource struct {
+	Type     string `json:"type"`
+	Value    string `json:"value"`
+	MimeType string `json:"mimeType,omitempty"`
+	Provider string `json:"provider,omitempty"`
+}
+
+// ToolCall is a call an assistant message makes.
+type ToolCall struct {
+	ID             string          `json:"id"`
+	Type           string          `json:"type"`
+	Function       FunctionCall    `json:"function"`
+	EncryptedValue string          `json:"encryptedValue,omitempty"`
+	Metadata       JSON `json:"metadata,omitempty"`
+}
+
+// FunctionCall names the function and carries its arguments as a JSON string.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Tool is a tool the client offers the agent.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  JSON `json:"parameters,omitempty"`
+	Metadata    JSON `json:"metadata,omitempty"`
+}
+
+// ContextItem is a piece of context the client gives the agent.
+type ContextItem struct {
+	Description string `json:"description"`
+	Value       string `json:"value"`
+}
+
+// ResumeEntry answers an interrupt.
+type ResumeEntry struct {
+	InterruptID string          `json:"interruptId"`
+	Status      string          `json:"status"`
+	Payload     JSON `json:"payload,omitempty"`
+	Metadata    JSON `json:"metadata,omitempty"`
+}
+
+// RunAgentInput is the body that starts a run. Tools and Context are always
+// encoded as arrays (0.0.5x agents require them).
+type RunAgentInput struct {
+	ThreadID        string          `json:"threadId"`
+	RunID           string          `json:"runId"`
+	ParentRunID     string          `json:"parentRunId,omitempty"`
+	ProtocolVersion string          `json:"protocolVersion,omitempty"`
+	State           JSON `json:"state,omitempty"`
+	Messages        []Message       `json:"messages"`
+	Tools           []Tool          `json:"tools"`
+	Context         []ContextItem   `json:"context"`
+	ForwardedProps  JSON `json:"forwardedProps,omitempty"`
+	Resume          []ResumeEntry   `json:"resume,omitempty"`
+}
+
+// ErrInvalidInput is wrapped by the errors ParseRunAgentInput returns.
+var ErrInvalidInput = errors.New("invalid RunAgentInput")
+
+// InputError names the field of a RunAgentInput that is wrong.
+type InputError struct {
+	Field  string
+	Reason string
+}
+
+func (e *InputError) Error() string {
+	if e.Field == "" {
+		return "invalid RunAgentInput: " + e.Reason
+	}
+	return fmt.Sprintf("invalid RunAgentInput: %s: %s", e.Field, e.Reason)
+}
+
+// Unwrap returns ErrInvalidInput.
+func (e *InputError) Unwrap() error { return ErrInvalidInput }
+
+// ParseRunAgentInput decodes a RunAgentInput leniently: both the 1.0 and the
+// 0.0.5x shapes, null state, absent tools and context, unknown keys ignored.
+// It fails, with an *InputError naming the field, on malformed JSON and on a
+// missing threadId, runId or messages.
+func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(b, &probe); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &InputError{Reason: fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, err)}
+		}
+		return nil, &InputError{Reason: "body must be a JSON object"}
+	}
+	for _, f := range []string{"threadId", "runId"} {
+		v, ok := probe[f]
+		if !ok || string(v) == "null" {
+			return nil, &InputError{Field: f, Reason: "required"}
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil || s == "" {
+			return nil, &InputError{Field: f, Reason: "must be a non-empty string"}
+		}
+	}
+	if v, ok := probe["messages"]; !ok || string(v) == "null" {
+		return nil, &InputError{Field: "messages", Reason: "required"}
+	}
+	var in RunAgentInput
+	if err := json.Unmarshal(b, &in); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, &InputError{Field: te.Field, Reason: "must be " + te.Value + " of the right type"}
+		}
+		return nil, &InputError{Reason: err.Error()}
+	}
+	if in.Messages == nil {
+		in.Messages = []Message{}
+	}
+	for i, m := range in.Messages {
+		if m.Role == "" {
+			return nil, &InputError{Field: fmt.Sprintf("messages[%d].role", i), Reason: "required"}
+		}
+	}
+	if in.Tools == nil {
+		in.Tools = []Tool{}
+	}
+	if in.Context == nil {
+		in.Context = []ContextItem{}
+	}
+	return &in, nil
+}
+
+func isNull(b json.RawMessage) bool { return b != nil && string(bytes.TrimSpace(b)) == "null" }
+
+// ForwardedProp returns forwardedProps[key], or nil.
+func (in *RunAgentInput) ForwardedProp(key string) JSON {
+	if len(in.ForwardedProps) == 0 || in.ForwardedProps[0] != '{' {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(in.ForwardedProps, &m) != nil {
+		return nil
+	}
+	v := m[key]
+	if isNull(v) {
+		return nil
+	}
+	return JSON(v)
+}
+
+// Clone returns a copy of in whose slices can be appended to without
+// touching in.
+func (in *RunAgentInput) Clone() *RunAgentInput {
+	c := *in
+	c.Messages = append([]Message(nil), in.Messages...)
+	c.Tools = append([]Tool(nil), in.Tools...)
+	c.Context = append([]ContextItem(nil), in.Context...)
+	return &c
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/adapter"
+)
+
+// run is the whole program: flags, config, serving and graceful shutdown on
+// SIGINT/SIGTERM or when ctx is cancelled. Environment variables
+// GENUI_CONFIG, GENUI_LISTEN and GENUI_LOG_LEVEL give defaults that flags
+// override.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", getenv("GENUI_CONFIG"), "path to the YAML config (default: built-in demo agent)")
+	listen := fs.String("listen", getenv("GENUI_LISTEN"), "listen address, overrides the config (default 127.0.0.1:8080)")
+	logLevel := fs.String("log-level", getenv("GENUI_LOG_LEVEL"), "debug, info, warn or error (default info)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+
+	cfg := adapter.DefaultConfig()
+	source := "built-in demo config"
+	if *configPath != "" {
+		var err error
+		if cfg, err = adapter.LoadConfig(*configPath, getenv); err != nil {
+			return err
+		}
+		source = *configPath
+	}
+	if *listen != "" {
+		cfg.Listen = *listen
+	}
+	if *logLevel != "" {
+		cfg.LogLevel = *logLevel
+	}
+	var level slog.Level
+	if cfg.LogLevel != "" {
+		if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+			return fmt.Errorf("log level %q: want debug, info, warn or error", cfg.LogLevel)
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	srv, err := adapter.NewServer(logger, cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	httpSrv := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	fmt.Fprintf(stdout, "genui-adapter listening on http://%s (config: %s)\n", ln.Addr(), source)
+	fmt.Fprintf(stdout, "%s\n", strings.TrimSpace(cfg.Redacted()))
+	fmt.Fprintf(stdout, "try: curl -N -X POST http://%s/agents/demo/run -H 'content-type: application/json' -d '{\"threadId\":\"t\",\"runId\":\"r\",\"messages\":[{\"id\":\"u\",\"role\":\"user\",\"content\":\"hi\"}]}'\n", ln.Addr())
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpSrv.Serve(ln) }()
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "grace", cfg.Grace())
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		srv.Drain(cfg.Grace())
+	}()
+	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.Grace()+10*time.Second)
+	defer cancel()
+	err = httpSrv.Shutdown(shutCtx)
+	<-drained
+	if serr := <-serveErr; !errors.Is(serr, http.ErrServerClosed) {
+		return serr
+	}
+	return err
+}
