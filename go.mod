@@ -3,9 +3,12 @@ module github.com/genui-adapter/genui-adapter
 go 1.26.8
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/labstack/echo/v5 v5.4.4
 	github.com/prometheus/client_golang v1.25.0
+	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/tools v0.52.0
 )
 
 require (
@@ -15,8 +18,8 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
-	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

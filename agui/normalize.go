@@ -307,6 +307,23 @@ func (c *canon) push(ev Event, emit func(Event) bool) bool {
 		c.adopt(&c.reasonChunk, e.MessageID)
 	case *ReasoningMessageEnd:
 		c.adopt(&c.reasonChunk, e.MessageID)
+	case *ToolCallResult:
+		// The result of a chunk-streamed call ends the call.
+		if e.ToolCallID != "" && e.ToolCallID == c.toolChunk {
+			c.toolChunk = ""
+			if !emit(&ToolCallEnd{ToolCallID: e.ToolCallID}) {
+				return false
+			}
+		}
+	case *ReasoningEnd:
+		// A span ends after the message streamed inside it.
+		if c.reasonChunk != "" {
+			id := c.reasonChunk
+			c.reasonChunk = ""
+			if !emit(&ReasoningMessageEnd{MessageID: id}) {
+				return false
+			}
+		}
 	}
 	return emit(ev)
 }
@@ -443,6 +460,9 @@ func (g *grammar) push(ev Event) bool {
 		e.ProtocolVersion = ""
 		return g.out(e)
 	case *RunError:
+		if !g.started {
+			g.report(RepairMissingRunStarted)
+		}
 		if !g.ensureStarted() {
 			return false
 		}
@@ -454,6 +474,9 @@ func (g *grammar) push(ev Event) bool {
 		g.out(e)
 		return false
 	case *RunFinished:
+		if !g.started {
+			g.report(RepairMissingRunStarted)
+		}
 		if !g.ensureStarted() || !g.closeAll() {
 			return false
 		}
@@ -480,6 +503,9 @@ func (g *grammar) push(ev Event) bool {
 		g.terminated = true
 		g.out(e)
 		return false
+	}
+	if !g.started {
+		g.report(RepairMissingRunStarted)
 	}
 	if !g.ensureStarted() {
 		return false
@@ -597,6 +623,12 @@ func (g *grammar) push(ev Event) bool {
 	case *ReasoningEnd:
 		if !g.reasonSpans.has(e.MessageID) {
 			return g.drop(RepairOrphanEvent)
+		}
+		for _, id := range g.reasonMsgs.drain() {
+			g.report(RepairClosedOpen)
+			if !g.out(&ReasoningMessageEnd{MessageID: id}) {
+				return false
+			}
 		}
 		g.reasonSpans.remove(e.MessageID)
 	case *ReasoningMessageStart:

@@ -218,6 +218,9 @@ func Decode(r io.Reader, max int) iter.Seq2[Event, error] {
 				yield(nil, err)
 				return
 			}
+			if len(f.Data) == 0 {
+				continue // retry-only or empty frames carry no event
+			}
 			ev, err := ParseEvent(f.Data)
 			if err != nil {
 				yield(nil, err)

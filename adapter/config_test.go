@@ -1,0 +1,82 @@
+package adapter
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfigErrors(t *testing.T) {
+	env := map[string]string{"TOKEN": "s3cret"}
+	getenv := func(k string) string { return env[k] }
+	for _, tt := range []struct {
+		name, yaml, wantMsg string
+	}{
+		{"unknown key", "listen: x\nagents: {demo: {type: demo}}\nlisten2: y\n", "field listen2 not found"},
+		{"unknown agent key", "agents: {demo: {type: demo, urll: x}}\n", "field urll not found"},
+		{"no agents", "listen: 127.0.0.1:1\n", "at least one agent"},
+		{"missing type", "agents: {a: {url: http://x}}\n", "agents.a.type: required"},
+		{"unknown type", "agents: {a: {type: grpc}}\n", "unknown type \"grpc\""},
+		{"agui without url", "agents: {a: {type: agui}}\n", "agents.a.url: required"},
+		{"agui bad url", "agents: {a: {type: agui, url: 'ftp://x'}}\n", "not an http(s) URL"},
+		{"bad agent id", "agents: {'a b': {type: demo}}\n", "agent ids may hold"},
+		{"unset env", "agents: {a: {type: agui, url: http://x, headers: {Authorization: 'Bearer ${MISSING}'}}}\n", "MISSING is not set"},
+		{"bad duration", "heartbeat: soon\nagents: {demo: {type: demo}}\n", "not a duration"},
+		{"cors wildcard with credentials", "cors: {origins: ['*'], credentials: true}\nagents: {demo: {type: demo}}\n", "cannot be used with credentials"},
+		{"cors not an origin", "cors: {origins: ['https://a.example.com/path']}\nagents: {demo: {type: demo}}\n", "is not an origin"},
+		{"negative cap", "maxBodyBytes: -1\nagents: {demo: {type: demo}}\n", "must not be negative"},
+		{"yaml syntax", "agents: [\n", "yaml"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tt.yaml), getenv)
+			if !errors.Is(err, ErrConfig) {
+				t.Fatalf("ParseConfig(%q) = %v, want an ErrConfig", tt.yaml, err)
+			}
+			if !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Errorf("ParseConfig(%q) = %q, want it to mention %q", tt.yaml, err, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestParseConfigDocumentedShape(t *testing.T) {
+	src := `
+listen: 127.0.0.1:9090
+cors: {origins: ["https://app.example.com"], credentials: false}
+heartbeat: 5s
+agents:
+  demo: {type: demo}
+  orders:
+    type: agui
+    url: http://127.0.0.1:9000/agent
+    description: Order lookup agent
+    headers: {Authorization: "Bearer ${ORDERS_TOKEN}", X-Tenant: "${TENANT:-acme}", X-Cost: "$$5"}
+    forwardHeaders: [x-request-id]
+`
+	cfg, err := ParseConfig([]byte(src), func(k string) string {
+		if k == "ORDERS_TOKEN" {
+			return "tok"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := cfg.Agents["orders"]
+	if got := o.Headers["Authorization"]; got != "Bearer tok" {
+		t.Errorf("Authorization = %q", got)
+	}
+	if got := o.Headers["X-Tenant"]; got != "acme" {
+		t.Errorf("X-Tenant = %q, want the default", got)
+	}
+	if got := o.Headers["X-Cost"]; got != "$5" {
+		t.Errorf("X-Cost = %q, want $$ to become $", got)
+	}
+	if cfg.Listen != "127.0.0.1:9090" || cfg.heartbeat() != 5*time.Second || o.ForwardHeaders[0] != "x-request-id" || o.Description != "Order lookup agent" {
+		t.Errorf("cfg = %+v", cfg)
+	}
+	if red := cfg.Redacted(); strings.Contains(red, "tok") || !strings.Contains(red, "<redacted>") {
+		t.Errorf("Redacted() leaks a header value:\n%s", red)
+	}
+}

@@ -1,0 +1,77 @@
+package agui_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+func TestParseRunAgentInput(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		in        string
+		wantField string // for errors
+		check     func(t *testing.T, in *agui.RunAgentInput)
+	}{
+		{name: "1.0 shape", in: `{"threadId":"t","runId":"r","protocolVersion":"1.0","state":{},"messages":[],"tools":[],"context":[],"forwardedProps":{}}`},
+		{name: "0.0.59 shape", in: `{"threadId":"t","runId":"r","tools":[{"name":"x","description":"d","parameters":{"type":"object"}}],"context":[{"description":"d","value":"v"}],"forwardedProps":{"a":1},"state":{"s":1},"messages":[{"id":"u","role":"user","content":"hi"}]}`,
+			check: func(t *testing.T, in *agui.RunAgentInput) {
+				if len(in.Tools) != 1 || in.Messages[0].Content.String() != "hi" || string(in.ForwardedProp("a")) != "1" {
+					t.Errorf("parsed %+v", in)
+				}
+			}},
+		{name: "null state, absent tools and context, unknown keys", in: `{"threadId":"t","runId":"r","state":null,"messages":[],"somethingNew":true}`,
+			check: func(t *testing.T, in *agui.RunAgentInput) {
+				b, _ := json.Marshal(in)
+				if string(b) != `{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[]}` {
+					t.Errorf("re-encoded = %s", b)
+				}
+			}},
+		{name: "parts and legacy binary", in: `{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":[{"type":"text","text":"a"},{"type":"binary","mimeType":"image/png","url":"https://x/y.png"},{"type":"image","source":{"type":"url","value":"https://x"}}]},{"id":"tm","role":"tool","toolCallId":"c","content":[{"type":"text","text":"r"}]}]}`,
+			check: func(t *testing.T, in *agui.RunAgentInput) {
+				if len(in.Messages[0].Content.Parts) != 3 || in.Messages[1].Content.String() != "r" {
+					t.Errorf("parts = %+v", in.Messages)
+				}
+			}},
+		{name: "assistant with tool calls and null name", in: `{"threadId":"t","runId":"r","messages":[{"id":"a","role":"assistant","name":null,"toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`,
+			check: func(t *testing.T, in *agui.RunAgentInput) {
+				b, _ := json.Marshal(in.Messages[0])
+				if string(b) != `{"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}` {
+					t.Errorf("re-encoded = %s", b)
+				}
+			}},
+		{name: "malformed", in: `{"threadId":`, wantField: ""},
+		{name: "not an object", in: `[1]`, wantField: ""},
+		{name: "missing threadId", in: `{"runId":"r","messages":[]}`, wantField: "threadId"},
+		{name: "empty runId", in: `{"threadId":"t","runId":"","messages":[]}`, wantField: "runId"},
+		{name: "missing messages", in: `{"threadId":"t","runId":"r"}`, wantField: "messages"},
+		{name: "message without role", in: `{"threadId":"t","runId":"r","messages":[{"id":"x"}]}`, wantField: "messages[0].role"},
+		{name: "tools wrong type", in: `{"threadId":"t","runId":"r","messages":[],"tools":{}}`, wantField: "tools"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := agui.ParseRunAgentInput([]byte(tt.in))
+			wantErr := tt.wantField != "" || tt.check == nil && tt.name != "1.0 shape"
+			if tt.name == "1.0 shape" {
+				wantErr = false
+			}
+			if wantErr {
+				var ie *agui.InputError
+				if !errors.As(err, &ie) || !errors.Is(err, agui.ErrInvalidInput) {
+					t.Fatalf("ParseRunAgentInput(%s) error = %v, want an *InputError", tt.in, err)
+				}
+				if ie.Field != tt.wantField {
+					t.Errorf("ParseRunAgentInput(%s) field = %q, want %q", tt.in, ie.Field, tt.wantField)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseRunAgentInput(%s) = %v", tt.in, err)
+			}
+			if tt.check != nil {
+				tt.check(t, in)
+			}
+		})
+	}
+}
