@@ -1,0 +1,42 @@
+# make test runs everything CI runs: formatting, vet, Go tests with the race
+# detector, and the Node end-to-end suite against the real clients.
+.PHONY: test fmt-check vet gotest e2e e2e-deps run build bench loadgen fuzz
+
+GO ?= go
+
+test: fmt-check vet gotest e2e
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './e2e/*')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+gotest:
+	$(GO) test -race -count=1 ./...
+
+# npm ci only when the lockfile changed since the last install.
+e2e/node_modules/.installed: e2e/package.json e2e/package-lock.json
+	cd e2e && npm ci --no-audit --no-fund
+	touch $@
+
+e2e-deps: e2e/node_modules/.installed
+
+e2e: e2e-deps
+	cd e2e && npm test
+
+run:
+	$(GO) run ./cmd/genui-adapter
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/genui-adapter ./cmd/genui-adapter
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+loadgen:
+	$(GO) run ./examples/loadgen
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./agui/

@@ -1,0 +1,110 @@
+// The real @ag-ui/client 0.0.57, 0.0.59 and 1.0.0 run HttpAgent.runAgent
+// against the adapter in front of scripted upstreams. For every scenario the
+// client must resolve, never fire onRunFailed, print no [ag-ui] warning, and
+// end with the same messages and state as the same client fed the clean
+// equivalent stream directly.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startAdapter } from "../lib/adapter.js";
+import { startUpstream } from "../lib/upstream.js";
+import { clients, runClient, project } from "../lib/clients.js";
+import { scenarios, sse } from "./scenarios.js";
+
+let up, adapter;
+const routes = {};
+for (const [name, s] of Object.entries(scenarios)) {
+  routes[`/raw/${name}`] = s.raw;
+  routes[`/clean/${name}`] = (i) => sse(s.clean(i));
+}
+
+before(async () => {
+  up = await startUpstream(routes);
+  const agents = Object.keys(scenarios).map((n) => `  ${n}: {type: agui, url: ${up.url}/raw/${n}}`).join("\n");
+  adapter = await startAdapter(`agents:\n${agents}\n  dead: {type: agui, url: http://127.0.0.1:9/nothing-listens-here}\n  demo: {type: demo}\n`);
+});
+after(async () => {
+  await adapter?.stop();
+  await up?.close();
+});
+
+function assertClean(run, v) {
+  assert.equal(run.rejected, undefined, `${v}: runAgent rejected: ${run.rejected}`);
+  assert.deepEqual(run.failed, [], `${v}: onRunFailed fired`);
+  assert.deepEqual(run.warnings, [], `${v}: the client printed warnings`);
+}
+
+for (const v of Object.keys(clients)) {
+  for (const [name, s] of Object.entries(scenarios)) {
+    test(`${v} ${name}`, async () => {
+      const ids = { threadId: `th-${name}`, runId: `run-${name}-${v}` };
+      const got = await runClient(v, `${adapter.url}/agents/${name}/run`, ids);
+      assertClean(got, v);
+      const want = await runClient(v, `${up.url}/clean/${name}`, ids);
+      assertClean(want, v + " (reference)");
+      assert.ok(want.messages.length >= 1, "the reference run produced no messages");
+      assert.deepEqual(project(got.messages), project(want.messages));
+      assert.deepEqual(got.state, want.state);
+      const codes = got.runErrors.map((e) => e.code);
+      assert.deepEqual(codes, s.error ? [s.error] : []);
+      const terminals = got.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR");
+      assert.equal(terminals.length, 1, "exactly one terminal event");
+      assert.equal(got.events[0].type, "RUN_STARTED");
+      assert.equal(got.events[0].runId, ids.runId);
+    });
+  }
+
+  test(`${v} dead upstream`, async () => {
+    const got = await runClient(v, `${adapter.url}/agents/dead/run`);
+    assertClean(got, v);
+    assert.deepEqual(got.runErrors.map((e) => e.code), ["upstream_unreachable"]);
+  });
+
+  test(`${v} demo agent`, async () => {
+    const got = await runClient(v, `${adapter.url}/agents/demo/run`);
+    assertClean(got, v);
+    const p = project(got.messages);
+    const tool = p.find((m) => m.role === "tool");
+    assert.ok(tool, "a tool result message");
+    assert.equal(JSON.parse(tool.content).length, 3);
+    assert.ok(p.some((m) => m.toolCalls?.[0]?.name === "list_shipments"));
+    assert.equal(got.state.scenario, "table");
+    assert.equal(got.runErrors.length, 0);
+  });
+
+  test(`${v} error before the stream rejects with the JSON body`, async () => {
+    const got = await runClient(v, `${adapter.url}/agents/nope/run`);
+    assert.ok(got.rejected, "runAgent should reject on HTTP 404");
+    assert.match(String(got.rejected.message ?? got.rejected), /404/);
+    assert.match(String(got.rejected.message ?? got.rejected), /agent_not_found/);
+  });
+}
+
+test("the upstream received each client's RunAgentInput", () => {
+  const seen = up.requests.filter((r) => r.url === "/raw/full_run");
+  assert.equal(seen.length, 3);
+  for (const r of seen) {
+    assert.equal(r.headers.accept, "text/event-stream");
+    assert.ok(Array.isArray(r.input.tools) && Array.isArray(r.input.context));
+    assert.equal(r.input.messages[0].content, "hello");
+  }
+});
+
+// Negative controls: the same clients fed the raw upstream directly fail or
+// warn, so the assertions above can tell a broken adapter from a working one.
+const controls = [
+  ["0.0.57", "crlf", (r) => r.failed.length > 0],
+  ["1.0.0", "crlf", (r) => r.failed.length > 0],
+  ["0.0.59", "nulls", (r) => r.failed.length > 0],
+  ["0.0.57", "unknown_types", (r) => r.failed.length > 0],
+  ["1.0.0", "unknown_types", (r) => r.warnings.some((w) => w.includes("[ag-ui][enforce]"))],
+  ["1.0.0", "thinking_events", (r) => r.warnings.some((w) => w.includes("[ag-ui][compat]"))],
+  ["0.0.57", "subagents_and_cancelled", (r) => r.failed.length > 0],
+  ["0.0.59", "open_text_at_finish", (r) => r.failed.length > 0],
+  ["0.0.57", "missing_terminal", (r) => r.failed.length === 0 && r.runErrors.length === 0],
+];
+for (const [v, name, broken] of controls) {
+  test(`control: ${v} fed raw ${name} directly misbehaves`, async () => {
+    const r = await runClient(v, `${up.url}/raw/${name}`, { threadId: "t", runId: `ctl-${name}` });
+    assert.ok(broken(r), `expected the raw stream to break ${v}: ${JSON.stringify({ failed: r.failed, warnings: r.warnings, errors: r.runErrors })}`);
+  });
+}

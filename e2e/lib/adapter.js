@@ -1,0 +1,57 @@
+// Starts the real genui-adapter binary for a test, with a generated config.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+// binary builds the adapter once per process (or uses GENUI_BIN).
+let built;
+export function binary() {
+  if (process.env.GENUI_BIN) return process.env.GENUI_BIN;
+  if (built) return built;
+  const out = join(mkdtempSync(join(tmpdir(), "genui-bin-")), "genui-adapter");
+  const r = spawnSync("go", ["build", "-o", out, "./cmd/genui-adapter"], { cwd: root, stdio: "inherit" });
+  if (r.status !== 0 || !existsSync(out)) throw new Error("go build failed");
+  built = out;
+  return out;
+}
+
+// startAdapter writes yaml to a temp file, starts the binary on a free port
+// and resolves with {url, stop, logs()} once it prints its address.
+export async function startAdapter(yaml, { env = {} } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "genui-cfg-"));
+  const cfg = join(dir, "genui-adapter.yaml");
+  writeFileSync(cfg, yaml);
+  const child = spawn(binary(), ["--config", cfg, "--listen", "127.0.0.1:0", "--log-level", "warn"], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const url = await new Promise((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error("adapter did not start:\n" + stdout + stderr)), 20000);
+    child.stdout.on("data", (d) => {
+      stdout += d;
+      const m = stdout.match(/listening on (http:\/\/[^\s]+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`adapter exited ${code}:\n${stdout}${stderr}`)));
+  });
+  return {
+    url,
+    logs: () => stdout + stderr,
+    stop: () =>
+      new Promise((r) => {
+        if (child.exitCode !== null) return r();
+        child.on("exit", () => r());
+        child.kill("SIGTERM");
+      }),
+  };
+}
