@@ -476,4 +476,3 @@ func TestAgentsAndHealth(t *testing.T) {
 		}
 	}
 }
-

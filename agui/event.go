@@ -102,13 +102,13 @@ func marshalTyped(t EventType, v any) ([]byte, error) {
 
 // Interrupt is one reason a run paused for human input.
 type Interrupt struct {
-	ID             string          `json:"id"`
-	Reason         string          `json:"reason"`
-	Message        string          `json:"message,omitempty"`
-	ToolCallID     string          `json:"toolCallId,omitempty"`
-	ResponseSchema JSON `json:"responseSchema,omitempty"`
-	ExpiresAt      JSON `json:"expiresAt,omitempty"`
-	Metadata       JSON `json:"metadata,omitempty"`
+	ID             string `json:"id"`
+	Reason         string `json:"reason"`
+	Message        string `json:"message,omitempty"`
+	ToolCallID     string `json:"toolCallId,omitempty"`
+	ResponseSchema JSON   `json:"responseSchema,omitempty"`
+	ExpiresAt      JSON   `json:"expiresAt,omitempty"`
+	Metadata       JSON   `json:"metadata,omitempty"`
 }
 
 // Outcome says how a run finished. Type is "success", "interrupt" or (1.0
@@ -134,21 +134,21 @@ type TokenUsage struct {
 // RunStarted must be the first event of a run.
 type RunStarted struct {
 	Base
-	ThreadID        string          `json:"threadId"`
-	RunID           string          `json:"runId"`
-	ParentRunID     string          `json:"parentRunId,omitempty"`
-	ProtocolVersion string          `json:"protocolVersion,omitempty"`
-	Input           JSON `json:"input,omitempty"`
+	ThreadID        string `json:"threadId"`
+	RunID           string `json:"runId"`
+	ParentRunID     string `json:"parentRunId,omitempty"`
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	Input           JSON   `json:"input,omitempty"`
 }
 
 // RunFinished ends a run successfully (or with an interrupt).
 type RunFinished struct {
 	Base
-	ThreadID string          `json:"threadId"`
-	RunID    string          `json:"runId"`
-	Result   JSON `json:"result,omitempty"`
-	Outcome  *Outcome        `json:"outcome,omitempty"`
-	Usage    []TokenUsage    `json:"usage,omitempty"`
+	ThreadID string       `json:"threadId"`
+	RunID    string       `json:"runId"`
+	Result   JSON         `json:"result,omitempty"`
+	Outcome  *Outcome     `json:"outcome,omitempty"`
+	Usage    []TokenUsage `json:"usage,omitempty"`
 }
 
 // RunError ends a run with an error.
@@ -263,32 +263,32 @@ type MessagesSnapshot struct {
 // JSON object. Replace nil means true.
 type ActivitySnapshot struct {
 	Base
-	MessageID    string          `json:"messageId"`
-	ActivityType string          `json:"activityType"`
-	Content      JSON `json:"content"`
-	Replace      *bool           `json:"replace,omitempty"`
+	MessageID    string `json:"messageId"`
+	ActivityType string `json:"activityType"`
+	Content      JSON   `json:"content"`
+	Replace      *bool  `json:"replace,omitempty"`
 }
 
 // ActivityDelta patches an activity message's content.
 type ActivityDelta struct {
 	Base
-	MessageID    string          `json:"messageId"`
-	ActivityType string          `json:"activityType"`
-	Patch        JSON `json:"patch"`
+	MessageID    string `json:"messageId"`
+	ActivityType string `json:"activityType"`
+	Patch        JSON   `json:"patch"`
 }
 
 // Raw passes through an event from another system.
 type Raw struct {
 	Base
-	Event  JSON `json:"event"`
-	Source string          `json:"source,omitempty"`
+	Event  JSON   `json:"event"`
+	Source string `json:"source,omitempty"`
 }
 
 // Custom is an application-defined event.
 type Custom struct {
 	Base
-	Name  string          `json:"name"`
-	Value JSON `json:"value"`
+	Name  string `json:"name"`
+	Value JSON   `json:"value"`
 }
 
 // ReasoningStart opens a reasoning span.

@@ -25,16 +25,16 @@ const (
 // mean something: ToolCalls for assistant messages, ToolCallID and Error for
 // tool messages, ActivityType for activity messages.
 type Message struct {
-	ID             string          `json:"id"`
-	Role           Role            `json:"role"`
-	Content        Content         `json:"content,omitzero"`
-	Name           string          `json:"name,omitempty"`
-	ToolCalls      []ToolCall      `json:"toolCalls,omitempty"`
-	ToolCallID     string          `json:"toolCallId,omitempty"`
-	Error          string          `json:"error,omitempty"`
-	ActivityType   string          `json:"activityType,omitempty"`
-	EncryptedValue string          `json:"encryptedValue,omitempty"`
-	Metadata       JSON `json:"metadata,omitempty"`
+	ID             string     `json:"id"`
+	Role           Role       `json:"role"`
+	Content        Content    `json:"content,omitzero"`
+	Name           string     `json:"name,omitempty"`
+	ToolCalls      []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID     string     `json:"toolCallId,omitempty"`
+	Error          string     `json:"error,omitempty"`
+	ActivityType   string     `json:"activityType,omitempty"`
+	EncryptedValue string     `json:"encryptedValue,omitempty"`
+	Metadata       JSON       `json:"metadata,omitempty"`
 }
 
 // Content is a message's content: a string, a list of content parts, or (for
@@ -107,15 +107,15 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 // ContentPart is one part of multimodal content. Type is "text", "image",
 // "audio", "video", "document" or the legacy 0.0.5x "binary".
 type ContentPart struct {
-	Type     string          `json:"type"`
-	Text     string          `json:"text,omitempty"`
-	Source   *MediaSource    `json:"source,omitempty"`
-	ID       string          `json:"id,omitempty"`
-	MimeType string          `json:"mimeType,omitempty"`
-	URL      string          `json:"url,omitempty"`
-	Data     string          `json:"data,omitempty"`
-	Filename string          `json:"filename,omitempty"`
-	Metadata JSON `json:"metadata,omitempty"`
+	Type     string       `json:"type"`
+	Text     string       `json:"text,omitempty"`
+	Source   *MediaSource `json:"source,omitempty"`
+	ID       string       `json:"id,omitempty"`
+	MimeType string       `json:"mimeType,omitempty"`
+	URL      string       `json:"url,omitempty"`
+	Data     string       `json:"data,omitempty"`
+	Filename string       `json:"filename,omitempty"`
+	Metadata JSON         `json:"metadata,omitempty"`
 }
 
 // MediaSource says where media content lives. Type is "data", "url" or
@@ -129,11 +129,11 @@ type MediaSource struct {
 
 // ToolCall is a call an assistant message makes.
 type ToolCall struct {
-	ID             string          `json:"id"`
-	Type           string          `json:"type"`
-	Function       FunctionCall    `json:"function"`
-	EncryptedValue string          `json:"encryptedValue,omitempty"`
-	Metadata       JSON `json:"metadata,omitempty"`
+	ID             string       `json:"id"`
+	Type           string       `json:"type"`
+	Function       FunctionCall `json:"function"`
+	EncryptedValue string       `json:"encryptedValue,omitempty"`
+	Metadata       JSON         `json:"metadata,omitempty"`
 }
 
 // FunctionCall names the function and carries its arguments as a JSON string.
@@ -144,10 +144,10 @@ type FunctionCall struct {
 
 // Tool is a tool the client offers the agent.
 type Tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  JSON `json:"parameters,omitempty"`
-	Metadata    JSON `json:"metadata,omitempty"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Parameters  JSON   `json:"parameters,omitempty"`
+	Metadata    JSON   `json:"metadata,omitempty"`
 }
 
 // ContextItem is a piece of context the client gives the agent.
@@ -158,25 +158,25 @@ type ContextItem struct {
 
 // ResumeEntry answers an interrupt.
 type ResumeEntry struct {
-	InterruptID string          `json:"interruptId"`
-	Status      string          `json:"status"`
-	Payload     JSON `json:"payload,omitempty"`
-	Metadata    JSON `json:"metadata,omitempty"`
+	InterruptID string `json:"interruptId"`
+	Status      string `json:"status"`
+	Payload     JSON   `json:"payload,omitempty"`
+	Metadata    JSON   `json:"metadata,omitempty"`
 }
 
 // RunAgentInput is the body that starts a run. Tools and Context are always
 // encoded as arrays (0.0.5x agents require them).
 type RunAgentInput struct {
-	ThreadID        string          `json:"threadId"`
-	RunID           string          `json:"runId"`
-	ParentRunID     string          `json:"parentRunId,omitempty"`
-	ProtocolVersion string          `json:"protocolVersion,omitempty"`
-	State           JSON `json:"state,omitempty"`
-	Messages        []Message       `json:"messages"`
-	Tools           []Tool          `json:"tools"`
-	Context         []ContextItem   `json:"context"`
-	ForwardedProps  JSON `json:"forwardedProps,omitempty"`
-	Resume          []ResumeEntry   `json:"resume,omitempty"`
+	ThreadID        string        `json:"threadId"`
+	RunID           string        `json:"runId"`
+	ParentRunID     string        `json:"parentRunId,omitempty"`
+	ProtocolVersion string        `json:"protocolVersion,omitempty"`
+	State           JSON          `json:"state,omitempty"`
+	Messages        []Message     `json:"messages"`
+	Tools           []Tool        `json:"tools"`
+	Context         []ContextItem `json:"context"`
+	ForwardedProps  JSON          `json:"forwardedProps,omitempty"`
+	Resume          []ResumeEntry `json:"resume,omitempty"`
 }
 
 // ErrInvalidInput is wrapped by the errors ParseRunAgentInput returns.

@@ -120,7 +120,7 @@ type canon struct {
 	n      int
 
 	textChunk, toolChunk, reasonChunk string // ids of open chunk streams
-	thinkSpan, thinkMsg                   string
+	thinkSpan, thinkMsg               string
 }
 
 func (c *canon) id(kind string) string {
@@ -335,7 +335,6 @@ func (c *canon) adopt(open *string, id string) {
 		*open = ""
 	}
 }
-
 
 // grammar enforces the client-side ordering rules on canonical events.
 type grammar struct {

@@ -212,6 +212,7 @@ func TestNormalizeShutdownCause(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
 			var got []agui.EventType
 			var last agui.Event
 			for ev := range agui.Normalize(agui.Output)(blocking).Run(ctx, &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) {

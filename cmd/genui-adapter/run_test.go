@@ -62,7 +62,9 @@ func TestRunServesDemoAndShutsDown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	env := map[string]string{"GENUI_LISTEN": addr}
-	go func() { done <- run(ctx, []string{"genui-adapter"}, func(k string) string { return env[k] }, &stdout, &stderr) }()
+	go func() {
+		done <- run(ctx, []string{"genui-adapter"}, func(k string) string { return env[k] }, &stdout, &stderr)
+	}()
 	waitHealthy(t, "http://"+addr)
 	if out := stdout.String(); !strings.Contains(out, "listening on http://"+addr) || !strings.Contains(out, "type: demo") {
 		t.Errorf("start banner lacks the URL or the config:\n%s", out)

@@ -1,0 +1,67 @@
+package adapter
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// BenchmarkRelay streams an unpaced upstream run through the adapter over
+// real loopback listeners; compare with BenchmarkDirect.
+func BenchmarkRelay(b *testing.B) { benchRelay(b, true) }
+
+// BenchmarkDirect reads the same upstream without the adapter.
+func BenchmarkDirect(b *testing.B) { benchRelay(b, false) }
+
+func benchRelay(b *testing.B, via bool) {
+	const n = 20000
+	var frames strings.Builder
+	enc := agui.NewEncoder(&frames)
+	enc.Encode("", &agui.RunStarted{ThreadID: "t", RunID: "r"})
+	enc.Encode("", &agui.TextMessageStart{MessageID: "m"})
+	for range n {
+		enc.Encode("", &agui.TextMessageContent{MessageID: "m", Delta: "token "})
+	}
+	enc.Encode("", &agui.TextMessageEnd{MessageID: "m"})
+	enc.Encode("", &agui.RunFinished{ThreadID: "t", RunID: "r"})
+	body := frames.String()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body)
+	}))
+	defer up.Close()
+	url := up.URL
+	if via {
+		s, err := NewServer(nil, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ts := httptest.NewServer(s)
+		defer ts.Close()
+		url = ts.URL + "/agents/a/run"
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := http.Post(url, "application/json", strings.NewReader(runBody))
+		if err != nil {
+			b.Fatal(err)
+		}
+		got := 0
+		for _, err := range agui.Decode(resp.Body, 0) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			got++
+		}
+		resp.Body.Close()
+		if got != n+4 {
+			b.Fatal(fmt.Sprintf("got %d events", got))
+		}
+	}
+	b.ReportMetric(float64(b.N*(n+4))/b.Elapsed().Seconds(), "events/s")
+}
