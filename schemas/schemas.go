@@ -1,0 +1,124 @@
+// Package schemas embeds the official A2UI v0.9 and v0.9.1 JSON schemas and
+// catalogs, byte-for-byte as published (see SOURCE.md and LICENSE), and
+// prepares them for a JSON Schema compiler.
+//
+// The files have three traps that Resources handles in memory, leaving the
+// embedded bytes untouched:
+//
+//   - server_to_client.json and common_types.json refer to "catalog.json",
+//     which resolves to https://a2ui.org/specification/v0_9/catalog.json, an
+//     id no file declares: the chosen catalog is registered under that alias;
+//   - client_to_server.json has no $id: it is registered under the URL its
+//     list schema refers to;
+//   - every "version" is {"const": "v0.9"}, which rejects the "v0.9.1" the
+//     v0.9.1 spec uses: it becomes {"enum": ["v0.9", "v0.9.1"]}.
+//
+// Format assertion must be turned on in the compiler (DateTimeInput's
+// min/max use oneOf over formats). This package imports only the standard
+// library.
+package schemas
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+)
+
+// FS holds the official files: v0_9/ and v0_9_1/, each with json/*.json and
+// catalogs/{basic,minimal}/catalog.json, plus LICENSE and SOURCE.md.
+//
+//go:embed v0_9 v0_9_1 LICENSE SOURCE.md
+var FS embed.FS
+
+// Base is the URL every schema's $id lives under, in both folders.
+const Base = "https://a2ui.org/specification/v0_9/"
+
+// BasicCatalogID is the basic catalog's id: the catalogId renderers
+// register (the v0_9_1 URL in the v0.9.1 docs is known to no renderer).
+const BasicCatalogID = Base + "catalogs/basic/catalog.json"
+
+// CatalogAlias is where the schemas look for "the catalog in use".
+const CatalogAlias = Base + "catalog.json"
+
+// Versions lists the version strings accepted on input.
+var Versions = []string{"v0.9", "v0.9.1"}
+
+// Resources returns the documents of folder ("v0_9" or "v0_9_1") keyed by
+// the URL a compiler must register them under, with catalog ("basic" or
+// "minimal") also registered as CatalogAlias. Numbers are json.Number.
+func Resources(folder, catalog string) (map[string]any, error) {
+	if folder != "v0_9" && folder != "v0_9_1" {
+		return nil, fmt.Errorf("schemas: unknown folder %q", folder)
+	}
+	out := map[string]any{}
+	files, err := fs.Glob(FS, folder+"/json/*.json")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		doc, err := load(f)
+		if err != nil {
+			return nil, err
+		}
+		out[Base+path.Base(f)] = doc
+	}
+	for _, c := range []string{"basic", "minimal"} {
+		doc, err := load(folder + "/catalogs/" + c + "/catalog.json")
+		if err != nil {
+			return nil, err
+		}
+		out[Base+"catalogs/"+c+"/catalog.json"] = doc
+		if c == catalog {
+			alias, err := load(folder + "/catalogs/" + c + "/catalog.json")
+			if err != nil {
+				return nil, err
+			}
+			alias.(map[string]any)["$id"] = CatalogAlias
+			out[CatalogAlias] = alias
+		}
+	}
+	if _, ok := out[CatalogAlias]; !ok {
+		return nil, fmt.Errorf("schemas: unknown catalog %q", catalog)
+	}
+	return out, nil
+}
+
+func load(name string) (any, error) {
+	b, err := FS.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("schemas: %s: %w", name, err)
+	}
+	acceptVersions(doc)
+	return doc, nil
+}
+
+// acceptVersions turns every {"const": "v0.9"} into an enum of Versions.
+func acceptVersions(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if c, ok := x["const"].(string); ok && c == "v0.9" {
+			delete(x, "const")
+			enum := make([]any, len(Versions))
+			for i, s := range Versions {
+				enum[i] = s
+			}
+			x["enum"] = enum
+		}
+		for _, e := range x {
+			acceptVersions(e)
+		}
+	case []any:
+		for _, e := range x {
+			acceptVersions(e)
+		}
+	}
+}
