@@ -338,10 +338,16 @@ func schemaErrors(err error, base, sid string, idx int) []Error {
 		case *kind.AdditionalProperties:
 			rule = RuleUnknownProp
 		}
-		if seen[rule+path+msg] {
+		if seen[rule+path] {
+			// One error per place: merge what the branches of a oneOf say.
+			for i := range out {
+				if out[i].Rule == rule && out[i].Path == path && !strings.Contains(out[i].Message, msg) {
+					out[i].Message += "; or " + msg
+				}
+			}
 			continue
 		}
-		seen[rule+path+msg] = true
+		seen[rule+path] = true
 		out = append(out, Error{Rule: rule, SurfaceID: sid, Path: path, Message: msg, Index: idx})
 	}
 	if len(out) == 0 {
