@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -75,7 +76,12 @@ type Validator struct {
 	opts       Options
 	s2c, c2s   *jsonschema.Schema
 	components map[string]*jsonschema.Schema
+
+	strictOnce *syncOnce
+	strict     *Validator
 }
+
+type syncOnce = sync.Once
 
 // NewValidator compiles the embedded v0.9.1 schemas with the basic catalog.
 func NewValidator(opts Options) (*Validator, error) {
@@ -91,7 +97,7 @@ func NewValidator(opts Options) (*Validator, error) {
 			return nil, fmt.Errorf("a2ui: add schema %s: %w", u, err)
 		}
 	}
-	v := &Validator{opts: opts.withDefaults(), components: map[string]*jsonschema.Schema{}}
+	v := &Validator{opts: opts.withDefaults(), components: map[string]*jsonschema.Schema{}, strictOnce: new(sync.Once)}
 	if v.s2c, err = c.Compile(schemas.Base + "server_to_client.json"); err != nil {
 		return nil, fmt.Errorf("a2ui: compile: %w", err)
 	}
@@ -132,14 +138,24 @@ type surface struct {
 // Stream validates a sequence of messages, keeping surface state between
 // them. Not safe for concurrent use.
 type Stream struct {
-	v        *Validator
-	surfaces map[string]*surface
-	index    int
+	v             *Validator
+	surfaces      map[string]*surface
+	index         int
+	extraCatalogs []string
 }
 
 // NewStream starts an empty stream.
 func (v *Validator) NewStream() *Stream {
 	return &Stream{v: v, surfaces: map[string]*surface{}}
+}
+
+// AllowCatalog lets createSurface name id in this stream, in addition to
+// the validator's catalogs (the catalog the frontend registered). Its
+// components are checked against the basic catalog.
+func (s *Stream) AllowCatalog(id string) {
+	if id != "" {
+		s.extraCatalogs = append(s.extraCatalogs, id)
+	}
 }
 
 // ValidateBatch validates msgs as one fresh stream and runs the end-of-batch
@@ -222,7 +238,7 @@ func (s *Stream) Validate(b []byte) []Error {
 			return fail(RuleSurfaceExists, sid, "/createSurface/surfaceId", fmt.Sprintf("surface %q already exists; delete it first", sid))
 		}
 		cat, _ := body["catalogId"].(string)
-		if !slices.Contains(v.opts.CatalogIDs, cat) {
+		if !slices.Contains(v.opts.CatalogIDs, cat) && !slices.Contains(s.extraCatalogs, cat) {
 			return fail(RuleUnsupportedCatalog, sid, "/createSurface/catalogId", fmt.Sprintf("catalog %q is not supported (supported: %s)", cat, strings.Join(v.opts.CatalogIDs, ", ")))
 		}
 		s.surfaces[sid] = &surface{catalogID: cat, components: map[string]map[string]any{}}

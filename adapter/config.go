@@ -57,6 +57,20 @@ type AgentConfig struct {
 	IdleTimeout Duration `yaml:"idleTimeout,omitempty"`
 	// Delay paces the demo agent's events (demo only).
 	Delay Duration `yaml:"delay,omitempty"`
+	// A2UI configures structured tool results as A2UI surfaces.
+	A2UI A2UIConfig `yaml:"a2ui,omitempty"`
+}
+
+// A2UIConfig is the per-agent A2UI middleware configuration. Surfaces are
+// on by default for every tool.
+type A2UIConfig struct {
+	Disabled   bool     `yaml:"disabled,omitempty"`
+	Tools      []string `yaml:"tools,omitempty"`
+	DenyTools  []string `yaml:"denyTools,omitempty"`
+	MaxRows    int      `yaml:"maxRows,omitempty"`
+	CatalogID  string   `yaml:"catalogId,omitempty"`
+	Version    string   `yaml:"version,omitempty"`
+	ActionMode string   `yaml:"actionMode,omitempty"`
 }
 
 // Duration is a time.Duration written as "15s" in YAML.
@@ -180,6 +194,19 @@ func (c *Config) Validate() error {
 	}
 	for _, id := range c.agentIDs() {
 		a := c.Agents[id]
+		switch a.A2UI.Version {
+		case "", "v0.9", "v0.9.1":
+		default:
+			return bad("agents.%s.a2ui.version: %q is not v0.9 or v0.9.1", id, a.A2UI.Version)
+		}
+		switch a.A2UI.ActionMode {
+		case "", "tool", "user_message":
+		default:
+			return bad("agents.%s.a2ui.actionMode: %q is not tool or user_message", id, a.A2UI.ActionMode)
+		}
+		if a.A2UI.MaxRows < 0 {
+			return bad("agents.%s.a2ui.maxRows: must not be negative", id)
+		}
 		if !agentID.MatchString(id) {
 			return bad("agents.%s: agent ids may hold letters, digits, '_', '-' and '.'", id)
 		}

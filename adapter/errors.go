@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/labstack/echo/v5"
 )
@@ -74,3 +75,8 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		_ = c.JSON(he.Status, errorBody{Error: he.Code, Message: he.Msg})
 	}
 }
+
+func asMaxBytes(err error, target **http.MaxBytesError) bool { return errors.As(err, target) }
+
+// sync1 returns a func that builds a value once, on first use.
+func sync1[T any](build func() T) func() T { return sync.OnceValue(build) }

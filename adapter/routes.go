@@ -19,6 +19,8 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
 	e.GET("/agents", handleAgents(s))
 	e.POST("/agents/:agentId/run", handleRun(s))
+	e.POST("/a2ui/validate", handleA2UIValidate(s.a2ui, s.cfg.maxBody()))
+	e.POST("/a2ui/render", handleA2UIRender(s.a2ui, s.cfg.maxBody()))
 }
 
 func handleHealth() echo.HandlerFunc {

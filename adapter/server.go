@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/genui-adapter/genui-adapter/a2ui"
 	"github.com/genui-adapter/genui-adapter/agui"
 )
 
@@ -29,6 +30,7 @@ type Server struct {
 	metrics *metrics
 	agents  map[string]*agentEntry
 	echo    *echo.Echo
+	a2ui    *a2ui.Validator
 
 	// runsCtx is cancelled, with a *agui.RunErr cause, to end every running
 	// stream at shutdown.
@@ -47,7 +49,11 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, logger: logger, metrics: newMetrics(), agents: map[string]*agentEntry{}}
+	v, err := a2ui.NewValidator(a2ui.Options{})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, logger: logger, metrics: newMetrics(), agents: map[string]*agentEntry{}, a2ui: v}
 	s.runsCtx, s.cancelRuns = context.WithCancelCause(context.Background())
 	for _, id := range cfg.agentIDs() {
 		ac := cfg.Agents[id]
@@ -55,7 +61,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("agent %s: %w", id, err)
 		}
-		s.agents[id] = &agentEntry{id: id, cfg: ac, chain: chain(backend)}
+		s.agents[id] = &agentEntry{id: id, cfg: ac, chain: s.chain(id, ac, backend)}
 	}
 	e := echo.New()
 	e.Logger = logger
@@ -84,10 +90,22 @@ func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
 }
 
 // chain is the one place that orders the middlewares around a backend,
-// outermost first.
-func chain(backend agui.Agent) agui.Agent {
+// outermost first: the output grammar, A2UI surfaces, then the
+// canonicalising normaliser right on the backend.
+func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent {
+	logger := s.logger.With("agent", id)
 	return agui.Chain(backend,
 		agui.Normalize(agui.Output),
+		a2ui.Middleware(s.a2ui, a2ui.Config{
+			Disabled:   ac.A2UI.Disabled,
+			Tools:      ac.A2UI.Tools,
+			DenyTools:  ac.A2UI.DenyTools,
+			MaxRows:    ac.A2UI.MaxRows,
+			CatalogID:  ac.A2UI.CatalogID,
+			Version:    ac.A2UI.Version,
+			ActionMode: ac.A2UI.ActionMode,
+			Logf:       func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) },
+		}),
 		agui.Normalize(agui.Canonical),
 	)
 }

@@ -19,8 +19,9 @@ for (const [name, s] of Object.entries(scenarios)) {
 
 before(async () => {
   up = await startUpstream(routes);
-  const agents = Object.keys(scenarios).map((n) => `  ${n}: {type: agui, url: ${up.url}/raw/${n}}`).join("\n");
-  adapter = await startAdapter(`agents:\n${agents}\n  dead: {type: agui, url: http://127.0.0.1:9/nothing-listens-here}\n  demo: {type: demo}\n`);
+  // The relay scenarios run with A2UI off: they compare pure relaying.
+  const agents = Object.keys(scenarios).map((n) => `  ${n}: {type: agui, url: ${up.url}/raw/${n}, a2ui: {disabled: true}}`).join("\n");
+  adapter = await startAdapter(`agents:\n${agents}\n  a2ui_on: {type: agui, url: ${up.url}/raw/full_run}\n  dead: {type: agui, url: http://127.0.0.1:9/nothing-listens-here}\n  demo: {type: demo}\n`);
 });
 after(async () => {
   await adapter?.stop();
@@ -53,6 +54,21 @@ for (const v of Object.keys(clients)) {
     });
   }
 
+  test(`${v} a structured tool result arrives as a validated A2UI surface`, async () => {
+    const got = await runClient(v, `${adapter.url}/agents/a2ui_on/run`, { threadId: "t-a2ui", runId: `a2ui-${v}` });
+    assertClean(got, v);
+    const act = got.messages.filter((m) => m.role === "activity" && m.activityType === "a2ui-surface");
+    assert.equal(act.length, 1);
+    assert.equal(act[0].id, "a2ui-surface-c1");
+    const ops = act[0].content.a2ui_operations;
+    assert.deepEqual(ops.map((o) => Object.keys(o).find((k) => k !== "version")), ["createSurface", "updateComponents", "updateDataModel"]);
+    assert.equal(ops[0].createSurface.catalogId, "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json");
+    assert.equal(ops[2].updateDataModel.value.title, "List orders");
+    // The surface comes right after the tool message.
+    const i = got.messages.findIndex((m) => m.role === "tool");
+    assert.equal(got.messages[i + 1].activityType, "a2ui-surface");
+  });
+
   test(`${v} dead upstream`, async () => {
     const got = await runClient(v, `${adapter.url}/agents/dead/run`);
     assertClean(got, v);
@@ -80,7 +96,7 @@ for (const v of Object.keys(clients)) {
 }
 
 test("the upstream received each client's RunAgentInput", () => {
-  const seen = up.requests.filter((r) => r.url === "/raw/full_run");
+  const seen = up.requests.filter((r) => r.url === "/raw/full_run" && r.input.runId.startsWith("run-"));
   assert.equal(seen.length, 3);
   for (const r of seen) {
     assert.equal(r.headers.accept, "text/event-stream");

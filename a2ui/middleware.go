@@ -1,0 +1,348 @@
+package a2ui
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/schemas"
+)
+
+// ActivityType is the AG-UI activity type of A2UI surfaces.
+const ActivityType = "a2ui-surface"
+
+// OperationsKey is the activity content key holding the A2UI messages.
+const OperationsKey = "a2ui_operations"
+
+// SchemaContextDescription is the description of the RunAgentInput context
+// entry in which CopilotKit (and @ag-ui/a2ui-middleware) send the catalog
+// the frontend registered, as JSON {catalogId, components}.
+const SchemaContextDescription = "A2UI Component Schema — available components for generating UI surfaces. Use these component names and properties when creating A2UI operations."
+
+// LogEventTool is the synthetic tool the official middleware uses to show
+// the agent a user action.
+const LogEventTool = "log_a2ui_event"
+
+// Action modes: how a user action reaches the agent.
+const (
+	ActionAsToolCall    = "tool"         // log_a2ui_event assistant call + tool message (default)
+	ActionAsUserMessage = "user_message" // one user message, for backends that reject undeclared tools
+)
+
+// Config configures the middleware for one agent. The zero value renders
+// every structured tool result with the defaults.
+type Config struct {
+	// Disabled turns the middleware into a pass-through.
+	Disabled bool
+	// Tools lists the tools whose results become surfaces; empty or "*"
+	// means all.
+	Tools []string
+	// DenyTools lists tools whose results never become surfaces.
+	DenyTools []string
+	// MaxRows caps generated tables (default 200).
+	MaxRows int
+	// CatalogID is used when the frontend registered none (default: the
+	// official basic catalog id).
+	CatalogID string
+	// Version is the envelope version emitted: "v0.9" (default) or
+	// "v0.9.1".
+	Version string
+	// ActionMode is ActionAsToolCall (default) or ActionAsUserMessage.
+	ActionMode string
+	// Logf receives one line per rejected surface or action; nil discards.
+	Logf func(format string, args ...any)
+}
+
+func (c Config) allows(tool string) bool {
+	if slices.Contains(c.DenyTools, tool) {
+		return false
+	}
+	return len(c.Tools) == 0 || slices.Contains(c.Tools, "*") || slices.Contains(c.Tools, tool)
+}
+
+func newID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Middleware turns structured tool results into validated A2UI surfaces,
+// validates A2UI the agent produced itself, and turns
+// forwardedProps.a2uiAction into messages the agent understands. v checks
+// everything that leaves; generated surfaces are checked strictly
+// (orphans, bindings).
+func Middleware(v *Validator, cfg Config) agui.Middleware {
+	logf := cfg.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	if cfg.Version == "" {
+		cfg.Version = DefaultVersion
+	}
+	return func(next agui.Agent) agui.Agent {
+		if cfg.Disabled {
+			return next
+		}
+		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+			return func(yield func(agui.Event, error) bool) {
+				in, err := applyAction(v, cfg, in)
+				if err != nil {
+					logf("a2ui: refused user action: %v", err)
+					_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
+						yield(&agui.RunError{Message: err.Error(), Code: "invalid_a2ui_action"}, nil)
+					return
+				}
+				catalog := catalogFor(in, cfg)
+				names := map[string]string{}
+				for ev, err := range next.Run(ctx, in) {
+					if err != nil {
+						yield(nil, err)
+						return
+					}
+					switch e := ev.(type) {
+					case *agui.ToolCallStart:
+						names[e.ToolCallID] = e.ToolCallName
+					case *agui.ActivitySnapshot:
+						if e.ActivityType == ActivityType {
+							e.Content = checkOperations(v, e.Content, catalog, logf)
+						}
+					case *agui.ToolCallResult:
+						if !yield(ev, nil) {
+							return
+						}
+						if snap := surfaceFor(v, cfg, e, names[e.ToolCallID], catalog, logf); snap != nil {
+							if !yield(snap, nil) {
+								return
+							}
+						}
+						continue
+					}
+					if !yield(ev, nil) {
+						return
+					}
+				}
+			}
+		})
+	}
+}
+
+// catalogFor picks the catalog id: the one the frontend registered, then
+// config, then the official basic catalog.
+func catalogFor(in *agui.RunAgentInput, cfg Config) string {
+	for _, c := range in.Context {
+		if c.Description != SchemaContextDescription {
+			continue
+		}
+		var s struct {
+			CatalogID string `json:"catalogId"`
+		}
+		if json.Unmarshal([]byte(c.Value), &s) == nil && s.CatalogID != "" {
+			return s.CatalogID
+		}
+	}
+	if cfg.CatalogID != "" {
+		return cfg.CatalogID
+	}
+	return schemas.BasicCatalogID
+}
+
+// parseOperations finds {"a2ui_operations":[...]} in a tool result, also
+// double-encoded as a JSON string.
+func parseOperations(content string) ([]json.RawMessage, bool) {
+	var probe struct {
+		Ops *[]json.RawMessage `json:"a2ui_operations"`
+	}
+	b := []byte(strings.TrimSpace(content))
+	if len(b) > 0 && b[0] == '"' {
+		var inner string
+		if json.Unmarshal(b, &inner) != nil {
+			return nil, false
+		}
+		b = []byte(strings.TrimSpace(inner))
+	}
+	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &probe) != nil || probe.Ops == nil {
+		return nil, false
+	}
+	return *probe.Ops, true
+}
+
+// failed is the lifecycle content CopilotKit renders for a surface that
+// could not be painted.
+func failed(msg string, errs []Error) agui.JSON {
+	b, _ := json.Marshal(map[string]any{"status": "failed", "error": msg, "errors": errs})
+	return agui.JSON(b)
+}
+
+func operationsContent(ops []json.RawMessage) agui.JSON {
+	b, _ := json.Marshal(map[string]any{OperationsKey: ops})
+	return agui.JSON(b)
+}
+
+// checkOperations validates the operations of an activity the agent
+// produced; invalid content becomes the failed lifecycle state.
+func checkOperations(v *Validator, content agui.JSON, catalog string, logf func(string, ...any)) agui.JSON {
+	var c map[string]json.RawMessage
+	if json.Unmarshal(content, &c) != nil {
+		return content
+	}
+	raw, ok := c[OperationsKey]
+	if !ok {
+		return content // a lifecycle state (building, retrying...)
+	}
+	var ops []json.RawMessage
+	if json.Unmarshal(raw, &ops) != nil {
+		return failed("a2ui_operations is not an array", nil)
+	}
+	if errs := validateOps(v, ops, catalog); len(errs) > 0 {
+		logf("a2ui: agent surface rejected: %v", errs)
+		return failed(fmt.Sprintf("the agent's A2UI failed validation (%d errors)", len(errs)), errs)
+	}
+	return content
+}
+
+func validateOps(v *Validator, ops []json.RawMessage, catalog string) []Error {
+	s := v.NewStream()
+	s.AllowCatalog(catalog)
+	var errs []Error
+	for _, op := range ops {
+		errs = append(errs, s.Validate(op)...)
+	}
+	return append(errs, s.Finish()...)
+}
+
+// surfaceFor returns the activity snapshot for a tool result, or nil when
+// the result is not structured or the tool is not rendered.
+func surfaceFor(v *Validator, cfg Config, e *agui.ToolCallResult, tool, catalog string, logf func(string, ...any)) agui.Event {
+	msgID := "a2ui-surface-" + e.ToolCallID
+	if ops, ok := parseOperations(e.Content); ok {
+		content := operationsContent(ops)
+		if errs := validateOps(v, ops, catalog); len(errs) > 0 {
+			logf("a2ui: surface from tool %q rejected: %v", tool, errs)
+			content = failed(fmt.Sprintf("the A2UI from tool %q failed validation (%d errors)", tool, len(errs)), errs)
+		}
+		return &agui.ActivitySnapshot{MessageID: msgID, ActivityType: ActivityType, Content: content, Replace: ptr(true)}
+	}
+	if tool != "" && !cfg.allows(tool) {
+		return nil
+	}
+	b := bytes.TrimSpace([]byte(e.Content))
+	if len(b) == 0 || (b[0] != '{' && b[0] != '[') || !json.Valid(b) {
+		return nil
+	}
+	msgs, err := Generate(b, GenerateOptions{SurfaceID: "s-" + e.ToolCallID, Title: Humanize(tool), CatalogID: catalog, Version: cfg.Version, MaxRows: cfg.MaxRows})
+	if err != nil {
+		return nil
+	}
+	ops := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		ops[i], _ = json.Marshal(m)
+	}
+	content := operationsContent(ops)
+	strict := generatedValidator(v)
+	if errs := validateOps(strict, ops, catalog); len(errs) > 0 {
+		// A generator bug: never send it.
+		logf("a2ui: generated surface for tool %q rejected: %v", tool, errs)
+		content = failed("could not render this result", errs)
+	}
+	return &agui.ActivitySnapshot{MessageID: msgID, ActivityType: ActivityType, Content: content, Replace: ptr(true)}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// generatedValidator returns v's strict twin (orphans and bindings
+// checked), compiled once per validator.
+func generatedValidator(v *Validator) *Validator {
+	v.strictOnce.Do(func() {
+		s := *v
+		s.opts.Strict, s.opts.CheckBindings = true, true
+		s.strictOnce = new(syncOnce)
+		v.strict = &s
+	})
+	return v.strict
+}
+
+// userAction is what CopilotKit sends in forwardedProps.a2uiAction.
+type userAction struct {
+	Name              string          `json:"name"`
+	SurfaceID         string          `json:"surfaceId"`
+	SourceComponentID string          `json:"sourceComponentId"`
+	Context           json.RawMessage `json:"context"`
+	Timestamp         string          `json:"timestamp"`
+}
+
+// applyAction validates forwardedProps.a2uiAction.userAction and appends
+// what the agent understands. forwardedProps stays as it is, as the
+// official middleware leaves it.
+func applyAction(v *Validator, cfg Config, in *agui.RunAgentInput) (*agui.RunAgentInput, error) {
+	raw := in.ForwardedProp("a2uiAction")
+	if raw == nil {
+		return in, nil
+	}
+	var wrapper struct {
+		UserAction json.RawMessage `json:"userAction"`
+	}
+	if json.Unmarshal(raw, &wrapper) != nil || len(wrapper.UserAction) == 0 || string(wrapper.UserAction) == "null" {
+		return in, fmt.Errorf("forwardedProps.a2uiAction must be {\"userAction\": {...}}")
+	}
+	var ua userAction
+	if err := json.Unmarshal(wrapper.UserAction, &ua); err != nil {
+		return in, fmt.Errorf("forwardedProps.a2uiAction.userAction: %v", err)
+	}
+	if ua.Name == "" || ua.SurfaceID == "" {
+		return in, fmt.Errorf("forwardedProps.a2uiAction.userAction needs a name and a surfaceId")
+	}
+	// Check it as the native client message, filling what CopilotKit may
+	// leave out.
+	native := ua
+	if native.Timestamp == "" {
+		native.Timestamp = time.Now().UTC().Format(time.RFC3339Nano)
+	}
+	if len(native.Context) == 0 || string(native.Context) == "null" {
+		native.Context = json.RawMessage("{}")
+	}
+	if native.SourceComponentID == "" {
+		native.SourceComponentID = "unknown"
+	}
+	msg, _ := json.Marshal(map[string]any{"version": DefaultVersion, "action": native})
+	if errs := v.ValidateClient(msg, nil); len(errs) > 0 {
+		return in, fmt.Errorf("forwardedProps.a2uiAction.userAction is not a valid A2UI action: %s at %s: %s", errs[0].Rule, errs[0].Path, errs[0].Message)
+	}
+
+	name, surface := ua.Name, ua.SurfaceID
+	ctxStr := "{}"
+	if len(ua.Context) > 0 && string(ua.Context) != "null" {
+		var b bytes.Buffer
+		if json.Compact(&b, ua.Context) == nil {
+			ctxStr = b.String()
+		}
+	}
+	text := fmt.Sprintf("User performed action \"%s\" on surface \"%s\"", name, surface)
+	if ua.SourceComponentID != "" {
+		text += " (component: " + ua.SourceComponentID + ")"
+	}
+	text += ". Context: " + ctxStr
+
+	out := in.Clone()
+	if cfg.ActionMode == ActionAsUserMessage {
+		out.Messages = append(out.Messages, agui.Message{ID: newID(), Role: agui.RoleUser, Content: agui.Text(text)})
+		return out, nil
+	}
+	var args bytes.Buffer
+	_ = json.Compact(&args, wrapper.UserAction)
+	callID := newID()
+	out.Messages = append(out.Messages,
+		agui.Message{ID: newID(), Role: agui.RoleAssistant, Content: agui.Text(""), ToolCalls: []agui.ToolCall{{
+			ID: callID, Type: "function", Function: agui.FunctionCall{Name: LogEventTool, Arguments: args.String()},
+		}}},
+		agui.Message{ID: newID(), Role: agui.RoleTool, ToolCallID: callID, Content: agui.Text(text)},
+	)
+	return out, nil
+}
