@@ -31,6 +31,12 @@ type GenerateOptions struct {
 	// MaxDepth is how deep nested objects become sections before the rest
 	// is shown as compact JSON text. Default 3.
 	MaxDepth int
+	// RowAction, when set, gives every row of a table that has an id-like
+	// column ("id", "...Id", "..._id") a button that sends this action name
+	// with context {"id": <the row's id>, "source": Source}. Empty: none.
+	RowAction string
+	// Source names where the data came from (the tool), for RowAction.
+	Source string
 }
 
 func (o GenerateOptions) withDefaults() GenerateOptions {
@@ -173,6 +179,10 @@ func Humanize(key string) string {
 	}
 	flush()
 	for i, w := range words {
+		if acronyms[strings.ToLower(w)] {
+			words[i] = strings.ToUpper(w)
+			continue
+		}
 		if i == 0 {
 			r := []rune(w)
 			r[0] = unicode.ToUpper(r[0])
@@ -186,6 +196,9 @@ func Humanize(key string) string {
 	}
 	return strings.Join(words, " ")
 }
+
+// acronyms are written in capitals when they stand as a word.
+var acronyms = map[string]bool{"id": true, "url": true, "uri": true, "api": true, "sku": true, "ip": true, "uuid": true}
 
 func isAcronym(w string) bool {
 	return len(w) > 1 && strings.ToUpper(w) == w
@@ -473,6 +486,10 @@ func (g *gen) list(key string, arr []any, p string) []string {
 	return out
 }
 
+func isIDKey(k string) bool {
+	return strings.EqualFold(k, "id") || strings.HasSuffix(k, "Id") || strings.HasSuffix(k, "ID") || strings.HasSuffix(strings.ToLower(k), "_id")
+}
+
 func pluralCount(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
@@ -556,14 +573,9 @@ func (g *gen) table(key string, arr []any, p string) []string {
 		rows[i] = row
 	}
 	g.setData(p, rows)
-	noun := "row"
-	if key != "" {
-		noun = ""
-	}
+	// The section heading (or surface title) names the table; the caption
+	// counts it.
 	count := pluralCount(n, "row")
-	if noun == "" {
-		count = fmt.Sprintf("%s (%d)", Humanize(key), n)
-	}
 	var header, cells []string
 	for c, k := range cols {
 		header = append(header, g.add(Text(g.id("th"), Humanize(k), "caption").Set("weight", 1)))
@@ -578,6 +590,21 @@ func (g *gen) table(key string, arr []any, p string) []string {
 			g.add(Text(id, g.formatted(kinds[c], cell), "body").Set("weight", 1))
 		}
 		cells = append(cells, id)
+	}
+	if g.o.RowAction != "" {
+		for c, k := range cols {
+			if !isIDKey(k) || kinds[c] == kindBool || kinds[c] == kindImage {
+				continue
+			}
+			label := g.add(Text(g.id("btnl"), "Select", "body"))
+			ctx := map[string]any{"id": Bind("c" + strconv.Itoa(c))}
+			if g.o.Source != "" {
+				ctx["source"] = g.o.Source
+			}
+			cells = append(cells, g.add(Button(g.id("btn"), label, EventAction(g.o.RowAction, ctx), "borderless")))
+			header = append(header, g.add(Text(g.id("th"), "", "caption")))
+			break
+		}
 	}
 	rowID := g.add(Row(g.id("tr"), cells).Set("align", "center"))
 	out := []string{

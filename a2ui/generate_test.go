@@ -35,9 +35,9 @@ func TestGenerateShapes(t *testing.T) {
 		want     []string // substrings of the updateComponents / data JSON
 	}{
 		{"table", `[{"id":"A-1","customer":"Ada","total":12.5,"paid":true,"placedAt":"2026-11-01"},{"id":"A-2","customer":"Linus","total":1999,"paid":false,"placedAt":"2026-11-02"}]`,
-			[]string{`"text":"2 rows"`, `"text":"Customer"`, `"call":"formatCurrency"`, `"call":"formatDate"`, `"componentId":"tr`, `"name":{"path":"c3"}`, `"c1":"Ada"`, `"c3":"check"`}},
+			[]string{`"text":"2 rows"`, `"text":"Customer"`, `"name":"pick"`, `"id":{"path":"c0"}`, `"call":"formatCurrency"`, `"call":"formatDate"`, `"componentId":"tr`, `"name":{"path":"c3"}`, `"c1":"Ada"`, `"c3":"check"`}},
 		{"record", `{"name":"Ada Lovelace","age":36,"active":true,"address":{"city":"London","zip":"N1"},"orders":[{"id":1},{"id":2}],"photo":"https://example.com/a.png"}`,
-			[]string{`"text":"Name"`, `"text":"Address","variant":"h4"`, `"text":"Orders (2)"`, `"component":"Image"`, `"call":"formatNumber"`, `"Yes"`}},
+			[]string{`"text":"Name"`, `"text":"Address","variant":"h4"`, `"text":"Orders","variant":"h4"`, `"text":"2 rows"`, `"component":"Image"`, `"call":"formatNumber"`, `"Yes"`}},
 		{"list", `["red","green","blue"]`, []string{`"text":"3 items"`, `"v":"green"`}},
 		{"empty array", `[]`, []string{`"text":"No results"`}},
 		{"empty object", `{}`, []string{`"text":"No results"`}},
@@ -47,7 +47,7 @@ func TestGenerateShapes(t *testing.T) {
 		{"deep", `{"a":{"b":{"c":{"d":{"e":{"f":1}}}}}}`, []string{`{\"e\":{\"f\":1}}`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			raw, errs := genAndValidate(t, strictGen, tt.in, a2ui.GenerateOptions{SurfaceID: "s"})
+			raw, errs := genAndValidate(t, strictGen, tt.in, a2ui.GenerateOptions{SurfaceID: "s", RowAction: "pick", Source: "orders"})
 			if len(errs) > 0 {
 				t.Fatalf("generated surface is invalid: %v\n%s", errs, raw)
 			}
@@ -97,7 +97,7 @@ func TestGenerateCapsRowsAndIsDeterministic(t *testing.T) {
 }
 
 func TestHumanize(t *testing.T) {
-	for in, want := range map[string]string{"shipmentCount": "Shipment count", "created_at": "Created at", "ID": "ID", "userID": "User ID", "HTTPStatus": "HTTP status", "x": "X", "eta": "Eta"} {
+	for in, want := range map[string]string{"shipmentCount": "Shipment count", "created_at": "Created at", "ID": "ID", "userID": "User ID", "HTTPStatus": "HTTP status", "x": "X", "eta": "Eta", "id": "ID", "imageUrl": "Image URL"} {
 		if got := a2ui.Humanize(in); got != want {
 			t.Errorf("Humanize(%q) = %q, want %q", in, got, want)
 		}
@@ -160,7 +160,7 @@ func TestGeneratePropertyAlwaysValid(t *testing.T) {
 	}
 	for i := range n {
 		b, _ := json.Marshal(randomJSON(r, 0))
-		raw, errs := genAndValidate(t, strictGen, string(b), a2ui.GenerateOptions{SurfaceID: "s", MaxRows: 50})
+		raw, errs := genAndValidate(t, strictGen, string(b), a2ui.GenerateOptions{SurfaceID: "s", MaxRows: 50, RowAction: "select_row"})
 		if len(errs) > 0 {
 			t.Fatalf("case %d: input %s\ngenerated an invalid surface: %v\n%s\n%s", i, b, errs, raw[1], raw[2])
 		}

@@ -57,6 +57,9 @@ type Config struct {
 	Version string
 	// ActionMode is ActionAsToolCall (default) or ActionAsUserMessage.
 	ActionMode string
+	// RowAction is the action a generated table row's "Select" button
+	// sends (default "select_row"; "none" for no buttons).
+	RowAction string
 	// Logf receives one line per rejected surface or action; nil discards.
 	Logf func(format string, args ...any)
 }
@@ -86,6 +89,12 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 	}
 	if cfg.Version == "" {
 		cfg.Version = DefaultVersion
+	}
+	switch cfg.RowAction {
+	case "":
+		cfg.RowAction = "select_row"
+	case "none":
+		cfg.RowAction = ""
 	}
 	return func(next agui.Agent) agui.Agent {
 		if cfg.Disabled {
@@ -237,7 +246,7 @@ func surfaceFor(v *Validator, cfg Config, e *agui.ToolCallResult, tool, catalog 
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') || !json.Valid(b) {
 		return nil
 	}
-	msgs, err := Generate(b, GenerateOptions{SurfaceID: "s-" + e.ToolCallID, Title: Humanize(tool), CatalogID: catalog, Version: cfg.Version, MaxRows: cfg.MaxRows})
+	msgs, err := Generate(b, GenerateOptions{SurfaceID: "s-" + e.ToolCallID, Title: Humanize(tool), CatalogID: catalog, Version: cfg.Version, MaxRows: cfg.MaxRows, RowAction: cfg.RowAction, Source: tool})
 	if err != nil {
 		return nil
 	}

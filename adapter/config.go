@@ -71,6 +71,7 @@ type A2UIConfig struct {
 	CatalogID  string   `yaml:"catalogId,omitempty"`
 	Version    string   `yaml:"version,omitempty"`
 	ActionMode string   `yaml:"actionMode,omitempty"`
+	RowAction  string   `yaml:"rowAction,omitempty"`
 }
 
 // Duration is a time.Duration written as "15s" in YAML.

@@ -104,6 +104,7 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			CatalogID:  ac.A2UI.CatalogID,
 			Version:    ac.A2UI.Version,
 			ActionMode: ac.A2UI.ActionMode,
+			RowAction:  ac.A2UI.RowAction,
 			Logf:       func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) },
 		}),
 		agui.Normalize(agui.Canonical),
