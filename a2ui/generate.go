@@ -1,10 +1,8 @@
 package a2ui
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -65,69 +63,6 @@ func (o GenerateOptions) withDefaults() GenerateOptions {
 type object struct {
 	keys []string
 	m    map[string]any
-}
-
-// decodeOrdered decodes JSON keeping object key order, with numbers as
-// json.Number.
-func decodeOrdered(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, fmt.Errorf("a2ui: trailing data after the JSON value")
-	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		if t == '{' {
-			o := &object{m: map[string]any{}}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				if _, dup := o.m[k]; !dup {
-					o.keys = append(o.keys, k)
-				}
-				o.m[k] = v
-			}
-			_, err := dec.Token()
-			return o, err
-		}
-		arr := []any{}
-		for dec.More() {
-			v, err := decodeValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-		}
-		_, err := dec.Token()
-		return arr, err
-	case json.Number:
-		// Numbers no renderer can represent are shown as text.
-		if f, err := t.Float64(); err != nil || math.IsInf(f, 0) {
-			return t.String(), nil
-		}
-		return t, nil
-	default:
-		return t, nil
-	}
 }
 
 // plain turns ordered values back into plain JSON values.

@@ -1,28 +1,27 @@
 package a2ui
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"math"
+	"strconv"
 )
 
-// scanJSON checks what encoding/json lets through: duplicate object keys
-// (it silently keeps the last one) and nesting deeper than maxDepth. It
-// returns the rule broken, the JSON Pointer where, and a message.
+// scanJSON checks, in one pass over the bytes, what encoding/json lets
+// through: duplicate object keys (it silently keeps the last one) and
+// nesting deeper than maxDepth. It returns the rule broken, the JSON Pointer
+// where, and a message; syntax errors are left to the parser.
 func scanJSON(b []byte, maxDepth int) (rule, path, msg string) {
-	dec := json.NewDecoder(bytes.NewReader(b))
 	type frame struct {
-		obj     bool
-		keys    map[string]bool
-		key     string // object: the current key
-		idx     int    // array: the current index
-		wantKey bool
+		obj       bool
+		keys      map[string]struct{}
+		key       string
+		idx       int
+		expectKey bool
 	}
-	var stack []*frame
+	var stack []frame
 	here := func() string {
-		var segs []any
+		segs := make([]any, 0, len(stack))
 		for _, f := range stack {
 			if f.obj {
 				segs = append(segs, f.key)
@@ -32,57 +31,220 @@ func scanJSON(b []byte, maxDepth int) (rule, path, msg string) {
 		}
 		return pointer(segs...)
 	}
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return "", "", ""
-		}
-		if err != nil {
-			return RuleInvalidJSON, "", err.Error()
-		}
-		var top *frame
-		if n := len(stack); n > 0 {
-			top = stack[n-1]
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{', '[':
+			stack = append(stack, frame{obj: b[i] == '{', expectKey: b[i] == '{'})
+			if len(stack) > maxDepth {
+				stack = stack[:len(stack)-1]
+				return RuleTooDeep, here(), fmt.Sprintf("JSON nesting deeper than %d", maxDepth)
+			}
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case ',':
 			if n := len(stack); n > 0 {
-				if p := stack[n-1]; p.obj {
-					p.wantKey = true
+				if stack[n-1].obj {
+					stack[n-1].expectKey = true
 				} else {
-					p.idx++
+					stack[n-1].idx++
 				}
 			}
-			continue
-		}
-		if top != nil && top.obj && top.wantKey {
-			k, _ := tok.(string)
-			top.key = k
-			if top.keys[k] {
-				return RuleDuplicateKey, here(), fmt.Sprintf("key %q appears twice", k)
-			}
-			top.keys[k] = true
-			top.wantKey = false
-			continue
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &frame{obj: true, keys: map[string]bool{}, wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, &frame{})
-		default:
-			if top != nil {
-				if top.obj {
-					top.wantKey = true
-				} else {
-					top.idx++
+		case '"':
+			j := i + 1
+			escaped := false
+			for ; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					escaped = true
+					j++
 				}
 			}
-			continue
-		}
-		if len(stack) > maxDepth {
-			stack = stack[:len(stack)-1]
-			return RuleTooDeep, here(), fmt.Sprintf("JSON nesting deeper than %d", maxDepth)
+			if j >= len(b) {
+				return "", "", "" // unterminated: the parser reports it
+			}
+			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].expectKey {
+				top := &stack[n-1]
+				k := string(b[i+1 : j])
+				if escaped {
+					if err := json.Unmarshal(b[i:j+1], &k); err != nil {
+						return "", "", ""
+					}
+				}
+				top.key, top.expectKey = k, false
+				if top.keys == nil {
+					top.keys = map[string]struct{}{}
+				}
+				if _, dup := top.keys[k]; dup {
+					return RuleDuplicateKey, here(), fmt.Sprintf("key %q appears twice", k)
+				}
+				top.keys[k] = struct{}{}
+			}
+			i = j
 		}
 	}
+	return "", "", ""
+}
+
+// parser decodes JSON keeping object key order (as *object) with numbers
+// as json.Number; numbers no renderer can represent become strings.
+type parser struct {
+	b []byte
+	i int
+}
+
+func (p *parser) ws() {
+	for p.i < len(p.b) && (p.b[p.i] == ' ' || p.b[p.i] == '\t' || p.b[p.i] == '\n' || p.b[p.i] == '\r') {
+		p.i++
+	}
+}
+
+func (p *parser) fail(what string) error {
+	return fmt.Errorf("invalid JSON at byte %d: %s", p.i, what)
+}
+
+func (p *parser) value(depth int) (any, error) {
+	if depth > 1000 {
+		return nil, p.fail("nested too deep")
+	}
+	p.ws()
+	if p.i >= len(p.b) {
+		return nil, p.fail("unexpected end")
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		p.i++
+		o := &object{m: map[string]any{}}
+		p.ws()
+		if p.i < len(p.b) && p.b[p.i] == '}' {
+			p.i++
+			return o, nil
+		}
+		for {
+			p.ws()
+			k, err := p.str()
+			if err != nil {
+				return nil, err
+			}
+			p.ws()
+			if p.i >= len(p.b) || p.b[p.i] != ':' {
+				return nil, p.fail("want ':'")
+			}
+			p.i++
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := o.m[k]; !dup {
+				o.keys = append(o.keys, k)
+			}
+			o.m[k] = v
+			p.ws()
+			if p.i < len(p.b) && p.b[p.i] == ',' {
+				p.i++
+				continue
+			}
+			if p.i < len(p.b) && p.b[p.i] == '}' {
+				p.i++
+				return o, nil
+			}
+			return nil, p.fail("want ',' or '}'")
+		}
+	case c == '[':
+		p.i++
+		arr := []any{}
+		p.ws()
+		if p.i < len(p.b) && p.b[p.i] == ']' {
+			p.i++
+			return arr, nil
+		}
+		for {
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+			p.ws()
+			if p.i < len(p.b) && p.b[p.i] == ',' {
+				p.i++
+				continue
+			}
+			if p.i < len(p.b) && p.b[p.i] == ']' {
+				p.i++
+				return arr, nil
+			}
+			return nil, p.fail("want ',' or ']'")
+		}
+	case c == '"':
+		return p.str()
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range []struct {
+			s string
+			v any
+		}{{"true", true}, {"false", false}, {"null", nil}} {
+			if len(p.b)-p.i >= len(lit.s) && string(p.b[p.i:p.i+len(lit.s)]) == lit.s {
+				p.i += len(lit.s)
+				return lit.v, nil
+			}
+		}
+		return nil, p.fail("bad literal")
+	default:
+		start := p.i
+		for p.i < len(p.b) && (p.b[p.i] == '-' || p.b[p.i] == '+' || p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E' || (p.b[p.i] >= '0' && p.b[p.i] <= '9')) {
+			p.i++
+		}
+		num := string(p.b[start:p.i])
+		if num == "" || !json.Valid(p.b[start:p.i]) {
+			return nil, p.fail("bad number")
+		}
+		if f, err := strconv.ParseFloat(num, 64); err != nil || math.IsInf(f, 0) {
+			return num, nil // too large for any renderer: shown as text
+		}
+		return json.Number(num), nil
+	}
+}
+
+func (p *parser) str() (string, error) {
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
+		return "", p.fail("want a string")
+	}
+	start := p.i
+	escaped := false
+	p.i++
+	for p.i < len(p.b) && p.b[p.i] != '"' {
+		if p.b[p.i] == '\\' {
+			escaped = true
+			p.i++
+		} else if p.b[p.i] < 0x20 {
+			return "", p.fail("control character in string")
+		}
+		p.i++
+	}
+	if p.i >= len(p.b) {
+		return "", p.fail("unterminated string")
+	}
+	p.i++
+	raw := p.b[start:p.i]
+	if !escaped {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", p.fail("bad string escape")
+	}
+	return s, nil
+}
+
+// decodeOrdered decodes one JSON value keeping object key order.
+func decodeOrdered(b []byte) (any, error) {
+	p := &parser{b: b}
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.ws()
+	if p.i != len(b) {
+		return nil, p.fail("trailing data after the JSON value")
+	}
+	return v, nil
 }

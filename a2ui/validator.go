@@ -567,9 +567,13 @@ func (s *Stream) applyComponents(sf *surface, body map[string]any, sid string, i
 				add(RuleInvalidWeight, where(id, "/weight"), fmt.Sprintf("component %q has a weight but is not a direct child of a Row or Column", id))
 			}
 		}
-		s.checkValues(c, where(id, ""), inTemplate[id], 0, add)
+		base := where(id, "")
+		s.checkValues(c, nil, inTemplate[id], 0, func(rule string, segs []any, msg string) {
+			add(rule, base+pointer(segs...), msg)
+		})
 	}
 	if len(errs) > 0 {
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Path < errs[j].Path })
 		return errs
 	}
 	sf.components = merged
@@ -587,24 +591,26 @@ func mapsKeys[M ~map[string]V, V any](m M) func(func(string) bool) {
 }
 
 // checkValues walks a component's property values: bindings, function
-// calls and actions.
-func (s *Stream) checkValues(v any, path string, inTemplate bool, fnDepth int, add func(rule, path, msg string)) {
+// calls and actions. segs is the path below the component; it is turned
+// into a JSON Pointer only when something is wrong.
+func (s *Stream) checkValues(v any, segs []any, inTemplate bool, fnDepth int, add func(rule string, segs []any, msg string)) {
 	opts := s.v.opts
+	at := func(more ...any) []any { return append(append([]any(nil), segs...), more...) }
 	switch x := v.(type) {
 	case map[string]any:
 		if p, ok := x["path"].(string); ok && len(x) <= 2 {
 			if !pathRE.MatchString(p) {
-				add(RuleInvalidPath, path+"/path", fmt.Sprintf("%q is not a valid data path", p))
+				add(RuleInvalidPath, at("path"), fmt.Sprintf("%q is not a valid data path", p))
 			} else if !strings.HasPrefix(p, "/") && !inTemplate {
 				if _, isTemplate := x["componentId"]; !isTemplate {
-					add(RuleRelativePath, path+"/path", fmt.Sprintf("relative path %q is only meaningful inside a template", p))
+					add(RuleRelativePath, at("path"), fmt.Sprintf("relative path %q is only meaningful inside a template", p))
 				}
 			}
 		}
 		if name, ok := x["call"].(string); ok {
 			fnDepth++
 			if fnDepth > opts.MaxFunctionDepth {
-				add(RuleFunctionTooDeep, path, fmt.Sprintf("function calls nested deeper than %d", opts.MaxFunctionDepth))
+				add(RuleFunctionTooDeep, at(), fmt.Sprintf("function calls nested deeper than %d", opts.MaxFunctionDepth))
 				return
 			}
 			args, _ := x["args"].(map[string]any)
@@ -612,28 +618,34 @@ func (s *Stream) checkValues(v any, path string, inTemplate bool, fnDepth int, a
 			case "openUrl":
 				if u, ok := args["url"].(string); ok {
 					if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") {
-						add(RuleUnsafeURL, path+"/args/url", fmt.Sprintf("openUrl only opens http(s) URLs, got %q", u))
+						add(RuleUnsafeURL, at("args", "url"), fmt.Sprintf("openUrl only opens http(s) URLs, got %q", u))
 					}
 				}
 			case "formatString":
 				if t, ok := args["value"].(string); ok {
 					if err := checkExpression(t); err != "" {
-						add(RuleInvalidExpression, path+"/args/value", err)
+						add(RuleInvalidExpression, at("args", "value"), err)
 					}
 				}
 			}
 		}
 		if ev, ok := x["event"].(map[string]any); ok && len(x) == 1 {
 			if n, _ := ev["name"].(string); !actionNameRE.MatchString(n) {
-				add(RuleInvalidAction, path+"/event/name", fmt.Sprintf("action name %q must match %s", n, actionNameRE))
+				add(RuleInvalidAction, at("event", "name"), fmt.Sprintf("action name %q must match %s", n, actionNameRE))
 			}
 		}
-		for _, k := range slices.Sorted(mapsKeys(x)) {
-			s.checkValues(x[k], path+pointer(k), inTemplate, fnDepth, add)
+		for k, e := range x {
+			switch e.(type) {
+			case map[string]any, []any:
+				s.checkValues(e, append(segs, k), inTemplate, fnDepth, add)
+			}
 		}
 	case []any:
 		for i, e := range x {
-			s.checkValues(e, path+pointer(i), inTemplate, fnDepth, add)
+			switch e.(type) {
+			case map[string]any, []any:
+				s.checkValues(e, append(segs, i), inTemplate, fnDepth, add)
+			}
 		}
 	}
 }
