@@ -1,0 +1,282 @@
+package agui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Transcript folds events into a message list the way @ag-ui/client's
+// default apply step does: text messages, tool calls attached to their
+// parent message, tool results, reasoning messages and activity messages
+// (snapshots and RFC 6902 deltas). It is how a thread's history is
+// compacted from its runs' events. Not safe for concurrent use.
+type Transcript struct {
+	msgs  []Message
+	index map[string]int
+}
+
+// NewTranscript starts from msgs (copied).
+func NewTranscript(msgs []Message) *Transcript {
+	t := &Transcript{index: map[string]int{}}
+	for _, m := range msgs {
+		t.upsert(m)
+	}
+	return t
+}
+
+func (t *Transcript) upsert(m Message) int {
+	if i, ok := t.index[m.ID]; ok {
+		t.msgs[i] = m
+		return i
+	}
+	t.index[m.ID] = len(t.msgs)
+	t.msgs = append(t.msgs, m)
+	return len(t.msgs) - 1
+}
+
+// Merge upserts msgs by id, keeping the order of first appearance; it is
+// how a new run's input (the client's full list, without activity
+// messages) joins the stored history.
+func (t *Transcript) Merge(msgs []Message) {
+	for _, m := range msgs {
+		t.upsert(m)
+	}
+}
+
+// Messages returns the folded list.
+func (t *Transcript) Messages() []Message { return append([]Message(nil), t.msgs...) }
+
+func (t *Transcript) find(id string) *Message {
+	if i, ok := t.index[id]; ok {
+		return &t.msgs[i]
+	}
+	return nil
+}
+
+func (t *Transcript) findCall(id string) *ToolCall {
+	for i := range t.msgs {
+		for j := range t.msgs[i].ToolCalls {
+			if t.msgs[i].ToolCalls[j].ID == id {
+				return &t.msgs[i].ToolCalls[j]
+			}
+		}
+	}
+	return nil
+}
+
+// Apply folds one event in.
+func (t *Transcript) Apply(ev Event) {
+	switch e := ev.(type) {
+	case *TextMessageStart:
+		role := Role(e.Role)
+		if role == "" {
+			role = RoleAssistant
+		}
+		if t.find(e.MessageID) == nil {
+			t.upsert(Message{ID: e.MessageID, Role: role, Content: Text(""), Name: e.Name})
+		}
+	case *TextMessageContent:
+		if m := t.find(e.MessageID); m != nil {
+			m.Content = Text(m.Content.String() + e.Delta)
+		}
+	case *ReasoningMessageStart:
+		if t.find(e.MessageID) == nil {
+			t.upsert(Message{ID: e.MessageID, Role: RoleReasoning, Content: Text("")})
+		}
+	case *ReasoningMessageContent:
+		if m := t.find(e.MessageID); m != nil {
+			m.Content = Text(m.Content.String() + e.Delta)
+		}
+	case *ToolCallStart:
+		call := ToolCall{ID: e.ToolCallID, Type: "function", Function: FunctionCall{Name: e.ToolCallName}}
+		if p := t.find(e.ParentMessageID); p != nil && e.ParentMessageID != "" && p.Role == RoleAssistant {
+			p.ToolCalls = append(p.ToolCalls, call)
+		} else {
+			t.upsert(Message{ID: e.ToolCallID, Role: RoleAssistant, ToolCalls: []ToolCall{call}})
+		}
+	case *ToolCallArgs:
+		if c := t.findCall(e.ToolCallID); c != nil {
+			c.Function.Arguments += e.Delta
+		}
+	case *ToolCallResult:
+		t.upsert(Message{ID: e.MessageID, Role: RoleTool, ToolCallID: e.ToolCallID, Content: Text(e.Content)})
+	case *ActivitySnapshot:
+		if m := t.find(e.MessageID); m != nil && e.Replace != nil && !*e.Replace {
+			return
+		}
+		t.upsert(Message{ID: e.MessageID, Role: RoleActivity, ActivityType: e.ActivityType, Content: Content{Object: []byte(e.Content), set: true}})
+	case *ActivityDelta:
+		if m := t.find(e.MessageID); m != nil && m.Content.Object != nil {
+			if out, err := ApplyPatch(m.Content.Object, e.Patch); err == nil {
+				m.Content = Content{Object: out, set: true}
+			}
+		}
+	case *MessagesSnapshot:
+		t.msgs, t.index = nil, map[string]int{}
+		for _, m := range e.Messages {
+			t.upsert(m)
+		}
+	}
+}
+
+// ApplyPatch applies an RFC 6902 JSON Patch (add, remove, replace, move,
+// copy, test) to doc.
+func ApplyPatch(doc, patch []byte) ([]byte, error) {
+	var root any
+	if err := json.Unmarshal(doc, &root); err != nil {
+		return nil, err
+	}
+	var ops []struct {
+		Op    string          `json:"op"`
+		Path  string          `json:"path"`
+		From  string          `json:"from"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(patch, &ops); err != nil {
+		return nil, err
+	}
+	for _, op := range ops {
+		var val any
+		if len(op.Value) > 0 {
+			if err := json.Unmarshal(op.Value, &val); err != nil {
+				return nil, err
+			}
+		}
+		var err error
+		switch op.Op {
+		case "add":
+			root, err = patchSet(root, splitPtr(op.Path), val, true)
+		case "replace":
+			root, err = patchSet(root, splitPtr(op.Path), val, false)
+		case "remove":
+			root, _, err = patchRemove(root, splitPtr(op.Path))
+		case "move", "copy":
+			var v any
+			if v, err = patchGet(root, splitPtr(op.From)); err != nil {
+				return nil, err
+			}
+			if op.Op == "move" {
+				if root, _, err = patchRemove(root, splitPtr(op.From)); err != nil {
+					return nil, err
+				}
+			}
+			root, err = patchSet(root, splitPtr(op.Path), v, true)
+		case "test":
+			var v any
+			if v, err = patchGet(root, splitPtr(op.Path)); err == nil {
+				a, _ := json.Marshal(v)
+				b, _ := json.Marshal(val)
+				if string(a) != string(b) {
+					err = fmt.Errorf("test failed at %s", op.Path)
+				}
+			}
+		default:
+			err = fmt.Errorf("unknown op %q", op.Op)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(root)
+}
+
+func splitPtr(p string) []string {
+	if p == "" {
+		return nil
+	}
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, s := range parts {
+		parts[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+	}
+	return parts
+}
+
+func patchGet(root any, segs []string) (any, error) {
+	cur := root
+	for _, s := range segs {
+		switch x := cur.(type) {
+		case map[string]any:
+			v, ok := x[s]
+			if !ok {
+				return nil, fmt.Errorf("no %q", s)
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(s)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, fmt.Errorf("bad index %q", s)
+			}
+			cur = x[i]
+		default:
+			return nil, fmt.Errorf("cannot descend into %q", s)
+		}
+	}
+	return cur, nil
+}
+
+func patchSet(root any, segs []string, v any, insert bool) (any, error) {
+	if len(segs) == 0 {
+		return v, nil
+	}
+	parent, err := patchGet(root, segs[:len(segs)-1])
+	if err != nil {
+		return nil, err
+	}
+	last := segs[len(segs)-1]
+	switch x := parent.(type) {
+	case map[string]any:
+		if _, ok := x[last]; !ok && !insert {
+			return nil, fmt.Errorf("no %q to replace", last)
+		}
+		x[last] = v
+		return root, nil
+	case []any:
+		i := len(x)
+		if last != "-" {
+			if i, err = strconv.Atoi(last); err != nil || i < 0 || i > len(x) || (!insert && i == len(x)) {
+				return nil, fmt.Errorf("bad index %q", last)
+			}
+		}
+		var nx []any
+		if insert {
+			nx = append(append(append([]any{}, x[:i]...), v), x[i:]...)
+		} else {
+			nx = append([]any{}, x...)
+			nx[i] = v
+		}
+		return patchSet(root, segs[:len(segs)-1], nx, false)
+	}
+	return nil, fmt.Errorf("cannot set %q", last)
+}
+
+func patchRemove(root any, segs []string) (any, any, error) {
+	if len(segs) == 0 {
+		return nil, root, nil
+	}
+	parent, err := patchGet(root, segs[:len(segs)-1])
+	if err != nil {
+		return nil, nil, err
+	}
+	last := segs[len(segs)-1]
+	switch x := parent.(type) {
+	case map[string]any:
+		v, ok := x[last]
+		if !ok {
+			return nil, nil, fmt.Errorf("no %q to remove", last)
+		}
+		delete(x, last)
+		return root, v, nil
+	case []any:
+		i, err := strconv.Atoi(last)
+		if err != nil || i < 0 || i >= len(x) {
+			return nil, nil, fmt.Errorf("bad index %q", last)
+		}
+		v := x[i]
+		nx := append(append([]any{}, x[:i]...), x[i+1:]...)
+		r, err := patchSet(root, segs[:len(segs)-1], nx, false)
+		return r, v, err
+	}
+	return nil, nil, fmt.Errorf("cannot remove %q", last)
+}

@@ -1,0 +1,50 @@
+package agui_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+func TestTranscript(t *testing.T) {
+	tr := agui.NewTranscript([]agui.Message{{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}})
+	f := false
+	for _, ev := range []agui.Event{
+		&agui.RunStarted{ThreadID: "t", RunID: "r"},
+		&agui.TextMessageStart{MessageID: "m1"},
+		&agui.TextMessageContent{MessageID: "m1", Delta: "Hel"},
+		&agui.TextMessageContent{MessageID: "m1", Delta: "lo"},
+		&agui.TextMessageEnd{MessageID: "m1"},
+		&agui.ToolCallStart{ToolCallID: "c1", ToolCallName: "f", ParentMessageID: "m1"},
+		&agui.ToolCallArgs{ToolCallID: "c1", Delta: `{"a":`},
+		&agui.ToolCallArgs{ToolCallID: "c1", Delta: `1}`},
+		&agui.ToolCallStart{ToolCallID: "c2", ToolCallName: "g"},
+		&agui.ToolCallResult{MessageID: "t1", ToolCallID: "c1", Content: "ok"},
+		&agui.ActivitySnapshot{MessageID: "a1", ActivityType: "a2ui-surface", Content: agui.JSON(`{"n":1,"l":[1]}`)},
+		&agui.ActivityDelta{MessageID: "a1", ActivityType: "a2ui-surface", Patch: agui.JSON(`[{"op":"replace","path":"/n","value":2},{"op":"add","path":"/l/-","value":3},{"op":"add","path":"/k","value":"v"}]`)},
+		&agui.ActivitySnapshot{MessageID: "a1", ActivityType: "a2ui-surface", Content: agui.JSON(`{"ignored":true}`), Replace: &f},
+	} {
+		tr.Apply(ev)
+	}
+	tr.Merge([]agui.Message{{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}, {ID: "u2", Role: agui.RoleUser, Content: agui.Text("again")}})
+	got, _ := json.Marshal(tr.Messages())
+	want := `[{"id":"u1","role":"user","content":"hi"},{"id":"m1","role":"assistant","content":"Hello","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]},{"id":"c2","role":"assistant","toolCalls":[{"id":"c2","type":"function","function":{"name":"g","arguments":""}}]},{"id":"t1","role":"tool","content":"ok","toolCallId":"c1"},{"id":"a1","role":"activity","content":{"k":"v","l":[1,3],"n":2},"activityType":"a2ui-surface"},{"id":"u2","role":"user","content":"again"}]`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("transcript (-want +got):\n%s", diff)
+	}
+}
+
+func TestApplyPatchErrors(t *testing.T) {
+	for _, p := range []string{`[{"op":"replace","path":"/nope","value":1}]`, `[{"op":"remove","path":"/a/9"}]`, `[{"op":"test","path":"/a","value":[2]}]`, `[{"op":"jump","path":"/"}]`} {
+		if _, err := agui.ApplyPatch([]byte(`{"a":[1]}`), []byte(p)); err == nil {
+			t.Errorf("ApplyPatch(%s) succeeded", p)
+		}
+	}
+	out, err := agui.ApplyPatch([]byte(`{"a":[1,2],"b":{"c":1}}`), []byte(`[{"op":"move","from":"/b/c","path":"/a/0"},{"op":"copy","from":"/a","path":"/d"},{"op":"remove","path":"/b"}]`))
+	if err != nil || string(out) != `{"a":[1,1,2],"d":[1,1,2]}` {
+		t.Errorf("ApplyPatch = %s, %v", out, err)
+	}
+}
