@@ -33,6 +33,44 @@ type Config struct {
 	ShutdownGrace Duration `yaml:"shutdownGrace,omitempty"`
 	// Agents maps agent ids to their configuration.
 	Agents map[string]AgentConfig `yaml:"agents"`
+	// RunLog keeps runs' events for resume, cancel and history.
+	RunLog RunLogConfig `yaml:"runlog,omitempty"`
+	// Auth binds runs to principals; without it everyone is "anonymous".
+	Auth AuthConfig `yaml:"auth,omitempty"`
+	// DetachGrace is how long a run goes on with no client attached
+	// before it is cancelled (default 30 s).
+	// 0s cancels the run as soon as its last reader goes away.
+	DetachGrace *Duration `yaml:"detachGrace,omitempty"`
+	// ThreadPolicy says what a run on a busy thread does: "reject" (409,
+	// default) or "supersede" (the old run is cancelled).
+	ThreadPolicy string `yaml:"threadPolicy,omitempty"`
+	// InstanceID names this process in run records (default: random).
+	InstanceID string `yaml:"instanceId,omitempty"`
+}
+
+// RunLogConfig selects the run log backend.
+type RunLogConfig struct {
+	// Backend is "memory" (default) or "redis".
+	Backend string `yaml:"backend,omitempty"`
+	// URL is the Redis URL (redis://host:port/db).
+	URL string `yaml:"url,omitempty"`
+	// Retention keeps ended runs and histories this long (default 1 h).
+	Retention Duration `yaml:"retention,omitempty"`
+	// MaxEventsPerRun caps one run's kept events (default 100 000).
+	MaxEventsPerRun int `yaml:"maxEventsPerRun,omitempty"`
+	// MaxBytes caps the memory backend's event bytes (default 256 MiB).
+	MaxBytes int64 `yaml:"maxBytes,omitempty"`
+	// Prefix namespaces Redis keys (default "genui:").
+	Prefix string `yaml:"prefix,omitempty"`
+}
+
+// AuthConfig says who is calling. With BearerTokens, every run, resume,
+// cancel and history request needs "Authorization: Bearer <token>" and the
+// principal is the token's name; with TrustedHeader (set by a proxy you
+// trust) the principal is that header's value.
+type AuthConfig struct {
+	BearerTokens  map[string]string `yaml:"bearerTokens,omitempty"`
+	TrustedHeader string            `yaml:"trustedHeader,omitempty"`
 }
 
 // CORS is the cross-origin policy: an exact list of allowed origins.
@@ -190,7 +228,29 @@ func (c *Config) Validate() error {
 			return bad("cors.origins: %q is not an origin like https://app.example.com", o)
 		}
 	}
-	if c.MaxBodyBytes < 0 || c.MaxEventBytes < 0 || c.Heartbeat < 0 || c.ShutdownGrace < 0 {
+	switch c.RunLog.Backend {
+	case "", "memory":
+	case "redis":
+		if c.RunLog.URL == "" {
+			return bad("runlog.url: required for backend redis (redis://127.0.0.1:6379/0)")
+		}
+	default:
+		return bad("runlog.backend: %q is not memory or redis", c.RunLog.Backend)
+	}
+	switch c.ThreadPolicy {
+	case "", "reject", "supersede":
+	default:
+		return bad("threadPolicy: %q is not reject or supersede", c.ThreadPolicy)
+	}
+	if len(c.Auth.BearerTokens) > 0 && c.Auth.TrustedHeader != "" {
+		return bad("auth: use bearerTokens or trustedHeader, not both")
+	}
+	for name, tok := range c.Auth.BearerTokens {
+		if len(tok) < 8 {
+			return bad("auth.bearerTokens.%s: tokens must be at least 8 characters", name)
+		}
+	}
+	if c.MaxBodyBytes < 0 || c.MaxEventBytes < 0 || c.Heartbeat < 0 || c.ShutdownGrace < 0 || (c.DetachGrace != nil && *c.DetachGrace < 0) || c.RunLog.MaxEventsPerRun < 0 || c.RunLog.MaxBytes < 0 {
 		return bad("limits and durations must not be negative")
 	}
 	for _, id := range c.agentIDs() {
@@ -243,6 +303,12 @@ func (c *Config) agentIDs() []string {
 // printing at start.
 func (c Config) Redacted() string {
 	cp := c
+	if len(c.Auth.BearerTokens) > 0 {
+		cp.Auth.BearerTokens = map[string]string{}
+		for k := range c.Auth.BearerTokens {
+			cp.Auth.BearerTokens[k] = "<redacted>"
+		}
+	}
 	cp.Agents = map[string]AgentConfig{}
 	for id, a := range c.Agents {
 		if len(a.Headers) > 0 {
@@ -270,6 +336,13 @@ func (c *Config) maxBody() int64 {
 		return DefaultMaxBodyBytes
 	}
 	return c.MaxBodyBytes
+}
+
+func (c *Config) detachGrace() time.Duration {
+	if c.DetachGrace == nil {
+		return 30 * time.Second
+	}
+	return time.Duration(*c.DetachGrace)
 }
 
 // Grace returns the shutdown grace period.

@@ -17,6 +17,7 @@ type httpError struct {
 	Code   string
 	Msg    string
 	Err    error
+	RunID  string // the run concerned, if any
 }
 
 func (e *httpError) Error() string {
@@ -39,6 +40,7 @@ func errBadRequest(msg string, err error) error {
 type errorBody struct {
 	Error   string `json:"error"`
 	Message string `json:"message"`
+	RunID   string `json:"runId,omitempty"`
 }
 
 // errorHandler is the one place that maps errors to HTTP answers. Clients
@@ -72,7 +74,7 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 			_ = c.NoContent(he.Status)
 			return
 		}
-		_ = c.JSON(he.Status, errorBody{Error: he.Code, Message: he.Msg})
+		_ = c.JSON(he.Status, errorBody{Error: he.Code, Message: he.Msg, RunID: he.RunID})
 	}
 }
 

@@ -19,6 +19,9 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
 	e.GET("/agents", handleAgents(s))
 	e.POST("/agents/:agentId/run", handleRun(s))
+	e.GET("/runs/:runId/events", handleRunEvents(s))
+	e.POST("/runs/:runId/cancel", handleRunCancel(s))
+	e.GET("/threads/:threadId/messages", handleThreadMessages(s))
 	e.POST("/a2ui/validate", handleA2UIValidate(s.a2ui, s.cfg.maxBody()))
 	e.POST("/a2ui/render", handleA2UIRender(s.a2ui, s.cfg.maxBody()))
 }

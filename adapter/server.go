@@ -2,7 +2,10 @@ package adapter
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"os"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -13,6 +16,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/genui-adapter/genui-adapter/a2ui"
+	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/agui"
 )
 
@@ -36,8 +40,13 @@ type Server struct {
 	// stream at shutdown.
 	runsCtx    context.Context
 	cancelRuns context.CancelCauseFunc
-	streams    sync.WaitGroup
+	streams    sync.WaitGroup // SSE responses
+	executors  sync.WaitGroup // running runs
 	draining   atomic.Bool
+
+	log      runlog.Log
+	instance string
+	local    sync.Map // run id -> *localRun, for runs this instance executes
 }
 
 // NewServer builds the service from a validated config. A nil logger
@@ -53,7 +62,13 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, logger: logger, metrics: newMetrics(), agents: map[string]*agentEntry{}, a2ui: v}
+	s := &Server{cfg: cfg, logger: logger, metrics: newMetrics(), agents: map[string]*agentEntry{}, a2ui: v, instance: cfg.InstanceID}
+	if s.instance == "" {
+		s.instance = newInstanceID()
+	}
+	if s.log, err = openRunLog(cfg); err != nil {
+		return nil, err
+	}
 	s.runsCtx, s.cancelRuns = context.WithCancelCause(context.Background())
 	for _, id := range cfg.agentIDs() {
 		ac := cfg.Agents[id]
@@ -114,14 +129,43 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
 
+// openRunLog builds the configured run log.
+func openRunLog(cfg Config) (runlog.Log, error) {
+	rl := cfg.RunLog
+	if rl.Backend == "redis" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return runlog.NewRedis(ctx, rl.URL, runlog.RedisOptions{
+			Prefix: rl.Prefix, Retention: time.Duration(rl.Retention), MaxEventsPerRun: rl.MaxEventsPerRun,
+			OwnerLost: func(r runlog.Run) []byte {
+				b, _ := (&agui.RunError{Message: fmt.Sprintf("the adapter instance running this run (%s) stopped", r.Instance), Code: "owner_lost"}).MarshalJSON()
+				return b
+			},
+		})
+	}
+	return runlog.NewMemory(runlog.MemoryOptions{MaxBytes: rl.MaxBytes, Retention: time.Duration(rl.Retention), MaxEventsPerRun: rl.MaxEventsPerRun}), nil
+}
+
+func newInstanceID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	host, _ := os.Hostname()
+	return host + "-" + hex.EncodeToString(b[:])
+}
+
+// Close releases the run log. Call it after Drain.
+func (s *Server) Close() error { return s.log.Close() }
+
 // Drain marks the server as draining (readyz answers 503) and waits up to
-// grace for running streams to end by themselves. Streams still running
-// then are ended with RUN_ERROR{code:"shutdown"}; Drain waits for them to
-// write it, at most 5 more seconds.
+// grace for running runs and streams to end by themselves. Runs still
+// running then are ended with RUN_ERROR{code:"shutdown"} (logged, so a
+// client can replay it from another instance); Drain waits for that, at
+// most 5 more seconds.
 func (s *Server) Drain(grace time.Duration) {
 	s.draining.Store(true)
 	done := make(chan struct{})
 	go func() {
+		s.executors.Wait()
 		s.streams.Wait()
 		close(done)
 	}()

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"bufio"
+	"fmt"
 	"context"
 	"encoding/json"
 	"io"
@@ -50,14 +51,26 @@ func newUpstream(t *testing.T, frames string, hang bool) *upstream {
 	return u
 }
 
+// newTestServer serves cfg; unless the test sets one, runs stop as soon as
+// their client leaves (detachGrace 0), so hanging upstreams end with the
+// test. Cleanup drains the server.
 func newTestServer(t *testing.T, cfg Config) *httptest.Server {
 	t.Helper()
+	if cfg.DetachGrace == nil {
+		zero := Duration(0)
+		cfg.DetachGrace = &zero
+	}
 	s, err := NewServer(nil, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(s)
-	t.Cleanup(ts.Close)
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		s.Drain(200 * time.Millisecond)
+		ts.Close()
+		s.Close()
+	})
 	return ts
 }
 
@@ -141,8 +154,8 @@ func TestDemoRun(t *testing.T) {
 	if resp.Header.Get("Content-Encoding") != "" {
 		t.Error("SSE response is compressed")
 	}
-	if !strings.HasPrefix(body, ": ok\n\n") {
-		t.Errorf("stream does not start with a comment: %.40q", body)
+	if !strings.HasPrefix(body, "retry: 3000\n\n: ok\n\nid: 1\ndata: ") {
+		t.Errorf("stream does not start with retry, a comment and numbered events: %.60q", body)
 	}
 	evs := decodeEvents(t, body)
 	var types []string
@@ -164,8 +177,8 @@ func TestDemoRun(t *testing.T) {
 		t.Errorf("tool result is not the structured shipments: %+v", result)
 	}
 	// Deterministic: the same input gives the same stream.
-	_, body2 := post(t, ts.URL+"/agents/demo/run", "application/json", runBody)
-	if body2 != body {
+	_, body2 := post(t, ts.URL+"/agents/demo/run", "application/json", strings.ReplaceAll(runBody, `"r"`, `"r2"`))
+	if strings.ReplaceAll(body2, `r2`, `r`) != body {
 		t.Error("demo agent is not deterministic")
 	}
 }
@@ -187,11 +200,11 @@ func TestRelayRepairsAndForwardsHeaders(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	want := ": ok\n\n" +
-		"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n" +
-		"data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n" +
-		"data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"hi\"}\n\n" +
-		"data: {\"type\":\"RUN_ERROR\",\"message\":\"upstream agent ended the stream without RUN_FINISHED or RUN_ERROR\",\"code\":\"upstream_truncated\"}\n\n"
+	want := "retry: 3000\n\n: ok\n\n" +
+		"id: 1\ndata: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n" +
+		"id: 2\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n" +
+		"id: 3\ndata: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"hi\"}\n\n" +
+		"id: 4\ndata: {\"type\":\"RUN_ERROR\",\"message\":\"upstream agent ended the stream without RUN_FINISHED or RUN_ERROR\",\"code\":\"upstream_truncated\"}\n\n"
 	if string(b) != want {
 		t.Errorf("stream =\n%s\nwant\n%s", b, want)
 	}
@@ -305,7 +318,9 @@ func TestHeartbeat(t *testing.T) {
 func TestDisconnectCancelsUpstream(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n", true)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	// detachGrace 0: a run nobody reads stops at once.
+	zero := Duration(0)
+	cfg := Config{Listen: "x", DetachGrace: &zero, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
 	s, err := NewServer(nil, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -320,7 +335,8 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 	var slow atomic.Int32
 	for i := range cycles {
 		ctx, cancel := context.WithCancel(context.Background())
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/agents/a/run", strings.NewReader(runBody))
+		body := fmt.Sprintf(`{"threadId":"t%d","runId":"r%d","messages":[]}`, i, i)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/agents/a/run", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := client.Do(req)
 		if err != nil {
@@ -353,6 +369,7 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 		}
 	}
 	t.Logf("worst cancel latency over %d cycles: %v", cycles, worst)
+	s.Drain(time.Second)
 	if slow.Load() > 0 {
 		t.Errorf("%d of %d cancellations took more than 100ms (worst %v)", slow.Load(), cycles, worst)
 	}

@@ -89,6 +89,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	go func() {
 		defer close(drained)
 		srv.Drain(cfg.Grace())
+		_ = srv.Close()
 	}()
 	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.Grace()+10*time.Second)
 	defer cancel()

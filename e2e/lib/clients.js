@@ -1,5 +1,6 @@
 // The three @ag-ui/client versions a frontend may run, and a helper that
 // runs one HttpAgent and records everything a test asserts on.
+import { randomUUID } from "node:crypto";
 import * as c057 from "agui-client-0057";
 import * as c059 from "agui-client-0059";
 import * as c100 from "agui-client-100";
@@ -19,7 +20,7 @@ for (const level of ["warn", "error", "log", "info", "debug"]) {
 
 // runClient runs the agent at url with client version v and returns
 // {messages, state, events, runErrors, failed, warnings, result}.
-export async function runClient(v, url, { threadId = "thread-1", runId = "run-1", messages, forwardedProps } = {}) {
+export async function runClient(v, url, { threadId = `thread-${randomUUID()}`, runId = randomUUID(), messages, forwardedProps } = {}) {
   const { HttpAgent } = clients[v];
   const agent = new HttpAgent({
     url,
