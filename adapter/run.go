@@ -95,4 +95,3 @@ func handleRun(s *Server) echo.HandlerFunc {
 		return s.serveEvents(c, run, 0)
 	}
 }
-

@@ -2,9 +2,9 @@ package adapter
 
 import (
 	"bufio"
-	"fmt"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"

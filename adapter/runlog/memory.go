@@ -273,7 +273,9 @@ func (m *Memory) LastSeen(ctx context.Context, runID string) (time.Time, error) 
 }
 
 // Lease is a no-op: in one process the owner cannot be lost.
-func (m *Memory) Lease(ctx context.Context, runID, instance string, ttl time.Duration) error { return nil }
+func (m *Memory) Lease(ctx context.Context, runID, instance string, ttl time.Duration) error {
+	return nil
+}
 
 func (m *Memory) SaveHistory(ctx context.Context, threadID string, messages []byte) error {
 	m.mu.Lock()
