@@ -270,6 +270,16 @@ func (s *Server) serveEvents(c *echo.Context, run runlog.Run, after int64) error
 	s.streams.Add(1)
 	defer s.streams.Done()
 
+	// An unknown run or an evicted cursor is answered with a status
+	// before the stream starts.
+	switch err := s.log.Check(reqCtx, run.ID, after); {
+	case errors.Is(err, runlog.ErrGap):
+		return &httpError{Status: http.StatusGone, Code: "resume_gap", RunID: run.ID, Msg: fmt.Sprintf("events after %d are no longer retained; start a new run", after)}
+	case errors.Is(err, runlog.ErrUnknownRun):
+		return &httpError{Status: http.StatusNotFound, Code: "run_not_found", RunID: run.ID, Msg: fmt.Sprintf("run %q does not exist or has expired", run.ID)}
+	case err != nil:
+		return fmt.Errorf("run log: %w", err)
+	}
 	type item struct {
 		e   runlog.Entry
 		err error
@@ -295,25 +305,6 @@ func (s *Server) serveEvents(c *echo.Context, run runlog.Run, after int64) error
 		for range items { // wait for the producer
 		}
 	}()
-
-	// The backends report an unknown run or an evicted cursor at once:
-	// answer those with a status before the stream starts.
-	var first *item
-	select {
-	case it, ok := <-items:
-		if !ok {
-			first = nil
-		} else {
-			first = &it
-			if errors.Is(it.err, runlog.ErrGap) {
-				return &httpError{Status: http.StatusGone, Code: "resume_gap", RunID: run.ID, Msg: fmt.Sprintf("events after %d are no longer retained; start a new run", after)}
-			}
-			if errors.Is(it.err, runlog.ErrUnknownRun) {
-				return &httpError{Status: http.StatusNotFound, Code: "run_not_found", RunID: run.ID, Msg: fmt.Sprintf("run %q does not exist or has expired", run.ID)}
-			}
-		}
-	case <-time.After(50 * time.Millisecond):
-	}
 
 	enc := agui.NewEncoder(w)
 	rc := http.NewResponseController(w)
@@ -341,14 +332,6 @@ func (s *Server) serveEvents(c *echo.Context, run runlog.Run, after int64) error
 			}
 		}
 		return it.e.Terminal
-	}
-	if first != nil && write(*first) {
-		return nil
-	} else if first == nil {
-		select {
-		case <-items: // closed: nothing after the cursor and the run has ended
-		default:
-		}
 	}
 	heartbeat := time.NewTimer(s.cfg.heartbeat())
 	defer heartbeat.Stop()

@@ -166,9 +166,9 @@ func (m *Memory) Events(ctx context.Context, runID string, after int64) iter.Seq
 				yield(Entry{}, ErrUnknownRun)
 				return
 			}
-			if cursor+1 < mr.first {
+			if first := mr.first; cursor+1 < first {
 				m.mu.Unlock()
-				yield(Entry{}, fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, mr.first, cursor))
+				yield(Entry{}, fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, first, cursor))
 				return
 			}
 			var batch []Entry
@@ -197,6 +197,19 @@ func (m *Memory) Events(ctx context.Context, runID string, after int64) iter.Seq
 			}
 		}
 	}
+}
+
+func (m *Memory) Check(ctx context.Context, runID string, after int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mr := m.runs[runID]
+	if mr == nil {
+		return ErrUnknownRun
+	}
+	if after+1 < mr.first {
+		return fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, mr.first, after)
+	}
+	return nil
 }
 
 func (m *Memory) Get(ctx context.Context, runID string) (Run, error) {

@@ -203,19 +203,8 @@ func (r *Redis) Events(ctx context.Context, runID string, after int64) iter.Seq2
 			return
 		}
 		_, seqKey, stream, end := r.runKeys(runID)
-		// Gap check: the first retained event must follow the cursor.
-		first, err := r.rdb.XRangeN(ctx, stream, "-", "+", 1).Result()
-		if err != nil {
+		if err := r.gap(ctx, runID, after); err != nil {
 			yield(Entry{}, err)
-			return
-		}
-		if len(first) > 0 {
-			if f := parseSeq(first[0].ID); after+1 < f {
-				yield(Entry{}, fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, f, after))
-				return
-			}
-		} else if last, _ := r.rdb.Get(ctx, seqKey).Int64(); last > after {
-			yield(Entry{}, fmt.Errorf("%w: the run's events expired", ErrGap))
 			return
 		}
 		cursor := after
@@ -264,6 +253,30 @@ func (r *Redis) Events(ctx context.Context, runID string, after int64) iter.Seq2
 			}
 		}
 	}
+}
+
+// gap checks that the first retained event follows the cursor.
+func (r *Redis) gap(ctx context.Context, runID string, after int64) error {
+	_, seqKey, stream, _ := r.runKeys(runID)
+	first, err := r.rdb.XRangeN(ctx, stream, "-", "+", 1).Result()
+	if err != nil {
+		return err
+	}
+	if len(first) > 0 {
+		if f := parseSeq(first[0].ID); after+1 < f {
+			return fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, f, after)
+		}
+	} else if last, _ := r.rdb.Get(ctx, seqKey).Int64(); last > after {
+		return fmt.Errorf("%w: the run's events expired", ErrGap)
+	}
+	return nil
+}
+
+func (r *Redis) Check(ctx context.Context, runID string, after int64) error {
+	if _, err := r.Get(ctx, runID); err != nil {
+		return err
+	}
+	return r.gap(ctx, runID, after)
 }
 
 func (r *Redis) RequestCancel(ctx context.Context, runID, reason string) error {

@@ -68,6 +68,9 @@ type Log interface {
 	// until its terminal event (or ctx ends). An evicted cursor yields
 	// ErrGap first; an unknown run ErrUnknownRun.
 	Events(ctx context.Context, runID string, after int64) iter.Seq2[Entry, error]
+	// Check reports, without waiting, what Events would fail with first:
+	// ErrUnknownRun, ErrGap, or nil.
+	Check(ctx context.Context, runID string, after int64) error
 	// Get returns a run's description.
 	Get(ctx context.Context, runID string) (Run, error)
 	// Active returns the id of the thread's active run, or "".
