@@ -258,6 +258,9 @@ func (r *Redis) Events(ctx context.Context, runID string, after int64) iter.Seq2
 // gap checks that the first retained event follows the cursor.
 func (r *Redis) gap(ctx context.Context, runID string, after int64) error {
 	_, seqKey, stream, _ := r.runKeys(runID)
+	// Read the counter before the stream: an append in between can only
+	// make the stream non-empty, never empty.
+	last, _ := r.rdb.Get(ctx, seqKey).Int64()
 	first, err := r.rdb.XRangeN(ctx, stream, "-", "+", 1).Result()
 	if err != nil {
 		return err
@@ -266,7 +269,7 @@ func (r *Redis) gap(ctx context.Context, runID string, after int64) error {
 		if f := parseSeq(first[0].ID); after+1 < f {
 			return fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, f, after)
 		}
-	} else if last, _ := r.rdb.Get(ctx, seqKey).Int64(); last > after {
+	} else if last > after {
 		return fmt.Errorf("%w: the run's events expired", ErrGap)
 	}
 	return nil
