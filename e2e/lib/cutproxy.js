@@ -1,0 +1,55 @@
+// A TCP proxy that cuts each client connection after `every` SSE frames
+// (plus `extra` bytes of the next one) went to the client.
+import net from "node:net";
+
+export async function startCutProxy(targetPort, every, extra = 0) {
+  let cuts = 0;
+  const server = net.createServer((client) => {
+    const upstream = net.connect(targetPort, "127.0.0.1");
+    client.pipe(upstream);
+    let frames = 0;
+    let inBody = false;
+    let head = Buffer.alloc(0);
+    let sentExtra = 0;
+    upstream.on("data", (chunk) => {
+      if (!inBody) {
+        head = Buffer.concat([head, chunk]);
+        const i = head.indexOf("\r\n\r\n");
+        client.write(chunk);
+        if (i < 0) return;
+        inBody = true;
+        frames += count(head.subarray(i + 4));
+        if (frames >= every) cut();
+        return;
+      }
+      for (let i = 0; i < chunk.length; i++) {
+        if (frames >= every) {
+          if (sentExtra >= extra) {
+            client.write(chunk.subarray(0, i));
+            return cut();
+          }
+          sentExtra++;
+          continue;
+        }
+        if (chunk[i] === 10 && i > 0 && chunk[i - 1] === 10) frames++;
+      }
+      client.write(chunk);
+    });
+    const cut = () => {
+      cuts++;
+      client.destroy();
+      upstream.destroy();
+    };
+    upstream.on("error", () => client.destroy());
+    client.on("error", () => upstream.destroy());
+    client.on("close", () => upstream.destroy());
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { port: server.address().port, cuts: () => cuts, close: () => new Promise((r) => server.close(r)) };
+}
+
+function count(buf) {
+  let n = 0;
+  for (let i = 1; i < buf.length; i++) if (buf[i] === 10 && buf[i - 1] === 10) n++;
+  return n;
+}
