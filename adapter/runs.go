@@ -116,17 +116,66 @@ func (s *Server) execute(a *agentEntry, in *agui.RunAgentInput, run runlog.Run, 
 
 	tr := agui.NewTranscript(s.history(run.ThreadID))
 	tr.Merge(in.Messages)
+
+	// The chain runs in its own goroutine so that events that pile up while
+	// the log is busy are appended in one batch (one Redis round trip).
+	events := make(chan agui.Event, 256)
+	stopProducer := make(chan struct{})
+	produced := make(chan struct{})
+	go func() {
+		defer close(produced)
+		defer close(events)
+		for ev, err := range a.chain.Run(ctx, in) {
+			if err != nil {
+				ev = agui.AsRunError(err) // Normalize(Output) does this; a safety net
+			}
+			select {
+			case events <- ev:
+			case <-stopProducer:
+				return
+			}
+			if err != nil || isTerminal(ev) {
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stopProducer)
+		<-produced
+	}()
+
 	outcome := ""
-	for ev, err := range a.chain.Run(ctx, in) {
-		if err != nil {
-			ev = agui.AsRunError(err) // Normalize(Output) does this; a safety net
+	var batch []agui.Event
+	var data [][]byte
+	for outcome == "" {
+		ev, ok := <-events
+		if !ok {
+			break
 		}
-		data, merr := ev.MarshalJSON()
-		if merr != nil {
-			s.logger.Error("cannot encode event", "runId", run.ID, "type", ev.Type(), "error", merr)
-			continue
+		batch = append(batch[:0], ev)
+	fill:
+		for len(batch) < cap(events) && !isTerminal(batch[len(batch)-1]) {
+			select {
+			case e, ok := <-events:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, e)
+			default:
+				break fill
+			}
 		}
-		term := isTerminal(ev)
+		data = data[:0]
+		for _, e := range batch {
+			b, err := e.MarshalJSON()
+			if err != nil {
+				s.logger.Error("cannot encode event", "runId", run.ID, "type", e.Type(), "error", err)
+				b, _ = (&agui.Custom{Name: "genui-adapter.unencodable", Value: agui.JSON(`"` + string(e.Type()) + `"`)}).MarshalJSON()
+			}
+			data = append(data, b)
+		}
+		last := batch[len(batch)-1]
+		term := isTerminal(last)
 		lctx, lcancel := logCtx()
 		_, aerr := s.log.Append(lctx, run.ID, data, term)
 		lcancel()
@@ -138,10 +187,12 @@ func (s *Server) execute(a *agentEntry, in *agui.RunAgentInput, run runlog.Run, 
 			outcome = "log_failed"
 			break
 		}
-		s.metrics.events.WithLabelValues(a.id).Inc()
-		tr.Apply(ev)
+		s.metrics.events.WithLabelValues(a.id).Add(float64(len(batch)))
+		for _, e := range batch {
+			tr.Apply(e)
+		}
 		if term {
-			switch e := ev.(type) {
+			switch e := last.(type) {
 			case *agui.RunFinished:
 				outcome = "finished"
 				s.metrics.runsFinished.WithLabelValues(a.id).Inc()
@@ -149,14 +200,13 @@ func (s *Server) execute(a *agentEntry, in *agui.RunAgentInput, run runlog.Run, 
 				outcome = "error:" + e.Code
 				s.metrics.runsErrored.WithLabelValues(a.id, e.Code).Inc()
 			}
-			break
 		}
 	}
 	if outcome == "" {
 		// The chain ended without a terminal event (it should not).
-		data, _ := (&agui.RunError{Message: "the run ended without a terminal event", Code: agui.CodeInternal}).MarshalJSON()
+		last, _ := (&agui.RunError{Message: "the run ended without a terminal event", Code: agui.CodeInternal}).MarshalJSON()
 		lctx, lcancel := logCtx()
-		_, _ = s.log.Append(lctx, run.ID, data, true)
+		_, _ = s.log.Append(lctx, run.ID, [][]byte{last}, true)
 		lcancel()
 		outcome = "error:internal"
 	}

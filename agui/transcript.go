@@ -15,11 +15,15 @@ import (
 type Transcript struct {
 	msgs  []Message
 	index map[string]int
+	// text accumulates streamed content per message id: appending to the
+	// message's string on every delta would be quadratic.
+	text map[string]*strings.Builder
+	args map[string]*strings.Builder // streamed tool call arguments
 }
 
 // NewTranscript starts from msgs (copied).
 func NewTranscript(msgs []Message) *Transcript {
-	t := &Transcript{index: map[string]int{}}
+	t := &Transcript{index: map[string]int{}, text: map[string]*strings.Builder{}, args: map[string]*strings.Builder{}}
 	for _, m := range msgs {
 		t.upsert(m)
 	}
@@ -46,7 +50,50 @@ func (t *Transcript) Merge(msgs []Message) {
 }
 
 // Messages returns the folded list.
-func (t *Transcript) Messages() []Message { return append([]Message(nil), t.msgs...) }
+func (t *Transcript) Messages() []Message {
+	for id := range t.text {
+		t.flush(id)
+	}
+	for id := range t.args {
+		t.flushArgs(id)
+	}
+	return append([]Message(nil), t.msgs...)
+}
+
+// appendText adds a streamed delta to a message's content.
+func (t *Transcript) appendText(id, delta string) {
+	m := t.find(id)
+	if m == nil {
+		return
+	}
+	b := t.text[id]
+	if b == nil {
+		b = &strings.Builder{}
+		b.WriteString(m.Content.String())
+		t.text[id] = b
+	}
+	b.WriteString(delta)
+}
+
+// flushArgs moves accumulated arguments into the tool call.
+func (t *Transcript) flushArgs(id string) {
+	if b := t.args[id]; b != nil {
+		if c := t.findCall(id); c != nil {
+			c.Function.Arguments = b.String()
+		}
+		delete(t.args, id)
+	}
+}
+
+// flush moves accumulated text into the message.
+func (t *Transcript) flush(id string) {
+	if b := t.text[id]; b != nil {
+		if m := t.find(id); m != nil {
+			m.Content = Text(b.String())
+		}
+		delete(t.text, id)
+	}
+}
 
 func (t *Transcript) find(id string) *Message {
 	if i, ok := t.index[id]; ok {
@@ -78,17 +125,17 @@ func (t *Transcript) Apply(ev Event) {
 			t.upsert(Message{ID: e.MessageID, Role: role, Content: Text(""), Name: e.Name})
 		}
 	case *TextMessageContent:
-		if m := t.find(e.MessageID); m != nil {
-			m.Content = Text(m.Content.String() + e.Delta)
-		}
+		t.appendText(e.MessageID, e.Delta)
+	case *TextMessageEnd:
+		t.flush(e.MessageID)
+	case *ReasoningMessageEnd:
+		t.flush(e.MessageID)
 	case *ReasoningMessageStart:
 		if t.find(e.MessageID) == nil {
 			t.upsert(Message{ID: e.MessageID, Role: RoleReasoning, Content: Text("")})
 		}
 	case *ReasoningMessageContent:
-		if m := t.find(e.MessageID); m != nil {
-			m.Content = Text(m.Content.String() + e.Delta)
-		}
+		t.appendText(e.MessageID, e.Delta)
 	case *ToolCallStart:
 		call := ToolCall{ID: e.ToolCallID, Type: "function", Function: FunctionCall{Name: e.ToolCallName}}
 		if p := t.find(e.ParentMessageID); p != nil && e.ParentMessageID != "" && p.Role == RoleAssistant {
@@ -97,9 +144,19 @@ func (t *Transcript) Apply(ev Event) {
 			t.upsert(Message{ID: e.ToolCallID, Role: RoleAssistant, ToolCalls: []ToolCall{call}})
 		}
 	case *ToolCallArgs:
-		if c := t.findCall(e.ToolCallID); c != nil {
-			c.Function.Arguments += e.Delta
+		b := t.args[e.ToolCallID]
+		if b == nil {
+			if c := t.findCall(e.ToolCallID); c != nil {
+				b = &strings.Builder{}
+				b.WriteString(c.Function.Arguments)
+				t.args[e.ToolCallID] = b
+			}
 		}
+		if b != nil {
+			b.WriteString(e.Delta)
+		}
+	case *ToolCallEnd:
+		t.flushArgs(e.ToolCallID)
 	case *ToolCallResult:
 		t.upsert(Message{ID: e.MessageID, Role: RoleTool, ToolCallID: e.ToolCallID, Content: Text(e.Content)})
 	case *ActivitySnapshot:
@@ -114,7 +171,7 @@ func (t *Transcript) Apply(ev Event) {
 			}
 		}
 	case *MessagesSnapshot:
-		t.msgs, t.index = nil, map[string]int{}
+		t.msgs, t.index, t.text, t.args = nil, map[string]int{}, map[string]*strings.Builder{}, map[string]*strings.Builder{}
 		for _, m := range e.Messages {
 			t.upsert(m)
 		}

@@ -48,3 +48,20 @@ func TestApplyPatchErrors(t *testing.T) {
 		t.Errorf("ApplyPatch = %s, %v", out, err)
 	}
 }
+
+// BenchmarkTranscriptLongMessage folds one message of 100 000 deltas: the
+// cost per delta must not grow with the message (it did, quadratically).
+func BenchmarkTranscriptLongMessage(b *testing.B) {
+	for b.Loop() {
+		tr := agui.NewTranscript(nil)
+		tr.Apply(&agui.TextMessageStart{MessageID: "m"})
+		tr.Apply(&agui.ToolCallStart{ToolCallID: "c", ToolCallName: "f"})
+		for range 100000 {
+			tr.Apply(&agui.TextMessageContent{MessageID: "m", Delta: "token "})
+			tr.Apply(&agui.ToolCallArgs{ToolCallID: "c", Delta: "x"})
+		}
+		if n := len(tr.Messages()[0].Content.String()); n != 600000 {
+			b.Fatalf("content length %d", n)
+		}
+	}
+}

@@ -80,7 +80,7 @@ func (m *Memory) Start(ctx context.Context, r Run, supersede bool) (string, erro
 	return prev, nil
 }
 
-func (m *Memory) Append(ctx context.Context, runID string, data []byte, terminal bool) (int64, error) {
+func (m *Memory) Append(ctx context.Context, runID string, events [][]byte, terminal bool) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	mr := m.runs[runID]
@@ -90,16 +90,21 @@ func (m *Memory) Append(ctx context.Context, runID string, data []byte, terminal
 	if mr.done {
 		return 0, ErrFinished
 	}
-	seq := mr.next
-	mr.next++
-	mr.entries = append(mr.entries, Entry{Seq: seq, Data: append([]byte(nil), data...), Terminal: terminal})
-	m.bytes += int64(len(data))
-	if len(mr.entries) > m.opts.MaxEventsPerRun {
-		m.bytes -= int64(len(mr.entries[0].Data))
-		mr.entries = mr.entries[1:]
-		mr.first++
+	var seq int64
+	for i, data := range events {
+		seq = mr.next
+		mr.next++
+		mr.entries = append(mr.entries, Entry{Seq: seq, Data: append([]byte(nil), data...), Terminal: terminal && i == len(events)-1})
+		m.bytes += int64(len(data))
+		if len(mr.entries) > m.opts.MaxEventsPerRun {
+			m.bytes -= int64(len(mr.entries[0].Data))
+			mr.entries[0] = Entry{}
+			mr.entries = mr.entries[1:]
+			mr.first++
+		}
 	}
-	if terminal {
+	if terminal && len(events) > 0 {
+		data := events[len(events)-1]
 		mr.done = true
 		mr.ended = time.Now()
 		if m.active[mr.run.ThreadID] == runID {

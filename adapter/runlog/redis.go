@@ -8,6 +8,7 @@ import (
 	"iter"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -34,6 +35,9 @@ type RedisOptions struct {
 type Redis struct {
 	rdb  *redis.Client
 	opts RedisOptions
+
+	mu      sync.Mutex
+	threads map[string]string // run id -> thread id, to skip a lookup per append
 }
 
 var _ Log = (*Redis)(nil)
@@ -61,7 +65,7 @@ func NewRedis(ctx context.Context, url string, opts RedisOptions) (*Redis, error
 	if opts.MaxEventsPerRun == 0 {
 		opts.MaxEventsPerRun = 100000
 	}
-	return &Redis{rdb: rdb, opts: opts}, nil
+	return &Redis{rdb: rdb, opts: opts, threads: map[string]string{}}, nil
 }
 
 func (r *Redis) key(parts ...string) string { return r.opts.Prefix + strings.Join(parts, ":") }
@@ -120,37 +124,67 @@ func (r *Redis) Start(ctx context.Context, run Run, supersede bool) (string, err
 var appendScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
-local seq = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[3], seq .. '-0', 'd', ARGV[1], 't', ARGV[2])
+local n = #ARGV - 5
+local seq = 0
+for i = 1, n do
+  seq = redis.call('INCR', KEYS[2])
+  local t = '0'
+  if i == n then t = ARGV[2] end
+  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[3], seq .. '-0', 'd', ARGV[5 + i], 't', t)
+end
 local ttl = tonumber(ARGV[4])
 if ARGV[2] == '1' then
   redis.call('SET', KEYS[4], '1', 'PX', ttl)
-  redis.call('HSET', KEYS[1], 'status', ARGV[6])
-  if redis.call('GET', KEYS[5]) == ARGV[5] then redis.call('DEL', KEYS[5]) end
+  redis.call('HSET', KEYS[1], 'status', ARGV[5])
+  if redis.call('GET', KEYS[5]) == ARGV[1] then redis.call('DEL', KEYS[5]) end
 end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
 return seq
 `)
 
-func (r *Redis) Append(ctx context.Context, runID string, data []byte, terminal bool) (int64, error) {
-	run, err := r.Get(ctx, runID)
-	if err != nil {
-		return 0, err
+func (r *Redis) Append(ctx context.Context, runID string, events [][]byte, terminal bool) (int64, error) {
+	r.mu.Lock()
+	thread, ok := r.threads[runID]
+	r.mu.Unlock()
+	if !ok {
+		run, err := r.Get(ctx, runID)
+		if err != nil {
+			return 0, err
+		}
+		thread = run.ThreadID
+		r.mu.Lock()
+		if len(r.threads) > 10000 {
+			clear(r.threads)
+		}
+		r.threads[runID] = thread
+		r.mu.Unlock()
 	}
-	return r.append(ctx, run, data, terminal)
+	return r.append(ctx, Run{ID: runID, ThreadID: thread}, events, terminal)
 }
 
-func (r *Redis) append(ctx context.Context, run Run, data []byte, terminal bool) (int64, error) {
+func (r *Redis) append(ctx context.Context, run Run, events [][]byte, terminal bool) (int64, error) {
+	if len(events) == 0 {
+		return 0, nil
+	}
 	meta, seq, stream, end := r.runKeys(run.ID)
 	t, status := "0", StatusFinished
 	if terminal {
 		t = "1"
-		if isRunError(data) {
+		if isRunError(events[len(events)-1]) {
 			status = StatusError
 		}
 	}
-	n, err := appendScript.Run(ctx, r.rdb, []string{meta, seq, stream, end, r.key("thread", run.ThreadID, "active")},
-		data, t, r.opts.MaxEventsPerRun, r.opts.Retention.Milliseconds(), run.ID, status).Int64()
+	args := make([]any, 0, 5+len(events))
+	args = append(args, run.ID, t, r.opts.MaxEventsPerRun, r.opts.Retention.Milliseconds(), status)
+	for _, e := range events {
+		args = append(args, e)
+	}
+	n, err := appendScript.Run(ctx, r.rdb, []string{meta, seq, stream, end, r.key("thread", run.ThreadID, "active")}, args...).Int64()
+	if terminal && err == nil && n > 0 {
+		r.mu.Lock()
+		delete(r.threads, run.ID)
+		r.mu.Unlock()
+	}
 	switch {
 	case err != nil:
 		return 0, err
@@ -247,7 +281,7 @@ func (r *Redis) Events(ctx context.Context, runID string, after int64) iter.Seq2
 				if n, _ := r.rdb.Exists(ctx, r.key("run", runID, "lease")).Result(); n == 0 {
 					if lastSeen, err := r.rdb.Get(ctx, r.key("run", runID, "leased")).Result(); err == nil && lastSeen != "" {
 						// The owner held a lease and let it lapse: end it.
-						_, _ = r.append(ctx, run, r.opts.OwnerLost(run), true)
+						_, _ = r.append(ctx, run, [][]byte{r.opts.OwnerLost(run)}, true)
 					}
 				}
 			}

@@ -61,9 +61,11 @@ type Log interface {
 	// supersede true the new run takes the thread and the old run's id is
 	// returned so the caller can cancel it.
 	Start(ctx context.Context, r Run, supersede bool) (active string, err error)
-	// Append adds the next event; terminal marks the run's end, frees the
-	// thread and sets the status.
-	Append(ctx context.Context, runID string, data []byte, terminal bool) (int64, error)
+	// Append adds the next events, in order, and returns the last one's
+	// sequence number; terminal marks the last event as the run's end,
+	// which frees the thread and sets the status. Appending several events
+	// at once is one round trip for Redis.
+	Append(ctx context.Context, runID string, events [][]byte, terminal bool) (int64, error)
 	// Events replays the events after the cursor and then follows the run
 	// until its terminal event (or ctx ends). An evicted cursor yields
 	// ErrGap first; an unknown run ErrUnknownRun.

@@ -76,7 +76,7 @@ func TestLog(t *testing.T) {
 					t.Fatal(err)
 				}
 				for i := 1; i <= 3; i++ {
-					if seq, err := l.Append(ctx, "r1", ev(i), false); err != nil || seq != int64(i) {
+					if seq, err := l.Append(ctx, "r1", [][]byte{ev(i)}, false); err != nil || seq != int64(i) {
 						t.Fatalf("Append = %d, %v", seq, err)
 					}
 				}
@@ -85,13 +85,13 @@ func TestLog(t *testing.T) {
 				var gotErr error
 				wg.Go(func() { got, gotErr = collect(t, l, "r1", 1) })
 				time.Sleep(50 * time.Millisecond)
-				l.Append(ctx, "r1", ev(4), false)
-				l.Append(ctx, "r1", []byte(`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`), true)
+				l.Append(ctx, "r1", [][]byte{ev(4)}, false)
+				l.Append(ctx, "r1", [][]byte{[]byte(`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`)}, true)
 				wg.Wait()
 				if gotErr != nil || len(got) != 4 || got[0].Seq != 2 || !got[3].Terminal || string(got[2].Data) != string(ev(4)) {
 					t.Fatalf("Events(after 1) = %+v, %v", got, gotErr)
 				}
-				if _, err := l.Append(ctx, "r1", ev(9), false); !errors.Is(err, ErrFinished) {
+				if _, err := l.Append(ctx, "r1", [][]byte{ev(9)}, false); !errors.Is(err, ErrFinished) {
 					t.Errorf("Append after terminal = %v, want ErrFinished", err)
 				}
 				run, _ := l.Get(ctx, "r1")
@@ -125,7 +125,7 @@ func TestLog(t *testing.T) {
 					t.Errorf("reused run id = %v", err)
 				}
 				// The superseded run ending does not free the thread.
-				l.Append(ctx, "a1", []byte(`{"type":"RUN_ERROR","message":"x"}`), true)
+				l.Append(ctx, "a1", [][]byte{[]byte(`{"type":"RUN_ERROR","message":"x"}`)}, true)
 				if a, _ := l.Active(ctx, "t"); a != "a3" {
 					t.Errorf("active after old run ended = %q", a)
 				}
@@ -137,12 +137,12 @@ func TestLog(t *testing.T) {
 				l := b.new(t, 3)
 				l.Start(ctx, Run{ID: "g", ThreadID: "tg"}, false)
 				for i := 1; i <= 5; i++ {
-					l.Append(ctx, "g", ev(i), false)
+					l.Append(ctx, "g", [][]byte{ev(i)}, false)
 				}
 				if _, err := collect(t, l, "g", 1); !errors.Is(err, ErrGap) {
 					t.Errorf("evicted cursor: %v, want ErrGap", err)
 				}
-				l.Append(ctx, "g", []byte(`{"type":"RUN_FINISHED"}`), true)
+				l.Append(ctx, "g", [][]byte{[]byte(`{"type":"RUN_FINISHED"}`)}, true)
 				if got, err := collect(t, l, "g", 3); err != nil || len(got) != 3 || got[0].Seq != 4 {
 					t.Errorf("retained cursor = %+v, %v", got, err)
 				}
@@ -207,7 +207,7 @@ func TestRedisOwnerLost(t *testing.T) {
 	ctx := context.Background()
 	l.Start(ctx, Run{ID: "o", ThreadID: "to"}, false)
 	l.Lease(ctx, "o", "instance-a", 300*time.Millisecond)
-	l.Append(ctx, "o", ev(1), false)
+	l.Append(ctx, "o", [][]byte{ev(1)}, false)
 	// The owner dies: no more lease renewals. A reader ends the run.
 	got, err := collect(t, l, "o", 0)
 	if err != nil || len(got) != 2 || string(got[1].Data) != string(lostEvent) || !got[1].Terminal {
@@ -222,20 +222,43 @@ func TestMemoryByteBudget(t *testing.T) {
 	m := NewMemory(MemoryOptions{MaxBytes: 100})
 	ctx := context.Background()
 	m.Start(ctx, Run{ID: "old", ThreadID: "a"}, false)
-	m.Append(ctx, "old", make([]byte, 40), false)
-	m.Append(ctx, "old", []byte(`{"type":"RUN_FINISHED"}`), true)
+	m.Append(ctx, "old", [][]byte{make([]byte, 40)}, false)
+	m.Append(ctx, "old", [][]byte{[]byte(`{"type":"RUN_FINISHED"}`)}, true)
 	m.Start(ctx, Run{ID: "new", ThreadID: "b"}, false)
-	m.Append(ctx, "new", make([]byte, 40), false)
-	m.Append(ctx, "new", make([]byte, 40), false)
+	m.Append(ctx, "new", [][]byte{make([]byte, 40)}, false)
+	m.Append(ctx, "new", [][]byte{make([]byte, 40)}, false)
 	// The ended run's events went first.
 	if _, err := collect(t, m, "old", 0); !errors.Is(err, ErrGap) {
 		t.Errorf("old run: %v, want ErrGap", err)
 	}
-	m.Append(ctx, "new", make([]byte, 40), false)
+	m.Append(ctx, "new", [][]byte{make([]byte, 40)}, false)
 	if _, err := collect(t, m, "new", 0); !errors.Is(err, ErrGap) {
 		t.Errorf("running run over budget: %v, want ErrGap", err)
 	}
 	if m.bytes > 100 {
 		t.Errorf("kept %d bytes, budget 100", m.bytes)
+	}
+}
+
+func TestAppendBatch(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			l := b.new(t, 0)
+			ctx := context.Background()
+			l.Start(ctx, Run{ID: "b", ThreadID: "tb"}, false)
+			if seq, err := l.Append(ctx, "b", [][]byte{ev(1), ev(2), ev(3)}, false); err != nil || seq != 3 {
+				t.Fatalf("Append batch = %d, %v", seq, err)
+			}
+			if seq, err := l.Append(ctx, "b", [][]byte{ev(4), []byte(`{"type":"RUN_ERROR","message":"x"}`)}, true); err != nil || seq != 5 {
+				t.Fatalf("Append terminal batch = %d, %v", seq, err)
+			}
+			got, err := collect(t, l, "b", 0)
+			if err != nil || len(got) != 5 || got[3].Terminal || !got[4].Terminal {
+				t.Fatalf("events = %+v, %v", got, err)
+			}
+			if r, _ := l.Get(ctx, "b"); r.Status != StatusError {
+				t.Errorf("status = %s", r.Status)
+			}
+		})
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/adapter"
@@ -60,6 +61,8 @@ func run(args []string, out io.Writer) error {
 	streams := fs.Int("streams", 8, "concurrent streams for the concurrency test")
 	rate := fs.Int("rate", 200, "events/s for the paced latency test")
 	pacedEvents := fs.Int("paced-events", 2000, "events in the paced latency test")
+	runLog := fs.String("runlog", "memory", "run log backend: memory or redis")
+	redisURL := fs.String("redis", "redis://127.0.0.1:6379/14", "Redis URL for -runlog redis")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -68,7 +71,10 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	defer up.Close()
-	cfg := adapter.Config{Listen: "127.0.0.1:0", Agents: map[string]adapter.AgentConfig{"load": {Type: "agui", URL: "http://" + up.Addr + "/run"}}}
+	cfg := adapter.Config{Listen: "127.0.0.1:0", Agents: map[string]adapter.AgentConfig{"load": {Type: "agui", URL: "http://" + up.Addr + "/run", A2UI: adapter.A2UIConfig{Disabled: true}}}}
+	if *runLog == "redis" {
+		cfg.RunLog = adapter.RunLogConfig{Backend: "redis", URL: *redisURL, Prefix: fmt.Sprintf("loadgen-%d:", time.Now().UnixNano()), Retention: adapter.Duration(time.Minute)}
+	}
 	srv, err := adapter.NewServer(slog.New(slog.DiscardHandler), cfg)
 	if err != nil {
 		return err
@@ -82,7 +88,7 @@ func run(args []string, out io.Writer) error {
 	via := "http://" + ad.Addr + "/agents/load/run"
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true}}
-	fmt.Fprintf(out, "loopback, GOMAXPROCS=%d, %d events per unpaced stream\n\n", runtime.GOMAXPROCS(0), *events)
+	fmt.Fprintf(out, "loopback, GOMAXPROCS=%d, %d events per unpaced stream, run log: %s\n\n", runtime.GOMAXPROCS(0), *events, *runLog)
 	fmt.Fprintf(out, "%-34s %14s %14s %8s\n", "test", "direct", "via adapter", "ratio")
 
 	// Warm up both paths.
@@ -184,11 +190,14 @@ func upstream(w http.ResponseWriter, r *http.Request) {
 	enc.Encode("", &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
 }
 
+var runSeq atomic.Int64
+
 var contentPrefix = []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"`)
 
 // stream runs one stream and measures it.
 func stream(client *http.Client, url string, n, rate int) result {
-	body := fmt.Sprintf(`{"threadId":"t","runId":"r","messages":[],"forwardedProps":{"N":%d,"Rate":%d}}`, n, rate)
+	id := runSeq.Add(1)
+	body := fmt.Sprintf(`{"threadId":"t%d","runId":"r%d","messages":[],"forwardedProps":{"N":%d,"Rate":%d}}`, id, id, n, rate)
 	start := time.Now()
 	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, url, bytes.NewReader([]byte(body)))
 	req.Header.Set("Content-Type", "application/json")
