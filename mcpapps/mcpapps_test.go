@@ -1,0 +1,377 @@
+package mcpapps_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/mcpapps"
+	"github.com/genui-adapter/genui-adapter/mcpapps/mcpappstest"
+)
+
+// inMemory serves fx to the pool over in-memory transports (a new pair on
+// every connect).
+func inMemory(fx *mcpappstest.Server) func() mcp.Transport {
+	return func() mcp.Transport {
+		st, ct := mcp.NewInMemoryTransports()
+		go fx.Connect(context.Background(), st, nil)
+		return ct
+	}
+}
+
+func newPool(t *testing.T, cfgs ...mcpapps.ServerConfig) *mcpapps.Pool {
+	t.Helper()
+	p, err := mcpapps.NewPool(cfgs, mcpapps.PoolOptions{Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCatalogue(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	want := map[string]struct {
+		uri string
+		vis []string
+	}{
+		"weather":    {"ui://fx/weather.html", []string{"model", "app"}},
+		"legacy":     {"ui://fx/legacy.html", []string{"model", "app"}},
+		"refresh":    {"", []string{"app"}},
+		"secret":     {"", []string{"model"}},
+		"bad_uri":    {"", []string{"model", "app"}},
+		"wrong_mime": {"ui://fx/wrong.html", []string{"model", "app"}},
+	}
+	for name, w := range want {
+		tool, ok := p.Tool("fx", name)
+		if !ok || tool.ResourceURI != w.uri || !slices.Equal(tool.Visibility, w.vis) {
+			t.Errorf("%s = %+v, want uri %q visibility %v", name, tool, w.uri, w.vis)
+		}
+	}
+	ctx := context.Background()
+	r, err := p.UIResource(ctx, "fx", "ui://fx/weather.html")
+	if err != nil || r.HTML != mcpappstest.HTML || r.UI["prefersBorder"] != true {
+		t.Fatalf("UIResource = %+v, %v", r, err)
+	}
+	// _meta.ui from the listing when the content has none.
+	if r, err := p.UIResource(ctx, "fx", "ui://fx/legacy.html"); err != nil || r.UI["prefersBorder"] != false {
+		t.Errorf("legacy resource ui = %v, %v", r, err)
+	}
+	if _, err := p.UIResource(ctx, "fx", "ui://fx/wrong.html"); err == nil {
+		t.Error("wrong MIME type accepted")
+	}
+	if _, err := p.UIResource(ctx, "fx", "https://x/y.html"); err == nil {
+		t.Error("non-ui:// resource accepted")
+	}
+}
+
+func TestCSP(t *testing.T) {
+	if got := mcpapps.CSP(nil); got != mcpapps.DefaultCSP {
+		t.Errorf("CSP(nil) = %q", got)
+	}
+	ui := map[string]any{"csp": map[string]any{
+		"connectDomains":  []any{"https://api.example.com", "*", "https:"},
+		"resourceDomains": []any{"https://cdn.example.com", "https://x.com; script-src *", "https://*.tiles.org", "'unsafe-eval'", "https://a.com\nb"},
+		"frameDomains":    []any{"https://player.example.com"},
+	}, "permissions": map[string]any{"camera": map[string]any{}, "clipboardWrite": map[string]any{}}}
+	got := mcpapps.CSP(ui)
+	want := "default-src 'none'; script-src 'self' 'unsafe-inline' https://cdn.example.com https://*.tiles.org; style-src 'self' 'unsafe-inline' https://cdn.example.com https://*.tiles.org; img-src 'self' data: https://cdn.example.com https://*.tiles.org; media-src 'self' data: https://cdn.example.com https://*.tiles.org; font-src 'self' https://cdn.example.com https://*.tiles.org; connect-src 'self' https://api.example.com; frame-src https://player.example.com; base-uri 'self'; object-src 'none'"
+	if got != want {
+		t.Errorf("CSP =\n%s\nwant\n%s", got, want)
+	}
+	if a := mcpapps.Allow(ui); a != "camera; clipboard-write" {
+		t.Errorf("Allow = %q", a)
+	}
+}
+
+// script is a backend whose every round is a function of its input.
+type script struct {
+	mu     sync.Mutex
+	inputs []*agui.RunAgentInput
+	round  func(in *agui.RunAgentInput, n int) []agui.Event
+}
+
+func (s *script) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	s.mu.Lock()
+	n := len(s.inputs)
+	s.inputs = append(s.inputs, in)
+	s.mu.Unlock()
+	return func(yield func(agui.Event, error) bool) {
+		evs := append([]agui.Event{&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}}, s.round(in, n)...)
+		for _, e := range evs {
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
+}
+
+func callEvents(calls ...[2]string) []agui.Event {
+	var out []agui.Event
+	for _, c := range calls {
+		out = append(out, &agui.ToolCallStart{ToolCallID: c[0], ToolCallName: c[1]}, &agui.ToolCallArgs{ToolCallID: c[0], Delta: `{"city":"Paris"}`}, &agui.ToolCallEnd{ToolCallID: c[0]})
+	}
+	return out
+}
+
+func runAll(t *testing.T, a agui.Agent, in *agui.RunAgentInput) []agui.Event {
+	t.Helper()
+	var out []agui.Event
+	for ev, err := range agui.Normalize(agui.Output)(a).Run(context.Background(), in) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+func TestMiddlewareExecutesAndContinues(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
+		if n == 0 {
+			return append(callEvents([2]string{"c1", "weather"}), &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		}
+		return []agui.Event{&agui.TextMessageStart{MessageID: "m", Role: "assistant"}, &agui.TextMessageContent{MessageID: "m", Delta: "It is sunny."}, &agui.TextMessageEnd{MessageID: "m"}, &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
+	}}
+	client := []agui.Tool{{Name: "secret", Description: "a client tool with a clashing name"}}
+	evs := runAll(t, mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}, Logf: t.Logf})(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r", Tools: client})
+
+	// The agent saw the model-visible tools, never the app-only one; the
+	// clashing name got the server prefix.
+	var names []string
+	for _, tl := range be.inputs[0].Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if want := []string{"bad_uri", "fx_secret", "legacy", "secret", "slow", "weather", "wrong_mime"}; !slices.Equal(names, want) {
+		t.Errorf("tools = %v, want %v", names, want)
+	}
+	for _, tl := range be.inputs[0].Tools {
+		if tl.Name == "weather" && !strings.Contains(tl.Description, "[UI Resource: ui://fx/weather.html]") {
+			t.Errorf("weather description = %q", tl.Description)
+		}
+	}
+	var types []string
+	var card *agui.ActivitySnapshot
+	var result *agui.ToolCallResult
+	for _, e := range evs {
+		types = append(types, string(e.Type()))
+		switch x := e.(type) {
+		case *agui.ActivitySnapshot:
+			card = x
+		case *agui.ToolCallResult:
+			result = x
+		}
+	}
+	joined := strings.Join(types, ",")
+	if joined != "RUN_STARTED,TOOL_CALL_START,TOOL_CALL_ARGS,TOOL_CALL_END,TOOL_CALL_RESULT,ACTIVITY_SNAPSHOT,TEXT_MESSAGE_START,TEXT_MESSAGE_CONTENT,TEXT_MESSAGE_END,RUN_FINISHED" {
+		t.Fatalf("events = %s", joined)
+	}
+	if result.Content != "Sunny, 21°C" || result.ToolCallID != "c1" {
+		t.Errorf("result = %+v", result)
+	}
+	var content struct {
+		Result      map[string]any `json:"result"`
+		ResourceURI string         `json:"resourceUri"`
+		ServerHash  string         `json:"serverHash"`
+		ServerID    string         `json:"serverId"`
+		ToolInput   map[string]any `json:"toolInput"`
+	}
+	if err := json.Unmarshal(card.Content, &content); err != nil {
+		t.Fatal(err)
+	}
+	if card.ActivityType != "mcp-apps" || content.ResourceURI != "ui://fx/weather.html" || content.ServerHash != p.Hash("fx") || content.ServerHash == "" || content.ServerID != "fx" || content.ToolInput["city"] != "Paris" {
+		t.Errorf("card = %s", card.Content)
+	}
+	if sc, _ := content.Result["structuredContent"].(map[string]any); sc["tempC"] != float64(21) || content.Result["resultType"] != nil {
+		t.Errorf("card result = %v", content.Result)
+	}
+	// The follow-up run got the call and its result.
+	if len(be.inputs) != 2 {
+		t.Fatalf("%d upstream runs, want 2", len(be.inputs))
+	}
+	msgs := be.inputs[1].Messages
+	if len(msgs) != 2 || msgs[0].ToolCalls[0].Function.Name != "weather" || msgs[0].ToolCalls[0].Function.Arguments != `{"city":"Paris"}` || msgs[1].Role != agui.RoleTool || msgs[1].Content.String() != "Sunny, 21°C" {
+		b, _ := json.Marshal(msgs)
+		t.Errorf("follow-up messages = %s", b)
+	}
+}
+
+func TestMiddlewareParallelCallsAndCards(t *testing.T) {
+	fx := mcpappstest.New()
+	fx.Barrier = make(chan struct{})
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	go func() {
+		// Both calls must be in flight at once before either may finish.
+		<-fx.Arrived
+		<-fx.Arrived
+		close(fx.Barrier)
+	}()
+	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
+		if n == 0 {
+			return append(callEvents([2]string{"a", "slow"}, [2]string{"b", "slow"}, [2]string{"c", "wrong_mime"}, [2]string{"d", "bad_uri"}, [2]string{"e", "legacy"}), &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		}
+		return []agui.Event{&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
+	}}
+	done := make(chan []agui.Event)
+	go func() { done <- runAll(t, mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}})(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) }()
+	var evs []agui.Event
+	select {
+	case evs = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("calls did not run in parallel (deadlock on the barrier)")
+	}
+	results, cards := 0, 0
+	for _, e := range evs {
+		switch x := e.(type) {
+		case *agui.ToolCallResult:
+			results++
+		case *agui.ActivitySnapshot:
+			cards++
+			if !strings.Contains(string(x.Content), "ui://fx/legacy.html") {
+				t.Errorf("unexpected card %s (wrong MIME and non-ui:// URIs get none)", x.Content)
+			}
+		}
+	}
+	if results != 5 || cards != 1 {
+		t.Errorf("%d results and %d cards, want 5 and 1", results, cards)
+	}
+}
+
+func TestMiddlewareMaxRounds(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
+		id := fmt.Sprintf("c%d", n)
+		return append(callEvents([2]string{id, "secret"}), &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	}}
+	evs := runAll(t, mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}, MaxToolRounds: 3})(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r"})
+	last, ok := evs[len(evs)-1].(*agui.RunError)
+	if !ok || last.Code != "max_tool_rounds" || len(be.inputs) != 3 {
+		t.Errorf("ended with %+v after %d rounds", evs[len(evs)-1], len(be.inputs))
+	}
+	starts := 0
+	for _, e := range evs {
+		if e.Type() == agui.TypeRunStarted {
+			starts++
+		}
+	}
+	if starts != 1 {
+		t.Errorf("%d RUN_STARTED, want 1", starts)
+	}
+}
+
+func TestProxiedRequests(t *testing.T) {
+	fx := mcpappstest.New()
+	other := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)}, mcpapps.ServerConfig{ID: "other", Transport: inMemory(other)})
+	backendCalled := 0
+	be := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		backendCalled++
+		return func(yield func(agui.Event, error) bool) {
+			_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) && yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID, Result: agui.JSON(`"backend"`)}, nil)
+		}
+	})
+	mw := mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}})(be)
+	ask := func(req map[string]any) string {
+		fp, _ := json.Marshal(map[string]any{"__proxiedMCPRequest": req})
+		evs := runAll(t, mw, &agui.RunAgentInput{ThreadID: "t", RunID: "r", ForwardedProps: agui.JSON(fp)})
+		if len(evs) != 2 {
+			t.Fatalf("events = %v", evs)
+		}
+		return string(evs[1].(*agui.RunFinished).Result)
+	}
+	hash := p.Hash("fx")
+	for _, tt := range []struct {
+		name string
+		req  map[string]any
+		want string
+	}{
+		{"app tool allowed", map[string]any{"serverHash": hash, "method": "tools/call", "params": map[string]any{"name": "refresh", "arguments": map[string]any{}}}, `"text":"refreshed"`},
+		{"model-only tool refused", map[string]any{"serverHash": hash, "method": "tools/call", "params": map[string]any{"name": "secret"}}, `"isError":true`},
+		{"unknown tool refused", map[string]any{"serverId": "fx", "method": "tools/call", "params": map[string]any{"name": "nope"}}, `has no tool`},
+		{"resource read", map[string]any{"serverHash": hash, "method": "resources/read", "params": map[string]any{"uri": "ui://fx/weather.html"}}, `"mimeType":"text/html;profile=mcp-app"`},
+		{"resource csp kept", map[string]any{"serverHash": hash, "method": "resources/read", "params": map[string]any{"uri": "ui://fx/weather.html"}}, `"connectDomains":["https://api.example.com"]`},
+		{"method refused", map[string]any{"serverHash": hash, "method": "tools/list"}, `is not allowed`},
+		{"sampling refused", map[string]any{"serverHash": hash, "method": "sampling/createMessage"}, `is not allowed`},
+		{"ping", map[string]any{"serverHash": hash, "method": "ping"}, `{}`},
+		{"log", map[string]any{"serverHash": hash, "method": "notifications/message", "params": map[string]any{"level": "info", "data": "hi"}}, `{"success":true}`},
+		{"server not bound to the agent", map[string]any{"serverId": "other", "method": "ping"}, `not available to this agent`},
+		{"id and hash disagree", map[string]any{"serverId": "fx", "serverHash": p.Hash("other"), "method": "ping"}, `different servers`},
+	} {
+		if got := ask(tt.req); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: result %s, want it to contain %s", tt.name, got, tt.want)
+		}
+	}
+	if fx.CallCount("secret") != 0 || fx.CallCount("refresh") != 1 {
+		t.Errorf("calls reaching the server: %v", fx.Calls)
+	}
+	if backendCalled != 0 {
+		t.Errorf("the backend was called %d times for our own servers", backendCalled)
+	}
+	// A hash we did not mint goes to the backend unchanged.
+	if got := ask(map[string]any{"serverHash": "abc123", "method": "tools/call"}); got != `"backend"` || backendCalled != 1 {
+		t.Errorf("foreign hash: %s (backend calls %d)", got, backendCalled)
+	}
+}
+
+func TestPoolReconnects(t *testing.T) {
+	fx := mcpappstest.New()
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return fx.Server }, nil)
+	ts := httptest.NewUnstartedServer(handler)
+	ts.Start()
+	addr := ts.Listener.Addr().String()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", URL: "http://" + addr})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := p.Call(ctx, "fx", "secret", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	// The server dies...
+	ts.CloseClientConnections()
+	ts.Close()
+	p.Call(ctx, "fx", "secret", map[string]any{}) // fails, and triggers a reconnect
+	// ...and comes back on the same address.
+	ts2 := httptest.NewUnstartedServer(handler)
+	ln, err := listenRetry(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts2.Listener = ln
+	ts2.Start()
+	defer func() {
+		p.Close() // ends the pool's standalone SSE stream first
+		ts2.CloseClientConnections()
+		ts2.Close()
+	}()
+	for {
+		if _, err := p.Call(ctx, "fx", "secret", map[string]any{}); err == nil {
+			break
+		} else if ctx.Err() != nil {
+			t.Fatalf("pool did not reconnect: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := fx.CallCount("secret"); n < 2 {
+		t.Errorf("secret called %d times", n)
+	}
+}

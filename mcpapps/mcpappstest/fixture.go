@@ -1,0 +1,108 @@
+// Package mcpappstest provides a go-sdk MCP App fixture server for tests:
+// UI tools with nested and flat _meta, app-only and model-only tools, a
+// resource with CSP metadata, a wrong MIME type and a non-ui:// URI.
+package mcpappstest
+
+import (
+	"context"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTML is the fixture's UI resource body.
+const HTML = "<!doctype html><html><body><h1>Weather</h1></body></html>"
+
+// Server is the fixture. Barrier, when set, makes "slow" wait until it is
+// closed (to prove calls run in parallel).
+type Server struct {
+	*mcp.Server
+	mu      sync.Mutex
+	Calls   []string
+	Barrier chan struct{}
+	Arrived chan string
+}
+
+func (s *Server) record(name string) {
+	s.mu.Lock()
+	s.Calls = append(s.Calls, name)
+	s.mu.Unlock()
+}
+
+// CallCount returns how many calls the named tool got.
+func (s *Server) CallCount(name string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.Calls {
+		if c == name {
+			n++
+		}
+	}
+	return n
+}
+
+func text(t string) []mcp.Content { return []mcp.Content{&mcp.TextContent{Text: t}} }
+
+// New builds the fixture server.
+func New() *Server {
+	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1.0.0"}, nil), Arrived: make(chan string, 16)}
+	obj := map[string]any{"type": "object"}
+	add := func(t *mcp.Tool, h func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)) {
+		t.InputSchema = obj
+		s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.record(t.Name)
+			return h(ctx, req)
+		})
+	}
+	add(&mcp.Tool{Name: "weather", Description: "Weather for a city", Meta: mcp.Meta{
+		"ui":             map[string]any{"resourceUri": "ui://fx/weather.html", "visibility": []string{"model", "app"}},
+		"ui/resourceUri": "ui://fx/weather.html",
+	}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: text("Sunny, 21°C"), StructuredContent: map[string]any{"tempC": 21}, Meta: mcp.Meta{"viewUUID": "v1"}}, nil
+	})
+	add(&mcp.Tool{Name: "legacy", Description: "Flat _meta only", Meta: mcp.Meta{"ui/resourceUri": "ui://fx/legacy.html"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"rows": []int{1, 2}}}, nil
+		})
+	add(&mcp.Tool{Name: "refresh", Description: "App-only", Meta: mcp.Meta{"ui": map[string]any{"visibility": []string{"app"}}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: text("refreshed")}, nil
+		})
+	add(&mcp.Tool{Name: "secret", Description: "Model-only", Meta: mcp.Meta{"ui": map[string]any{"visibility": []string{"model"}}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: text("secret")}, nil
+		})
+	add(&mcp.Tool{Name: "bad_uri", Description: "Names a non-ui:// UI", Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "https://evil.example.com/x.html"}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: text("ok")}, nil
+		})
+	add(&mcp.Tool{Name: "wrong_mime", Description: "UI with a wrong MIME type", Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://fx/wrong.html"}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: text("ok")}, nil
+		})
+	add(&mcp.Tool{Name: "slow", Description: "Waits for the barrier"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.Arrived <- "slow"
+		if s.Barrier != nil {
+			select {
+			case <-s.Barrier:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return &mcp.CallToolResult{Content: text("slow done")}, nil
+	})
+	res := func(uri, mime string, meta mcp.Meta, listMeta mcp.Meta) {
+		s.AddResource(&mcp.Resource{URI: uri, Name: uri, MIMEType: mime, Meta: listMeta}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: HTML, Meta: meta}}}, nil
+		})
+	}
+	res("ui://fx/weather.html", "text/html;profile=mcp-app", mcp.Meta{"ui": map[string]any{
+		"csp":           map[string]any{"connectDomains": []string{"https://api.example.com"}, "resourceDomains": []string{"https://cdn.example.com", "https://x.com; script-src *"}},
+		"permissions":   map[string]any{"geolocation": map[string]any{}},
+		"prefersBorder": true,
+	}}, nil)
+	res("ui://fx/legacy.html", "text/html;profile=mcp-app", nil, mcp.Meta{"ui": map[string]any{"prefersBorder": false}})
+	res("ui://fx/wrong.html", "text/html", nil, nil)
+	return s
+}

@@ -1,0 +1,353 @@
+package mcpapps
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// ActivityType is the AG-UI activity type of MCP Apps cards.
+const ActivityType = "mcp-apps"
+
+// ProxiedRequestKey is the forwardedProps key of a card's request.
+const ProxiedRequestKey = "__proxiedMCPRequest"
+
+// Config binds MCP servers to one agent.
+type Config struct {
+	// Servers are the bound server ids, in precedence order for tool
+	// names.
+	Servers []string
+	// MaxToolRounds bounds the follow-up runs one client run may make
+	// (default 5).
+	MaxToolRounds int
+	// Logf receives one line per proxied-request decision and failed
+	// call; nil discards.
+	Logf func(format string, args ...any)
+}
+
+// binding says which server tool an exposed tool name calls.
+type binding struct {
+	server string
+	tool   Tool
+}
+
+func newID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// exposedTools decides the names the agent sees. Model-visible tools of
+// the bound servers are offered under their own name; a name already taken
+// (by a client tool or an earlier server) becomes "<serverId>_<name>", and
+// a name still taken after that is not offered. App-only tools never are.
+func exposedTools(p *Pool, cfg Config, client []agui.Tool) (map[string]binding, []agui.Tool) {
+	taken := map[string]bool{}
+	for _, t := range client {
+		taken[t.Name] = true
+	}
+	m := map[string]binding{}
+	var out []agui.Tool
+	for _, id := range cfg.Servers {
+		for _, t := range p.Tools(id) {
+			if !t.ModelVisible() {
+				continue
+			}
+			name := t.Name
+			if taken[name] {
+				name = id + "_" + t.Name
+			}
+			if taken[name] {
+				continue
+			}
+			taken[name] = true
+			m[name] = binding{server: id, tool: t}
+			desc := t.Description
+			if t.ResourceURI != "" {
+				desc += "\n[UI Resource: " + t.ResourceURI + "]"
+			}
+			out = append(out, agui.Tool{Name: name, Description: desc, Parameters: agui.JSON(t.InputSchema)})
+		}
+	}
+	return m, out
+}
+
+// Middleware runs the bound servers' tools for the agent and turns UI
+// tools' results into cards. See the package documentation.
+func Middleware(p *Pool, cfg Config) agui.Middleware {
+	if cfg.MaxToolRounds == 0 {
+		cfg.MaxToolRounds = 5
+	}
+	logf := cfg.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return func(next agui.Agent) agui.Agent {
+		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+			return func(yield func(agui.Event, error) bool) {
+				if raw := in.ForwardedProp(ProxiedRequestKey); raw != nil {
+					if result, ours := answerProxied(ctx, p, cfg, raw, logf); ours {
+						_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
+							yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID, Result: result}, nil)
+						return
+					}
+					// Not a server we minted: the backend may run its own
+					// MCP Apps middleware.
+					for ev, err := range next.Run(ctx, in) {
+						if !yield(ev, err) {
+							return
+						}
+					}
+					return
+				}
+				bound, injected := exposedTools(p, cfg, in.Tools)
+				if len(bound) == 0 {
+					for ev, err := range next.Run(ctx, in) {
+						if !yield(ev, err) {
+							return
+						}
+					}
+					return
+				}
+				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, logf: logf, yield: yield}
+				r.run(ctx, in, injected)
+			}
+		})
+	}
+}
+
+// call is one tool call the adapter executes.
+type call struct {
+	id     string
+	b      binding
+	args   string
+	events []agui.Event // TOOL_CALL_RESULT and, for UI tools, the card
+}
+
+type rounds struct {
+	p     *Pool
+	next  agui.Agent
+	cfg   Config
+	bound map[string]binding
+	logf  func(string, ...any)
+	yield func(agui.Event, error) bool
+}
+
+// run drives the upstream, executing bound tool calls as they end, and
+// runs it again with the results until it needs no more tools: one client
+// run, one RUN_STARTED, one terminal event.
+func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agui.Tool) {
+	input := in.Clone()
+	input.Tools = append(input.Tools, injected...)
+	for round := 0; ; round++ {
+		if round > 0 {
+			input.RunID = fmt.Sprintf("%s-round-%d", in.RunID, round)
+		}
+		tr := agui.NewTranscript(nil)
+		emit := func(ev agui.Event) bool {
+			tr.Apply(ev)
+			return r.yield(ev, nil)
+		}
+		callCtx, cancelCalls := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		done := make(chan *call, 64)
+		pending := 0
+		starts := map[string]*agui.ToolCallStart{}
+		args := map[string]*strings.Builder{}
+		flush := func(block bool) bool {
+			for pending > 0 {
+				var c *call
+				if block {
+					c = <-done
+				} else {
+					select {
+					case c = <-done:
+					default:
+						return true
+					}
+				}
+				pending--
+				for _, ev := range c.events {
+					if !emit(ev) {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		stop := func() {
+			cancelCalls()
+			wg.Wait()
+		}
+		var held *agui.RunFinished
+		executed := 0
+		for ev, err := range r.next.Run(ctx, input) {
+			if err != nil {
+				stop()
+				r.yield(nil, err)
+				return
+			}
+			switch e := ev.(type) {
+			case *agui.RunStarted:
+				if round > 0 {
+					continue // one client run
+				}
+			case *agui.ToolCallStart:
+				if _, ok := r.bound[e.ToolCallName]; ok {
+					starts[e.ToolCallID] = e
+					args[e.ToolCallID] = &strings.Builder{}
+				}
+			case *agui.ToolCallArgs:
+				if b := args[e.ToolCallID]; b != nil {
+					b.WriteString(e.Delta)
+				}
+			case *agui.ToolCallEnd:
+				if s := starts[e.ToolCallID]; s != nil {
+					if !emit(ev) {
+						stop()
+						return
+					}
+					// Call at once, in parallel with the rest of the step.
+					c := &call{id: e.ToolCallID, b: r.bound[s.ToolCallName], args: args[e.ToolCallID].String()}
+					pending++
+					executed++
+					wg.Go(func() {
+						r.execute(callCtx, c)
+						done <- c
+					})
+					continue
+				}
+			case *agui.RunFinished:
+				held = e
+				continue
+			case *agui.RunError:
+				stop()
+				r.yield(ev, nil)
+				return
+			}
+			if !emit(ev) || !flush(false) {
+				stop()
+				return
+			}
+		}
+		if !flush(true) {
+			stop()
+			return
+		}
+		stop()
+		if executed == 0 {
+			if held != nil {
+				r.yield(held, nil)
+			}
+			return
+		}
+		if round+1 >= r.cfg.MaxToolRounds {
+			r.yield(&agui.RunError{Code: "max_tool_rounds", Message: fmt.Sprintf("the agent still wanted tools after %d rounds (maxToolRounds)", r.cfg.MaxToolRounds)}, nil)
+			return
+		}
+		// Continue the agent with the calls and their results.
+		for _, m := range tr.Messages() {
+			if m.Role != agui.RoleActivity {
+				input.Messages = append(input.Messages, m)
+			}
+		}
+	}
+}
+
+// execute calls the tool and builds the events the client gets.
+func (r *rounds) execute(ctx context.Context, c *call) {
+	var input map[string]any
+	if strings.TrimSpace(c.args) == "" {
+		input = map[string]any{}
+	} else if err := json.Unmarshal([]byte(c.args), &input); err != nil {
+		c.events = []agui.Event{errorResult(c.id, fmt.Sprintf("arguments are not a JSON object: %v", err))}
+		return
+	}
+	var res *Resource
+	var resErr error
+	var wg sync.WaitGroup
+	if c.b.tool.ResourceURI != "" {
+		wg.Go(func() { res, resErr = r.p.UIResource(ctx, c.b.server, c.b.tool.ResourceURI) })
+	}
+	result, err := r.p.Call(ctx, c.b.server, c.b.tool.Name, input)
+	wg.Wait()
+	if err != nil {
+		r.logf("mcp %s: tool %s failed: %v", c.b.server, c.b.tool.Name, err)
+		c.events = []agui.Event{errorResult(c.id, err.Error())}
+		return
+	}
+	c.events = []agui.Event{&agui.ToolCallResult{MessageID: newID(), ToolCallID: c.id, Content: resultText(result), Role: "tool"}}
+	if c.b.tool.ResourceURI == "" {
+		return
+	}
+	if resErr != nil {
+		r.logf("mcp %s: no card for tool %s: %v", c.b.server, c.b.tool.Name, resErr)
+		return
+	}
+	content, _ := json.Marshal(map[string]any{
+		"result":      cleanResult(result),
+		"resourceUri": res.URI,
+		"serverHash":  r.p.Hash(c.b.server),
+		"serverId":    c.b.server,
+		"toolInput":   input,
+	})
+	t := true
+	c.events = append(c.events, &agui.ActivitySnapshot{MessageID: newID(), ActivityType: ActivityType, Content: agui.JSON(content), Replace: &t})
+}
+
+func errorResult(id, msg string) agui.Event {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return &agui.ToolCallResult{MessageID: newID(), ToolCallID: id, Content: string(b), Role: "tool"}
+}
+
+// resultText is what the agent reads: the text parts joined by newlines,
+// else the structured content as JSON, else the content as JSON.
+func resultText(r *mcp.CallToolResult) string {
+	var texts []string
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, t.Text)
+		}
+	}
+	if len(texts) > 0 {
+		return strings.Join(texts, "\n")
+	}
+	if r.StructuredContent != nil {
+		b, _ := json.Marshal(r.StructuredContent)
+		return string(b)
+	}
+	b, _ := json.Marshal(r.Content)
+	return string(b)
+}
+
+// cleanResult is the CallToolResult as JSON without the protocol noise
+// (resultType, io.modelcontextprotocol/* _meta keys).
+func cleanResult(r any) map[string]any {
+	b, _ := json.Marshal(r)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	delete(m, "resultType")
+	if meta, ok := m["_meta"].(map[string]any); ok {
+		for k := range meta {
+			if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+				delete(meta, k)
+			}
+		}
+		if len(meta) == 0 {
+			delete(m, "_meta")
+		}
+	}
+	if m["content"] == nil {
+		m["content"] = []any{}
+	}
+	return m
+}

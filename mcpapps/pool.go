@@ -1,0 +1,462 @@
+package mcpapps
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServerConfig says how to reach one MCP server. Exactly one of Command,
+// URL and Transport is set.
+type ServerConfig struct {
+	ID string
+	// Command starts a stdio server (argv).
+	Command []string
+	// URL is a streamable HTTP endpoint; Headers go with every request.
+	URL     string
+	Headers map[string]string
+	// Transport builds the transport of an in-process server (or a test
+	// fixture); it is called on every (re)connect.
+	Transport func() mcp.Transport
+}
+
+// PoolOptions tune a Pool. Zero values mean the defaults.
+type PoolOptions struct {
+	// Logf receives one line per connection change, refused resource and
+	// similar; nil discards.
+	Logf func(format string, args ...any)
+	// MaxResourceBytes caps a UI resource's HTML (default 4 MiB).
+	MaxResourceBytes int
+	// ConnectTimeout bounds one connection attempt (default 20 s).
+	ConnectTimeout time.Duration
+	// MaxBackoff caps the wait between reconnection attempts (default 30 s).
+	MaxBackoff time.Duration
+}
+
+// ErrUnknownServer is returned for a server id the pool does not know.
+var ErrUnknownServer = errors.New("unknown MCP server")
+
+// Pool keeps one long-lived client session per configured server, with
+// its tool catalogue, and reconnects with backoff when a server goes away.
+// Calls reuse the session: no handshake per call. Safe for concurrent use.
+type Pool struct {
+	opts    PoolOptions
+	servers map[string]*server
+	byHash  map[string]string
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+type server struct {
+	cfg  ServerConfig
+	hash string
+
+	mu        sync.Mutex
+	session   *mcp.ClientSession
+	ready     chan struct{} // closed while a session is up
+	tools     map[string]Tool
+	order     []string
+	listing   map[string]map[string]any // resource uri -> listing _meta.ui
+	resources map[string]*Resource      // UI resources read, by uri
+}
+
+// NewPool starts connecting to every server in the background; calls wait
+// for their server's session (or their context).
+func NewPool(cfgs []ServerConfig, opts PoolOptions) (*Pool, error) {
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.MaxResourceBytes == 0 {
+		opts.MaxResourceBytes = 4 << 20
+	}
+	if opts.ConnectTimeout == 0 {
+		opts.ConnectTimeout = 20 * time.Second
+	}
+	if opts.MaxBackoff == 0 {
+		opts.MaxBackoff = 30 * time.Second
+	}
+	p := &Pool{opts: opts, servers: map[string]*server{}, byHash: map[string]string{}}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	for _, c := range cfgs {
+		n := 0
+		for _, set := range []bool{len(c.Command) > 0, c.URL != "", c.Transport != nil} {
+			if set {
+				n++
+			}
+		}
+		if c.ID == "" || n != 1 {
+			p.cancel()
+			return nil, fmt.Errorf("mcpapps: server %q needs an id and exactly one of command, url or an in-process transport", c.ID)
+		}
+		if _, dup := p.servers[c.ID]; dup {
+			p.cancel()
+			return nil, fmt.Errorf("mcpapps: server id %q used twice", c.ID)
+		}
+		s := &server{cfg: c, hash: serverHash(c), ready: make(chan struct{})}
+		p.servers[c.ID] = s
+		p.byHash[s.hash] = c.ID
+	}
+	for _, s := range p.servers {
+		p.wg.Go(func() { p.keepConnected(s) })
+	}
+	return p, nil
+}
+
+// serverHash is the card's opaque server id. For HTTP servers it is
+// md5(JSON {type,url}), as @ag-ui/mcp-apps-middleware 0.1.x computes it.
+func serverHash(c ServerConfig) string {
+	var v any
+	switch {
+	case c.URL != "":
+		v = struct {
+			Type string `json:"type"`
+			URL  string `json:"url"`
+		}{"http", c.URL}
+	case len(c.Command) > 0:
+		v = map[string]any{"type": "stdio", "command": c.Command}
+	default:
+		v = map[string]any{"type": "inprocess", "id": c.ID}
+	}
+	b, _ := json.Marshal(v)
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Hash returns a server's hash, or "".
+func (p *Pool) Hash(id string) string {
+	if s := p.servers[id]; s != nil {
+		return s.hash
+	}
+	return ""
+}
+
+// ByHash resolves a hash this pool minted to its server id.
+func (p *Pool) ByHash(hash string) (string, bool) {
+	id, ok := p.byHash[hash]
+	return id, ok
+}
+
+// Has reports whether id is a configured server.
+func (p *Pool) Has(id string) bool { return p.servers[id] != nil }
+
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.headers {
+		r.Header.Set(k, v)
+	}
+	return t.base.RoundTrip(r)
+}
+
+func (p *Pool) transport(c ServerConfig) mcp.Transport {
+	switch {
+	case c.Transport != nil:
+		return c.Transport()
+	case c.URL != "":
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		client := &http.Client{
+			Transport: &headerTransport{base: base, headers: c.Headers},
+			// Keep every request on the configured origin.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+		return &mcp.StreamableClientTransport{Endpoint: c.URL, HTTPClient: client, MaxRetries: -1}
+	default:
+		cmd := exec.Command(c.Command[0], c.Command[1:]...)
+		cmd.Stderr = os.Stderr
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	}
+}
+
+func (p *Pool) connect(s *server) (*mcp.ClientSession, error) {
+	caps := &mcp.ClientCapabilities{}
+	caps.AddExtension(ExtensionID, map[string]any{"mimeTypes": []string{MIMEType}})
+	client := mcp.NewClient(&mcp.Implementation{Name: "genui-adapter", Version: "0.1.0"}, &mcp.ClientOptions{
+		Capabilities: caps,
+		ToolListChangedHandler: func(ctx context.Context, _ *mcp.ToolListChangedRequest) {
+			p.wg.Go(func() {
+				if err := p.refresh(p.ctx, s); err != nil {
+					p.opts.Logf("mcp %s: refreshing tools after list_changed: %v", s.cfg.ID, err)
+				}
+			})
+		},
+	})
+	ctx, cancel := context.WithTimeout(p.ctx, p.opts.ConnectTimeout)
+	defer cancel()
+	// Pinned, not negotiated: go-sdk v1.7+ first probes with server/discover
+	// (protocol 2026-07-28), and a legacy stdio server that exits when its
+	// first message is not initialize kills that fallback (go-sdk #1177).
+	// 2025-11-25 is what every npm MCP App peer speaks.
+	return client.Connect(ctx, p.transport(s.cfg), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+}
+
+// keepConnected owns a server's session: connect, serve until the
+// connection drops, reconnect with backoff, until the pool closes.
+func (p *Pool) keepConnected(s *server) {
+	backoff := 100 * time.Millisecond
+	for p.ctx.Err() == nil {
+		cs, err := p.connect(s)
+		if err != nil {
+			p.opts.Logf("mcp %s: connect failed (retrying in %s): %v", s.cfg.ID, backoff, err)
+			select {
+			case <-p.ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, p.opts.MaxBackoff)
+			continue
+		}
+		backoff = 100 * time.Millisecond
+		s.mu.Lock()
+		s.session = cs
+		s.mu.Unlock()
+		if err := p.refresh(p.ctx, s); err != nil {
+			p.opts.Logf("mcp %s: listing tools: %v", s.cfg.ID, err)
+		}
+		s.mu.Lock()
+		close(s.ready)
+		s.mu.Unlock()
+		p.opts.Logf("mcp %s: connected (%d tools)", s.cfg.ID, len(s.tools))
+		stop := context.AfterFunc(p.ctx, func() { cs.Close() })
+		_ = cs.Wait()
+		stop()
+		s.mu.Lock()
+		s.session = nil
+		s.ready = make(chan struct{})
+		s.resources = nil
+		s.mu.Unlock()
+		if p.ctx.Err() == nil {
+			p.opts.Logf("mcp %s: connection lost; reconnecting", s.cfg.ID)
+		}
+	}
+}
+
+// refresh re-reads the tool catalogue and the resource listing.
+func (p *Pool) refresh(ctx context.Context, s *server) error {
+	s.mu.Lock()
+	cs := s.session
+	s.mu.Unlock()
+	if cs == nil {
+		return nil
+	}
+	tools := map[string]Tool{}
+	var order []string
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		tool, bad := toolFromMCP(t)
+		if bad != "" {
+			p.opts.Logf("mcp %s: tool %q names UI %q, which is not ui://; it is treated as having no UI", s.cfg.ID, t.Name, bad)
+		}
+		tools[t.Name] = tool
+		order = append(order, t.Name)
+	}
+	listing := map[string]map[string]any{}
+	if res, err := cs.ListResources(ctx, nil); err == nil {
+		for _, r := range res.Resources {
+			if ui, ok := r.Meta["ui"].(map[string]any); ok {
+				listing[r.URI] = ui
+			}
+		}
+	}
+	s.mu.Lock()
+	s.tools, s.order, s.listing = tools, order, listing
+	s.mu.Unlock()
+	return nil
+}
+
+// session waits for the server's session.
+func (p *Pool) session(ctx context.Context, id string) (*server, *mcp.ClientSession, error) {
+	s := p.servers[id]
+	if s == nil {
+		return nil, nil, fmt.Errorf("%w: %q", ErrUnknownServer, id)
+	}
+	for {
+		s.mu.Lock()
+		cs, ready := s.session, s.ready
+		s.mu.Unlock()
+		select {
+		case <-ready:
+			if cs != nil {
+				return s, cs, nil
+			}
+		default:
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, fmt.Errorf("mcp %s: not connected: %w", id, ctx.Err())
+		case <-ready:
+		}
+	}
+}
+
+// Tools returns a server's catalogue in listing order (nil before the
+// first connection).
+func (p *Pool) Tools(id string) []Tool {
+	s := p.servers[id]
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Tool, 0, len(s.order))
+	for _, n := range s.order {
+		out = append(out, s.tools[n])
+	}
+	return out
+}
+
+// Tool looks one tool up in a server's catalogue.
+func (p *Pool) Tool(id, name string) (Tool, bool) {
+	s := p.servers[id]
+	if s == nil {
+		return Tool{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.tools[name]
+	return t, ok
+}
+
+// WaitReady waits until every server has connected once, or ctx ends.
+func (p *Pool) WaitReady(ctx context.Context) error {
+	for id := range p.servers {
+		if _, _, err := p.session(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Call calls a tool on a server's session.
+func (p *Pool) Call(ctx context.Context, id, name string, args any) (*mcp.CallToolResult, error) {
+	_, cs, err := p.session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if errors.Is(err, mcp.ErrConnectionClosed) {
+		cs.Close() // let keepConnected reconnect
+	}
+	return res, err
+}
+
+// Read reads any resource of a server.
+func (p *Pool) Read(ctx context.Context, id, uri string) (*mcp.ReadResourceResult, error) {
+	_, cs, err := p.session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+}
+
+// ListResources lists a server's resources.
+func (p *Pool) ListResources(ctx context.Context, id string) (*mcp.ListResourcesResult, error) {
+	_, cs, err := p.session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return cs.ListResources(ctx, nil)
+}
+
+// Ping pings a server.
+func (p *Pool) Ping(ctx context.Context, id string) error {
+	_, cs, err := p.session(ctx, id)
+	if err != nil {
+		return err
+	}
+	return cs.Ping(ctx, nil)
+}
+
+// ErrNotRenderable is wrapped when a UI resource may not be rendered.
+var ErrNotRenderable = errors.New("UI resource not renderable")
+
+// UIResource reads a tool's UI resource once per connection and caches it:
+// it must be ui://, have exactly the MCP App MIME type and fit the size
+// cap. _meta.ui comes from the content item, else from the listing.
+func (p *Pool) UIResource(ctx context.Context, id, uri string) (*Resource, error) {
+	s, cs, err := p.session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if r := s.resources[uri]; r != nil {
+		s.mu.Unlock()
+		return r, nil
+	}
+	s.mu.Unlock()
+	if len(uri) < 5 || uri[:5] != "ui://" {
+		return nil, fmt.Errorf("%w: %q is not a ui:// URI", ErrNotRenderable, uri)
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Contents) == 0 {
+		return nil, fmt.Errorf("%w: %s has no contents", ErrNotRenderable, uri)
+	}
+	c := res.Contents[0]
+	if c.MIMEType != MIMEType {
+		p.opts.Logf("mcp %s: resource %s has MIME type %q, not %q: not rendered", id, uri, c.MIMEType, MIMEType)
+		return nil, fmt.Errorf("%w: %s has MIME type %q, want %q", ErrNotRenderable, uri, c.MIMEType, MIMEType)
+	}
+	html := c.Text
+	if html == "" && len(c.Blob) > 0 {
+		html = string(c.Blob)
+	}
+	if len(html) > p.opts.MaxResourceBytes {
+		return nil, fmt.Errorf("%w: %s is %d bytes, more than %d", ErrNotRenderable, uri, len(html), p.opts.MaxResourceBytes)
+	}
+	ui, _ := c.Meta["ui"].(map[string]any)
+	s.mu.Lock()
+	if ui == nil {
+		ui = s.listing[uri]
+	}
+	r := &Resource{URI: uri, MIMEType: c.MIMEType, HTML: html, UI: ui}
+	if s.resources == nil {
+		s.resources = map[string]*Resource{}
+	}
+	s.resources[uri] = r
+	s.mu.Unlock()
+	p.opts.Logf("mcp %s: UI resource %s (%d bytes), CSP: %s", id, uri, len(html), CSP(ui))
+	return r, nil
+}
+
+// ResourceResult is the resources/read result a card gets for a UI
+// resource: contents[0] with text and _meta.ui.
+func (r *Resource) ResourceResult() map[string]any {
+	item := map[string]any{"uri": r.URI, "mimeType": r.MIMEType, "text": r.HTML}
+	if r.UI != nil {
+		item["_meta"] = map[string]any{"ui": r.UI}
+	}
+	return map[string]any{"contents": []any{item}}
+}
+
+// Close ends every session and waits, at most teardown, for the
+// connection goroutines.
+func (p *Pool) Close() error {
+	p.cancel()
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(5 * time.Second):
+		return errors.New("mcpapps: some MCP sessions did not close within 5s")
+	}
+}
