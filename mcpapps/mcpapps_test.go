@@ -233,7 +233,9 @@ func TestMiddlewareParallelCallsAndCards(t *testing.T) {
 		return []agui.Event{&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
 	}}
 	done := make(chan []agui.Event)
-	go func() { done <- runAll(t, mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}})(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) }()
+	go func() {
+		done <- runAll(t, mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}})(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r"})
+	}()
 	var evs []agui.Event
 	select {
 	case evs = <-done:
