@@ -33,6 +33,8 @@ type Config struct {
 	ShutdownGrace Duration `yaml:"shutdownGrace,omitempty"`
 	// Agents maps agent ids to their configuration.
 	Agents map[string]AgentConfig `yaml:"agents"`
+	// MCPServers are the MCP servers agents may use (by id).
+	MCPServers map[string]MCPServerConfig `yaml:"mcpServers,omitempty"`
 	// RunLog keeps runs' events for resume, cancel and history.
 	RunLog RunLogConfig `yaml:"runlog,omitempty"`
 	// Auth binds runs to principals; without it everyone is "anonymous".
@@ -46,6 +48,14 @@ type Config struct {
 	ThreadPolicy string `yaml:"threadPolicy,omitempty"`
 	// InstanceID names this process in run records (default: random).
 	InstanceID string `yaml:"instanceId,omitempty"`
+}
+
+// MCPServerConfig says how to reach an MCP server: a stdio command or a
+// streamable HTTP URL with headers.
+type MCPServerConfig struct {
+	Command []string          `yaml:"command,omitempty"`
+	URL     string            `yaml:"url,omitempty"`
+	Headers map[string]string `yaml:"headers,omitempty"`
 }
 
 // RunLogConfig selects the run log backend.
@@ -97,6 +107,12 @@ type AgentConfig struct {
 	Delay Duration `yaml:"delay,omitempty"`
 	// A2UI configures structured tool results as A2UI surfaces.
 	A2UI A2UIConfig `yaml:"a2ui,omitempty"`
+	// MCPServers binds MCP servers (ids of the top-level mcpServers) whose
+	// tools the agent may call; UI tools render as MCP Apps cards.
+	MCPServers []string `yaml:"mcpServers,omitempty"`
+	// MaxToolRounds bounds the follow-up runs after MCP tool calls
+	// (default 5).
+	MaxToolRounds int `yaml:"maxToolRounds,omitempty"`
 }
 
 // A2UIConfig is the per-agent A2UI middleware configuration. Surfaces are
@@ -237,6 +253,21 @@ func (c *Config) Validate() error {
 	default:
 		return bad("runlog.backend: %q is not memory or redis", c.RunLog.Backend)
 	}
+	for _, id := range sortedKeys(c.MCPServers) {
+		m := c.MCPServers[id]
+		if !agentID.MatchString(id) {
+			return bad("mcpServers.%s: ids may hold letters, digits, '_', '-' and '.'", id)
+		}
+		if (len(m.Command) > 0) == (m.URL != "") {
+			return bad("mcpServers.%s: set exactly one of command (stdio) or url (streamable HTTP)", id)
+		}
+		if m.URL != "" {
+			u, err := url.Parse(m.URL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+				return bad("mcpServers.%s.url: %q is not an http(s) URL without credentials", id, m.URL)
+			}
+		}
+	}
 	switch c.ThreadPolicy {
 	case "", "reject", "supersede":
 	default:
@@ -265,6 +296,14 @@ func (c *Config) Validate() error {
 		default:
 			return bad("agents.%s.a2ui.actionMode: %q is not tool or user_message", id, a.A2UI.ActionMode)
 		}
+		for _, m := range a.MCPServers {
+			if _, ok := c.MCPServers[m]; !ok {
+				return bad("agents.%s.mcpServers: %q is not in mcpServers", id, m)
+			}
+		}
+		if a.MaxToolRounds < 0 {
+			return bad("agents.%s.maxToolRounds: must not be negative", id)
+		}
 		if a.A2UI.MaxRows < 0 {
 			return bad("agents.%s.a2ui.maxRows: must not be negative", id)
 		}
@@ -290,6 +329,15 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 func (c *Config) agentIDs() []string {
 	ids := make([]string, 0, len(c.Agents))
 	for id := range c.Agents {
@@ -307,6 +355,19 @@ func (c Config) Redacted() string {
 		cp.Auth.BearerTokens = map[string]string{}
 		for k := range c.Auth.BearerTokens {
 			cp.Auth.BearerTokens[k] = "<redacted>"
+		}
+	}
+	if len(c.MCPServers) > 0 {
+		cp.MCPServers = map[string]MCPServerConfig{}
+		for id, m := range c.MCPServers {
+			if len(m.Headers) > 0 {
+				h := map[string]string{}
+				for k := range m.Headers {
+					h[k] = "<redacted>"
+				}
+				m.Headers = h
+			}
+			cp.MCPServers[id] = m
 		}
 	}
 	cp.Agents = map[string]AgentConfig{}

@@ -27,6 +27,16 @@ func TestParseConfigErrors(t *testing.T) {
 		{"cors not an origin", "cors: {origins: ['https://a.example.com/path']}\nagents: {demo: {type: demo}}\n", "is not an origin"},
 		{"negative cap", "maxBodyBytes: -1\nagents: {demo: {type: demo}}\n", "must not be negative"},
 		{"yaml syntax", "agents: [\n", "yaml"},
+		{"mcp server both", "mcpServers: {m: {command: [node], url: 'http://x'}}\nagents: {demo: {type: demo}}\n", "exactly one of command"},
+		{"mcp server neither", "mcpServers: {m: {}}\nagents: {demo: {type: demo}}\n", "exactly one of command"},
+		{"mcp url with credentials", "mcpServers: {m: {url: 'http://u:p@x/mcp'}}\nagents: {demo: {type: demo}}\n", "without credentials"},
+		{"unknown mcp server", "agents: {demo: {type: demo, mcpServers: [nope]}}\n", "\"nope\" is not in mcpServers"},
+		{"runlog redis without url", "runlog: {backend: redis}\nagents: {demo: {type: demo}}\n", "runlog.url: required"},
+		{"runlog unknown backend", "runlog: {backend: etcd}\nagents: {demo: {type: demo}}\n", "not memory or redis"},
+		{"bad thread policy", "threadPolicy: queue\nagents: {demo: {type: demo}}\n", "not reject or supersede"},
+		{"short token", "auth: {bearerTokens: {a: short}}\nagents: {demo: {type: demo}}\n", "at least 8"},
+		{"two auth modes", "auth: {bearerTokens: {a: longenough1}, trustedHeader: X-User}\nagents: {demo: {type: demo}}\n", "not both"},
+		{"bad a2ui version", "agents: {demo: {type: demo, a2ui: {version: v1}}}\n", "a2ui.version"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseConfig([]byte(tt.yaml), getenv)

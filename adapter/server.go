@@ -18,6 +18,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/a2ui"
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
 // agentEntry is a configured agent with its middleware chain.
@@ -45,6 +46,7 @@ type Server struct {
 	draining   atomic.Bool
 
 	log      runlog.Log
+	pool     *mcpapps.Pool // nil without MCP servers
 	instance string
 	local    sync.Map // run id -> *localRun, for runs this instance executes
 }
@@ -67,6 +69,10 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		s.instance = newInstanceID()
 	}
 	if s.log, err = openRunLog(cfg); err != nil {
+		return nil, err
+	}
+	if s.pool, err = newPool(cfg, logger); err != nil {
+		s.log.Close()
 		return nil, err
 	}
 	s.runsCtx, s.cancelRuns = context.WithCancelCause(context.Background())
@@ -104,11 +110,35 @@ func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
 	return nil, fmt.Errorf("%w: unknown agent type %q", ErrConfig, ac.Type)
 }
 
+// newPool connects to the configured MCP servers (in the background).
+func newPool(cfg Config, logger *slog.Logger) (*mcpapps.Pool, error) {
+	if len(cfg.MCPServers) == 0 {
+		return nil, nil
+	}
+	var servers []mcpapps.ServerConfig
+	for _, id := range sortedKeys(cfg.MCPServers) {
+		m := cfg.MCPServers[id]
+		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers})
+	}
+	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logf: func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) }})
+}
+
 // chain is the one place that orders the middlewares around a backend,
-// outermost first: the output grammar, A2UI surfaces, then the
-// canonicalising normaliser right on the backend.
+// outermost first: the output grammar; A2UI surfaces; MCP Apps; the
+// canonicalising normaliser right on the backend. A2UI sits outside MCP
+// Apps (architecture.md has them the other way round) so that structured
+// results of MCP tools, which the MCP Apps middleware emits, also become
+// surfaces, as the A2UI issue requires.
 func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent {
 	logger := s.logger.With("agent", id)
+	mcp := func(next agui.Agent) agui.Agent { return next }
+	if len(ac.MCPServers) > 0 && s.pool != nil {
+		mcp = mcpapps.Middleware(s.pool, mcpapps.Config{
+			Servers:       ac.MCPServers,
+			MaxToolRounds: ac.MaxToolRounds,
+			Logf:          func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) },
+		})
+	}
 	return agui.Chain(backend,
 		agui.Normalize(agui.Output),
 		a2ui.Middleware(s.a2ui, a2ui.Config{
@@ -122,6 +152,7 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			RowAction:  ac.A2UI.RowAction,
 			Logf:       func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) },
 		}),
+		mcp,
 		agui.Normalize(agui.Canonical),
 	)
 }
@@ -153,8 +184,13 @@ func newInstanceID() string {
 	return host + "-" + hex.EncodeToString(b[:])
 }
 
-// Close releases the run log. Call it after Drain.
-func (s *Server) Close() error { return s.log.Close() }
+// Close releases the run log and the MCP sessions. Call it after Drain.
+func (s *Server) Close() error {
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	return s.log.Close()
+}
 
 // Drain marks the server as draining (readyz answers 503) and waits up to
 // grace for running runs and streams to end by themselves. Runs still

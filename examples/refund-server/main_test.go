@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/genui-adapter/genui-adapter/mcpapps"
+)
+
+// TestRefundServer drives the example through the adapter's pool: the
+// catalogue, the card resource, an idempotent decision and the server's
+// own amount.
+func TestRefundServer(t *testing.T) {
+	s := newServer(newStore())
+	pool, err := mcpapps.NewPool([]mcpapps.ServerConfig{{ID: "refunds", Transport: func() mcp.Transport {
+		st, ct := mcp.NewInMemoryTransports()
+		go s.Connect(context.Background(), st, nil)
+		return ct
+	}}}, mcpapps.PoolOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ctx := context.Background()
+	if err := pool.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	review, _ := pool.Tool("refunds", "review_refund")
+	decide, _ := pool.Tool("refunds", "decide_refund")
+	policy, _ := pool.Tool("refunds", "refund_policy")
+	if review.ResourceURI != "ui://refund/review.html" || !review.ModelVisible() || decide.ModelVisible() || !decide.AppVisible() || policy.AppVisible() {
+		t.Fatalf("catalogue: %+v %+v %+v", review, decide, policy)
+	}
+	if r, err := pool.UIResource(ctx, "refunds", review.ResourceURI); err != nil || len(r.HTML) < 500 {
+		t.Fatalf("resource: %v", err)
+	}
+	var out struct {
+		Refund struct {
+			Status string
+			Amount float64
+		}
+		Changed bool
+	}
+	// A card cannot smuggle its own amount in.
+	if res, err := pool.Call(ctx, "refunds", "decide_refund", map[string]any{"refundId": "RF-1002", "decision": "approve", "amount": 1}); err != nil || !res.IsError {
+		t.Fatalf("an amount from the card was accepted: %v %+v", err, res)
+	}
+	for i, want := range []bool{true, false} {
+		res, err := pool.Call(ctx, "refunds", "decide_refund", map[string]any{"refundId": "RF-1002", "decision": "approve"})
+		if err != nil || res.IsError {
+			t.Fatalf("decide: %v %v", err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &out)
+		if out.Changed != want || out.Refund.Status != "approved" || out.Refund.Amount != 2400 {
+			t.Errorf("click %d: %+v", i+1, out)
+		}
+	}
+}
