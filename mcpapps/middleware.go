@@ -9,6 +9,7 @@ import (
 	"iter"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,6 +34,9 @@ type Config struct {
 	// call; nil discards.
 	Logf func(format string, args ...any)
 }
+
+// readyWait bounds how long a run waits for a bound server to connect.
+const readyWait = 10 * time.Second
 
 // binding says which server tool an exposed tool name calls.
 type binding struct {
@@ -109,6 +113,15 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 					}
 					return
 				}
+				// A run right after start-up waits (briefly) for its servers'
+				// first connection, so their tools are offered.
+				wctx, cancel := context.WithTimeout(ctx, readyWait)
+				for _, id := range cfg.Servers {
+					if err := p.waitServer(wctx, id); err != nil {
+						logf("mcp %s: not connected; its tools are not offered to this run: %v", id, err)
+					}
+				}
+				cancel()
 				bound, injected := exposedTools(p, cfg, in.Tools)
 				if len(bound) == 0 {
 					for ev, err := range next.Run(ctx, in) {

@@ -333,6 +333,12 @@ func (p *Pool) Tool(id, name string) (Tool, bool) {
 	return t, ok
 }
 
+// waitServer waits until the server is connected, or ctx ends.
+func (p *Pool) waitServer(ctx context.Context, id string) error {
+	_, _, err := p.session(ctx, id)
+	return err
+}
+
 // WaitReady waits until every server has connected once, or ctx ends.
 func (p *Pool) WaitReady(ctx context.Context) error {
 	for id := range p.servers {
