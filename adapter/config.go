@@ -33,6 +33,15 @@ type Config struct {
 	ShutdownGrace Duration `yaml:"shutdownGrace,omitempty"`
 	// Agents maps agent ids to their configuration.
 	Agents map[string]AgentConfig `yaml:"agents"`
+	// SandboxListen is the address of the MCP Apps sandbox origin (default
+	// 127.0.0.1:8081; started when MCP servers are configured).
+	SandboxListen string `yaml:"sandboxListen,omitempty"`
+	// SandboxOrigin is the sandbox's public origin (default
+	// http://<sandboxListen>). It must differ from the main origin.
+	SandboxOrigin string `yaml:"sandboxOrigin,omitempty"`
+	// SandboxKey signs sandbox tickets; instances sharing a sandbox origin
+	// need the same key (default: random per process).
+	SandboxKey string `yaml:"sandboxKey,omitempty"`
 	// MCPServers are the MCP servers agents may use (by id).
 	MCPServers map[string]MCPServerConfig `yaml:"mcpServers,omitempty"`
 	// RunLog keeps runs' events for resume, cancel and history.
@@ -398,6 +407,17 @@ func (c *Config) maxBody() int64 {
 	}
 	return c.MaxBodyBytes
 }
+
+// SandboxAddr is where the sandbox listener listens.
+func (c *Config) sandboxListen() string {
+	if c.SandboxListen == "" {
+		return "127.0.0.1:8081"
+	}
+	return c.SandboxListen
+}
+
+// SandboxAddr returns the sandbox listen address.
+func (c *Config) SandboxAddr() string { return c.sandboxListen() }
 
 func (c *Config) detachGrace() time.Duration {
 	if c.DetachGrace == nil {

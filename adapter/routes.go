@@ -22,6 +22,8 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/runs/:runId/events", handleRunEvents(s))
 	e.POST("/runs/:runId/cancel", handleRunCancel(s))
 	e.GET("/threads/:threadId/messages", handleThreadMessages(s))
+	e.GET("/static/mcp-apps-host.js", handleHostScript())
+	e.POST("/mcp-apps/sandbox", handleSandboxURL(s))
 	e.POST("/a2ui/validate", handleA2UIValidate(s.a2ui, s.cfg.maxBody()))
 	e.POST("/a2ui/render", handleA2UIRender(s.a2ui, s.cfg.maxBody()))
 }

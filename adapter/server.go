@@ -46,7 +46,8 @@ type Server struct {
 	draining   atomic.Bool
 
 	log      runlog.Log
-	pool     *mcpapps.Pool // nil without MCP servers
+	pool     *mcpapps.Pool    // nil without MCP servers
+	sandbox  *mcpapps.Sandbox // nil without MCP servers
 	instance string
 	local    sync.Map // run id -> *localRun, for runs this instance executes
 }
@@ -74,6 +75,16 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 	if s.pool, err = newPool(cfg, logger); err != nil {
 		s.log.Close()
 		return nil, err
+	}
+	if s.pool != nil {
+		origin := cfg.SandboxOrigin
+		if origin == "" {
+			origin = "http://" + cfg.sandboxListen()
+		}
+		if s.sandbox, err = mcpapps.NewSandbox(origin, []byte(cfg.SandboxKey)); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	s.runsCtx, s.cancelRuns = context.WithCancelCause(context.Background())
 	for _, id := range cfg.agentIDs() {
@@ -182,6 +193,15 @@ func newInstanceID() string {
 	_, _ = rand.Read(b[:])
 	host, _ := os.Hostname()
 	return host + "-" + hex.EncodeToString(b[:])
+}
+
+// SandboxHandler serves the MCP Apps sandbox origin, or is nil when no MCP
+// server is configured. Serve it on its own listener (another origin).
+func (s *Server) SandboxHandler() http.Handler {
+	if s.sandbox == nil {
+		return nil
+	}
+	return s.sandbox
 }
 
 // Close releases the run log and the MCP sessions. Call it after Drain.

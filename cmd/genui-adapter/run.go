@@ -30,6 +30,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", getenv("GENUI_CONFIG"), "path to the YAML config (default: built-in demo agent)")
 	listen := fs.String("listen", getenv("GENUI_LISTEN"), "listen address, overrides the config (default 127.0.0.1:8080)")
+	sandboxListen := fs.String("sandbox-listen", getenv("GENUI_SANDBOX_LISTEN"), "MCP Apps sandbox origin listen address, overrides the config (default 127.0.0.1:8081)")
 	logLevel := fs.String("log-level", getenv("GENUI_LOG_LEVEL"), "debug, info, warn or error (default info)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -50,6 +51,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *logLevel != "" {
 		cfg.LogLevel = *logLevel
 	}
+	if *sandboxListen != "" {
+		cfg.SandboxListen = *sandboxListen
+	}
 	var level slog.Level
 	if cfg.LogLevel != "" {
 		if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
@@ -58,6 +62,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
+	// The MCP Apps sandbox origin is its own listener, opened first so that
+	// its public origin is known (":0" in tests).
+	var sandboxLn net.Listener
+	if len(cfg.MCPServers) > 0 {
+		var err error
+		if sandboxLn, err = net.Listen("tcp", cfg.SandboxAddr()); err != nil {
+			return fmt.Errorf("sandbox listen: %w", err)
+		}
+		defer sandboxLn.Close()
+		if cfg.SandboxOrigin == "" {
+			cfg.SandboxOrigin = "http://" + sandboxLn.Addr().String()
+		}
+	}
 	srv, err := adapter.NewServer(logger, cfg)
 	if err != nil {
 		return err
@@ -65,6 +82,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
+	}
+	if sandboxLn != nil {
+		sb := &http.Server{Handler: srv.SandboxHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go sb.Serve(sandboxLn)
+		defer sb.Close()
+		fmt.Fprintf(stdout, "MCP Apps sandbox origin: %s\n", cfg.SandboxOrigin)
 	}
 	httpSrv := &http.Server{
 		Handler:           srv,

@@ -25,7 +25,7 @@ export async function startAdapter(yaml, { env = {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "genui-cfg-"));
   const cfg = join(dir, "genui-adapter.yaml");
   writeFileSync(cfg, yaml);
-  const child = spawn(binary(), ["--config", cfg, "--listen", "127.0.0.1:0", "--log-level", "warn"], {
+  const child = spawn(binary(), ["--config", cfg, "--listen", "127.0.0.1:0", "--sandbox-listen", "127.0.0.1:0", "--log-level", "warn"], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -44,8 +44,10 @@ export async function startAdapter(yaml, { env = {} } = {}) {
     });
     child.on("exit", (code) => reject(new Error(`adapter exited ${code}:\n${stdout}${stderr}`)));
   });
+  const sandbox = (stdout.match(/sandbox origin: (http:\/\/\S+)/) || [])[1];
   return {
     url,
+    sandbox,
     logs: () => stdout + stderr,
     stop: () =>
       new Promise((r) => {
