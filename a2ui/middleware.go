@@ -42,6 +42,9 @@ const (
 type Config struct {
 	// Disabled turns the middleware into a pass-through.
 	Disabled bool
+	// Enabled, when set, decides per run whether surfaces are produced
+	// (user actions are handled either way).
+	Enabled func(in *agui.RunAgentInput) bool
 	// Tools lists the tools whose results become surfaces; empty or "*"
 	// means all.
 	Tools []string
@@ -107,6 +110,14 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 					logf("a2ui: refused user action: %v", err)
 					_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
 						yield(&agui.RunError{Message: err.Error(), Code: "invalid_a2ui_action"}, nil)
+					return
+				}
+				if cfg.Enabled != nil && !cfg.Enabled(in) {
+					for ev, err := range next.Run(ctx, in) {
+						if !yield(ev, err) {
+							return
+						}
+					}
 					return
 				}
 				catalog := catalogFor(in, cfg)

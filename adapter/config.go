@@ -122,6 +122,10 @@ type AgentConfig struct {
 	// MaxToolRounds bounds the follow-up runs after MCP tool calls
 	// (default 5).
 	MaxToolRounds int `yaml:"maxToolRounds,omitempty"`
+	// Render says how structured tool results are shown: "a2ui" (A2UI
+	// surfaces), "mcp-apps" (cards of the built-in data view) or both.
+	// Default [a2ui]. A run may ask for others in forwardedProps.genuiRender.
+	Render []string `yaml:"render,omitempty"`
 }
 
 // A2UIConfig is the per-agent A2UI middleware configuration. Surfaces are
@@ -166,7 +170,8 @@ const (
 func DefaultConfig() Config {
 	return Config{
 		Listen: DefaultListen,
-		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM)", Delay: Duration(30 * time.Millisecond)}},
+		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM): say table, record, metrics, chart, form, app or error",
+			Delay: Duration(30 * time.Millisecond), MCPServers: []string{"refunds"}}},
 	}
 }
 
@@ -267,6 +272,9 @@ func (c *Config) Validate() error {
 		if !agentID.MatchString(id) {
 			return bad("mcpServers.%s: ids may hold letters, digits, '_', '-' and '.'", id)
 		}
+		if builtinServer(id) {
+			return bad("mcpServers.%s: %q is a built-in server's id", id, id)
+		}
 		if (len(m.Command) > 0) == (m.URL != "") {
 			return bad("mcpServers.%s: set exactly one of command (stdio) or url (streamable HTTP)", id)
 		}
@@ -305,8 +313,13 @@ func (c *Config) Validate() error {
 		default:
 			return bad("agents.%s.a2ui.actionMode: %q is not tool or user_message", id, a.A2UI.ActionMode)
 		}
+		for _, r := range a.Render {
+			if r != "a2ui" && r != "mcp-apps" {
+				return bad("agents.%s.render: %q is not a2ui or mcp-apps", id, r)
+			}
+		}
 		for _, m := range a.MCPServers {
-			if _, ok := c.MCPServers[m]; !ok {
+			if _, ok := c.MCPServers[m]; !ok && !builtinServer(m) {
 				return bad("agents.%s.mcpServers: %q is not in mcpServers", id, m)
 			}
 		}

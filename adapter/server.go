@@ -19,6 +19,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
+	"github.com/genui-adapter/genui-adapter/mcpapps/dataview"
 )
 
 // agentEntry is a configured agent with its middleware chain.
@@ -76,7 +77,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		s.log.Close()
 		return nil, err
 	}
-	if s.pool != nil {
+	{
 		origin := cfg.SandboxOrigin
 		if origin == "" {
 			origin = "http://" + cfg.sandboxListen()
@@ -121,12 +122,10 @@ func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
 	return nil, fmt.Errorf("%w: unknown agent type %q", ErrConfig, ac.Type)
 }
 
-// newPool connects to the configured MCP servers (in the background).
+// newPool connects to the built-in and configured MCP servers (in the
+// background).
 func newPool(cfg Config, logger *slog.Logger) (*mcpapps.Pool, error) {
-	if len(cfg.MCPServers) == 0 {
-		return nil, nil
-	}
-	var servers []mcpapps.ServerConfig
+	servers := builtinServers()
 	for _, id := range sortedKeys(cfg.MCPServers) {
 		m := cfg.MCPServers[id]
 		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers})
@@ -135,21 +134,15 @@ func newPool(cfg Config, logger *slog.Logger) (*mcpapps.Pool, error) {
 }
 
 // chain is the one place that orders the middlewares around a backend,
-// outermost first: the output grammar; A2UI surfaces; MCP Apps; the
-// canonicalising normaliser right on the backend. A2UI sits outside MCP
-// Apps (architecture.md has them the other way round) so that structured
+// outermost first: the output grammar; A2UI surfaces; MCP Apps; data-view
+// cards for the backend's own structured results; the canonicalising
+// normaliser right on the backend. A2UI sits outside MCP Apps
+// (architecture.md has them the other way round) so that structured
 // results of MCP tools, which the MCP Apps middleware emits, also become
-// surfaces, as the A2UI issue requires.
+// surfaces, as the A2UI issue requires; data-view cards sit inside it so
+// that MCP tools, which bring their own UI, are not wrapped twice.
 func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent {
 	logger := s.logger.With("agent", id)
-	mcp := func(next agui.Agent) agui.Agent { return next }
-	if len(ac.MCPServers) > 0 && s.pool != nil {
-		mcp = mcpapps.Middleware(s.pool, mcpapps.Config{
-			Servers:       ac.MCPServers,
-			MaxToolRounds: ac.MaxToolRounds,
-			Logf:          func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) },
-		})
-	}
 	return agui.Chain(backend,
 		agui.Normalize(agui.Output),
 		a2ui.Middleware(s.a2ui, a2ui.Config{
@@ -161,9 +154,16 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			Version:    ac.A2UI.Version,
 			ActionMode: ac.A2UI.ActionMode,
 			RowAction:  ac.A2UI.RowAction,
+			Enabled:    func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["a2ui"] },
 			Logf:       func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) },
 		}),
-		mcp,
+		mcpapps.Middleware(s.pool, mcpapps.Config{
+			Servers:       ac.MCPServers,
+			ProxyOnly:     []string{dataview.ServerID},
+			MaxToolRounds: ac.MaxToolRounds,
+			Logf:          func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) },
+		}),
+		dataview.Cards(s.pool, func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["mcp-apps"] }),
 		agui.Normalize(agui.Canonical),
 	)
 }

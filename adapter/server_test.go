@@ -370,6 +370,7 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 	}
 	t.Logf("worst cancel latency over %d cycles: %v", cycles, worst)
 	s.Drain(time.Second)
+	s.Close()
 	if slow.Load() > 0 {
 		t.Errorf("%d of %d cancellations took more than 100ms (worst %v)", slow.Load(), cycles, worst)
 	}

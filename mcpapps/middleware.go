@@ -30,6 +30,10 @@ type Config struct {
 	// MaxToolRounds bounds the follow-up runs one client run may make
 	// (default 5).
 	MaxToolRounds int
+	// ProxyOnly are servers whose cards may reach them (proxied requests)
+	// although their tools are not offered to this agent, e.g. the built-in
+	// data view behind render "mcp-apps".
+	ProxyOnly []string
 	// Logf receives one line per proxied-request decision and failed
 	// call; nil discards.
 	Logf func(format string, args ...any)

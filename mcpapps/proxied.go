@@ -50,7 +50,7 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, raw agui.JSON, logf
 	default:
 		return nil, false
 	}
-	if !slices.Contains(cfg.Servers, id) {
+	if !slices.Contains(cfg.Servers, id) && !slices.Contains(cfg.ProxyOnly, id) {
 		logf("mcp proxied %s refused: server %q is not bound to this agent", req.Method, id)
 		return errJSON(fmt.Sprintf("server %q is not available to this agent", id)), true
 	}

@@ -48,7 +48,7 @@ type instance struct {
 
 func startInstance(t *testing.T, cfgPath string) *instance {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "--config", cfgPath, "--listen", "127.0.0.1:0", "--log-level", "warn")
+	cmd := exec.Command(os.Args[0], "--config", cfgPath, "--listen", "127.0.0.1:0", "--sandbox-listen", "127.0.0.1:0", "--log-level", "warn")
 	cmd.Env = append(os.Environ(), "GENUI_TEST_MAIN=1")
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr

@@ -65,7 +65,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// The MCP Apps sandbox origin is its own listener, opened first so that
 	// its public origin is known (":0" in tests).
 	var sandboxLn net.Listener
-	if len(cfg.MCPServers) > 0 {
+	{
 		var err error
 		if sandboxLn, err = net.Listen("tcp", cfg.SandboxAddr()); err != nil {
 			return fmt.Errorf("sandbox listen: %w", err)

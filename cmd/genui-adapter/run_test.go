@@ -61,7 +61,7 @@ func TestRunServesDemoAndShutsDown(t *testing.T) {
 	var stdout, stderr syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	env := map[string]string{"GENUI_LISTEN": addr}
+	env := map[string]string{"GENUI_LISTEN": addr, "GENUI_SANDBOX_LISTEN": "127.0.0.1:0"}
 	go func() {
 		done <- run(ctx, []string{"genui-adapter"}, func(k string) string { return env[k] }, &stdout, &stderr)
 	}()

@@ -1,0 +1,107 @@
+// Package refund is the example MCP App server of examples/refund-server:
+// the approval pattern of a refund review card. review_refund (model
+// visible) renders ui://refund/review.html; the card's buttons call
+// decide_refund (app only), which re-reads the amount by id on the server
+// and decides once however often it is clicked; refund_policy is model
+// only.
+package refund
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+//go:embed review.html
+var reviewHTML string
+
+type refund struct {
+	ID       string  `json:"id"`
+	Customer string  `json:"customer"`
+	Order    string  `json:"order"`
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+	Reason   string  `json:"reason"`
+	Status   string  `json:"status"` // pending, approved, rejected
+}
+
+// store holds the refunds; decisions are made once.
+type store struct {
+	mu      sync.Mutex
+	refunds map[string]*refund
+}
+
+// NewStore returns the example refunds.
+func newStore() *store {
+	return &store{refunds: map[string]*refund{
+		"RF-1001": {ID: "RF-1001", Customer: "Ada Lovelace", Order: "SO-5531", Amount: 129.90, Currency: "EUR", Reason: "Damaged in transit", Status: "pending"},
+		"RF-1002": {ID: "RF-1002", Customer: "Alan Turing", Order: "SO-5540", Amount: 2400, Currency: "GBP", Reason: "Duplicate charge", Status: "pending"},
+	}}
+}
+
+// NewServer builds the refund review MCP App server with its own store.
+func NewServer() *mcp.Server { return newServer(newStore()) }
+
+func newServer(st *store) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "refund-server", Version: "1.0.0"}, nil)
+	const uri = "ui://refund/review.html"
+	type reviewIn struct {
+		RefundID string `json:"refundId" jsonschema:"the refund to review, e.g. RF-1001"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "review_refund", Description: "Show a refund request to a human reviewer, who approves or rejects it.",
+		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": uri}, "ui/resourceUri": uri}},
+		func(ctx context.Context, req *mcp.CallToolRequest, in reviewIn) (*mcp.CallToolResult, *refund, error) {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			r, ok := st.refunds[in.RefundID]
+			if !ok {
+				return nil, nil, fmt.Errorf("no refund %q", in.RefundID)
+			}
+			cp := *r
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("Refund %s of %.2f %s for %s is %s; shown to the reviewer.", r.ID, r.Amount, r.Currency, r.Customer, r.Status)}}}, &cp, nil
+		})
+	type decideIn struct {
+		RefundID string `json:"refundId"`
+		Decision string `json:"decision" jsonschema:"approve or reject"`
+	}
+	type decideOut struct {
+		Refund  refund `json:"refund"`
+		Changed bool   `json:"changed"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "decide_refund", Description: "Record the reviewer's decision (called by the card only).",
+		Meta: mcp.Meta{"ui": map[string]any{"visibility": []string{"app"}}}},
+		func(ctx context.Context, req *mcp.CallToolRequest, in decideIn) (*mcp.CallToolResult, *decideOut, error) {
+			if in.Decision != "approve" && in.Decision != "reject" {
+				return nil, nil, errors.New(`decision must be "approve" or "reject"`)
+			}
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			r, ok := st.refunds[in.RefundID]
+			if !ok {
+				return nil, nil, fmt.Errorf("no refund %q", in.RefundID)
+			}
+			// The amount is the server's, never the card's.
+			out := &decideOut{}
+			if r.Status == "pending" {
+				r.Status = map[string]string{"approve": "approved", "reject": "rejected"}[in.Decision]
+				out.Changed = true
+			}
+			out.Refund = *r
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("Refund %s is %s (%.2f %s).", r.ID, r.Status, r.Amount, r.Currency)}}}, out, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "refund_policy", Description: "The refund policy, for the model only.",
+		Meta: mcp.Meta{"ui": map[string]any{"visibility": []string{"model"}}}},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Refunds over 1000 need a second approver."}}}, nil, nil
+		})
+	s.AddResource(&mcp.Resource{URI: uri, Name: "Refund review", MIMEType: "text/html;profile=mcp-app"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/html;profile=mcp-app", Text: reviewHTML,
+				Meta: mcp.Meta{"ui": map[string]any{"prefersBorder": true}}}}}, nil
+		})
+	return s
+}

@@ -1,0 +1,73 @@
+package dataview
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"iter"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/mcpapps"
+)
+
+// Cards is the AG-UI middleware that shows structured results of the
+// backend's own tools as MCP Apps cards of the data view (render
+// "mcp-apps"). It sits inside mcpapps.Middleware, so results of MCP tools
+// (which bring their own UI) are not wrapped again. enabled decides per
+// run; the pool must hold the genui server.
+func Cards(p *mcpapps.Pool, enabled func(in *agui.RunAgentInput) bool) agui.Middleware {
+	return func(next agui.Agent) agui.Agent {
+		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+			if !enabled(in) {
+				return next.Run(ctx, in)
+			}
+			return func(yield func(agui.Event, error) bool) {
+				names := map[string]string{}
+				for ev, err := range next.Run(ctx, in) {
+					if !yield(ev, err) || err != nil {
+						return
+					}
+					switch e := ev.(type) {
+					case *agui.ToolCallStart:
+						names[e.ToolCallID] = e.ToolCallName
+					case *agui.ToolCallResult:
+						if card := cardFor(p, e, names[e.ToolCallID]); card != nil && !yield(card, nil) {
+							return
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func cardFor(p *mcpapps.Pool, e *agui.ToolCallResult, tool string) agui.Event {
+	b := bytes.TrimSpace([]byte(e.Content))
+	if len(b) == 0 || (b[0] != '{' && b[0] != '[') || !json.Valid(b) {
+		return nil
+	}
+	var data any
+	_ = json.Unmarshal(b, &data)
+	if m, ok := data.(map[string]any); ok {
+		if _, isA2UI := m["a2ui_operations"]; isA2UI {
+			return nil // the agent's own A2UI: the A2UI middleware shows it
+		}
+	}
+	sc := map[string]any{"data": data}
+	if tool != "" {
+		sc["title"] = tool
+	}
+	content, _ := json.Marshal(map[string]any{
+		"result":      map[string]any{"content": []any{map[string]any{"type": "text", "text": summary(data)}}, "structuredContent": sc},
+		"resourceUri": ResourceURI,
+		"serverHash":  p.Hash(ServerID),
+		"serverId":    ServerID,
+		"toolInput":   map[string]any{},
+	})
+	var id [12]byte
+	_, _ = rand.Read(id[:])
+	t := true
+	return &agui.ActivitySnapshot{MessageID: "mcp-apps-" + hex.EncodeToString(id[:]), ActivityType: mcpapps.ActivityType, Content: agui.JSON(content), Replace: &t}
+}
