@@ -7,14 +7,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/genui-adapter/genui-adapter/a2ui"
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/schemas"
 )
 
 // demoAgent is the built-in scripted agent: no LLM, deterministic output
-// for a given input, paced by delay so that streaming is visible.
+// for a given input, paced by delay so that streaming is visible. A
+// keyword in the user's message picks a scenario: table, record, metrics,
+// chart, form, app, error; anything else gets a greeting listing them and
+// the shipments table.
 type demoAgent struct {
 	delay time.Duration
 }
+
+// demoScenarios lists the keywords, in the greeting's order.
+var demoScenarios = []string{"table", "record", "metrics", "chart", "form", "app", "error"}
 
 // shipments is the demo's structured tool result.
 var shipments = []map[string]any{
@@ -23,6 +31,16 @@ var shipments = []map[string]any{
 	{"id": "SH-1003", "destination": "Osaka, JP", "carrier": "FedEx", "status": "in_transit", "weightKg": 48, "eta": "2026-12-05"},
 }
 
+var customer = map[string]any{
+	"name": "Grace Hopper", "email": "grace@example.com", "tier": "gold", "active": true, "lifetimeValue": 18250.75,
+	"address":      map[string]any{"street": "1 Navy Way", "city": "Arlington", "country": "US"},
+	"recentOrders": []map[string]any{{"id": "SO-9001", "total": 129.9, "placedAt": "2026-11-20"}, {"id": "SO-9014", "total": 42, "placedAt": "2026-11-26"}},
+}
+
+var kpis = map[string]any{"revenue": 128400, "orders": 342, "conversionRate": 3.4, "activeUsers": 1893}
+
+var salesByRegion = map[string]any{"North": 120, "South": 95, "East": 143, "West": 88, "Central": 61}
+
 func lastUserText(in *agui.RunAgentInput) string {
 	for i := len(in.Messages) - 1; i >= 0; i-- {
 		if in.Messages[i].Role == agui.RoleUser {
@@ -30,6 +48,39 @@ func lastUserText(in *agui.RunAgentInput) string {
 		}
 	}
 	return ""
+}
+
+// feedbackForm is an A2UI form whose button sends submit_feedback.
+func feedbackForm(catalog string) []a2ui.Message {
+	const sid = "feedback"
+	comps := []a2ui.Component{
+		a2ui.Card("root", "form"),
+		a2ui.Column("form", []string{"form-title", "comment", "contact", "submit"}),
+		a2ui.Text("form-title", "Send us feedback", "h3"),
+		a2ui.TextField("comment", "Comment", a2ui.Bind("/form/comment")),
+		a2ui.CheckBox("contact", "You may contact me", a2ui.Bind("/form/contact")),
+		a2ui.Button("submit", "submit-label", a2ui.EventAction("submit_feedback", map[string]any{"comment": a2ui.Bind("/form/comment"), "contact": a2ui.Bind("/form/contact")}), "primary"),
+		a2ui.Text("submit-label", "Submit", ""),
+	}
+	return []a2ui.Message{
+		&a2ui.CreateSurface{SurfaceID: sid, CatalogID: catalog},
+		&a2ui.UpdateComponents{SurfaceID: sid, Components: comps},
+		&a2ui.UpdateDataModel{SurfaceID: sid, Path: "/", Value: map[string]any{"form": map[string]any{"comment": "", "contact": false}}},
+	}
+}
+
+func catalogOf(in *agui.RunAgentInput) string {
+	for _, c := range in.Context {
+		if c.Description == a2ui.SchemaContextDescription {
+			var s struct {
+				CatalogID string `json:"catalogId"`
+			}
+			if json.Unmarshal([]byte(c.Value), &s) == nil && s.CatalogID != "" {
+				return s.CatalogID
+			}
+		}
+	}
+	return schemas.BasicCatalogID
 }
 
 // Run implements agui.Agent.
@@ -49,7 +100,13 @@ func (d *demoAgent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[a
 			}
 		}
 		emit := func(ev agui.Event) bool { return wait() && yield(ev, nil) }
-		text := func(id, s string) bool {
+		n := 0
+		p := in.RunID + "-"
+		lastText := ""
+		text := func(s string) bool {
+			n++
+			id := p + "msg-" + string(rune('0'+n))
+			lastText = id
 			if !emit(&agui.TextMessageStart{MessageID: id, Role: "assistant"}) {
 				return false
 			}
@@ -60,25 +117,78 @@ func (d *demoAgent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[a
 			}
 			return emit(&agui.TextMessageEnd{MessageID: id})
 		}
-		p := in.RunID + "-"
-		user := strings.TrimSpace(lastUserText(in))
-		if user == "" {
-			user = "(nothing)"
+		call := func(name string, args, result any) bool {
+			n++
+			id := p + "call-" + string(rune('0'+n))
+			a, _ := json.Marshal(args)
+			if !emit(&agui.ToolCallStart{ToolCallID: id, ToolCallName: name, ParentMessageID: lastText}) || !emit(&agui.ToolCallArgs{ToolCallID: id, Delta: string(a)}) || !emit(&agui.ToolCallEnd{ToolCallID: id}) {
+				return false
+			}
+			if result == nil {
+				return true // a client-side or MCP tool: its result comes from elsewhere
+			}
+			r, _ := json.Marshal(result)
+			return emit(&agui.ToolCallResult{MessageID: p + "result-" + string(rune('0'+n)), ToolCallID: id, Content: string(r), Role: "tool"})
 		}
-		callID := p + "call-1"
-		args, _ := json.Marshal(map[string]string{"status": "any"})
-		result, _ := json.Marshal(shipments)
-		state, _ := json.Marshal(map[string]any{"scenario": "table", "shipmentCount": len(shipments), "lastUserMessage": user})
-		_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
-			emit(&agui.StepStarted{StepName: "respond"}) &&
-			text(p+"msg-1", "Hi! I am the genui-adapter demo agent. You said: \""+user+"\". Let me look up the shipments.") &&
-			emit(&agui.ToolCallStart{ToolCallID: callID, ToolCallName: "list_shipments", ParentMessageID: p + "msg-1"}) &&
-			emit(&agui.ToolCallArgs{ToolCallID: callID, Delta: string(args)}) &&
-			emit(&agui.ToolCallEnd{ToolCallID: callID}) &&
-			emit(&agui.ToolCallResult{MessageID: p + "result-1", ToolCallID: callID, Content: string(result), Role: "tool"}) &&
-			emit(&agui.StateSnapshot{Snapshot: agui.JSON(state)}) &&
-			text(p+"msg-2", "There are 3 shipments; 2 are in transit.") &&
-			emit(&agui.StepFinished{StepName: "respond"}) &&
-			emit(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		state := func(scenario string) bool {
+			s, _ := json.Marshal(map[string]any{"scenario": scenario, "turns": len(in.Messages)})
+			return emit(&agui.StateSnapshot{Snapshot: agui.JSON(s)})
+		}
+		finish := func() { emit(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}) }
+		if !yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) {
+			return
+		}
+
+		// A follow-up turn: the last message is a tool result (an MCP tool
+		// the adapter ran, or a user action on an A2UI surface).
+		if k := len(in.Messages); k > 0 && in.Messages[k-1].Role == agui.RoleTool {
+			last := in.Messages[k-1].Content.String()
+			if strings.HasPrefix(last, "User performed action") {
+				_ = text("Thanks! I received your action: "+last) && state("action") && emit(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+				return
+			}
+			_ = text("The refund review card is above: approve or reject it there. The server re-checks the amount either way.") && emit(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+			return
+		}
+
+		user := strings.ToLower(lastUserText(in))
+		scenario := ""
+		for _, s := range demoScenarios {
+			if strings.Contains(user, s) {
+				scenario = s
+				break
+			}
+		}
+		ok := true
+		switch scenario {
+		case "record":
+			ok = text("Here is the customer record.") && call("get_customer", map[string]string{"email": "grace@example.com"}, customer) && state(scenario)
+		case "metrics":
+			ok = text("These are this week's KPIs.") && call("get_kpis", map[string]string{"period": "week"}, kpis) && state(scenario)
+		case "chart":
+			ok = text("Sales by region, in thousands.") && call("sales_by_region", map[string]string{"unit": "k"}, salesByRegion) && state(scenario)
+		case "form":
+			ops := []json.RawMessage{}
+			for _, m := range feedbackForm(catalogOf(in)) {
+				b, _ := json.Marshal(m)
+				ops = append(ops, b)
+			}
+			ok = text("Please fill in this form; the button sends your answer back to me.") && call("feedback_form", map[string]string{}, map[string]any{"a2ui_operations": ops}) && state(scenario)
+		case "app":
+			// review_refund is an MCP App tool of the "refunds" server: the
+			// adapter calls it and shows its card, then runs this agent again.
+			ok = text("Let me open the refund for review.") && call("review_refund", map[string]string{"refundId": "RF-1001"}, nil)
+		case "error":
+			_ = text("Simulating a failure of the agent now.") && emit(&agui.RunError{Message: "the demo agent failed on purpose", Code: "demo_error"})
+			return
+		case "table":
+			ok = text("Here are this week's shipments.") && call("list_shipments", map[string]string{"status": "any"}, shipments) && state(scenario) && text("There are 3 shipments; 2 are in transit.")
+		default:
+			ok = text("Hi! I am the genui-adapter demo agent (no LLM). Say one of: "+strings.Join(demoScenarios, ", ")+". Meanwhile, here are the shipments.") &&
+				call("list_shipments", map[string]string{"status": "any"}, shipments) && state("greeting") && text("There are 3 shipments; 2 are in transit.")
+		}
+		if ok {
+			finish()
+		}
 	}
 }

@@ -167,7 +167,7 @@ func TestDemoRun(t *testing.T) {
 		}
 	}
 	joined := strings.Join(types, ",")
-	for _, want := range []string{"RUN_STARTED,STEP_STARTED,TEXT_MESSAGE_START", "TOOL_CALL_START,TOOL_CALL_ARGS,TOOL_CALL_END,TOOL_CALL_RESULT,ACTIVITY_SNAPSHOT,STATE_SNAPSHOT", "STEP_FINISHED,RUN_FINISHED"} {
+	for _, want := range []string{"RUN_STARTED,TEXT_MESSAGE_START", "TOOL_CALL_START,TOOL_CALL_ARGS,TOOL_CALL_END,TOOL_CALL_RESULT,ACTIVITY_SNAPSHOT,STATE_SNAPSHOT", "TEXT_MESSAGE_END,RUN_FINISHED"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("events %s lack %s", joined, want)
 		}

@@ -1,0 +1,64 @@
+package adapter
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// TestDemoScenarios runs every keyword through the whole chain (A2UI,
+// MCP Apps with the built-in refunds server) and checks what each shows.
+func TestDemoScenarios(t *testing.T) {
+	cfg := DefaultConfig()
+	d := cfg.Agents["demo"]
+	d.Delay = 0
+	cfg.Agents["demo"] = d
+	ts := newTestServer(t, cfg)
+	for i, tt := range []struct {
+		say  string
+		want []string // substrings of the stream
+	}{
+		{"hello", []string{`Say one of: table, record, metrics, chart, form, app, error`, `"toolCallName":"list_shipments"`, `"activityType":"a2ui-surface"`}},
+		{"show me a table", []string{`"toolCallName":"list_shipments"`, `"activityType":"a2ui-surface"`, `"STATE_SNAPSHOT"`}},
+		{"a record please", []string{`"toolCallName":"get_customer"`, `Grace Hopper`, `"activityType":"a2ui-surface"`}},
+		{"metrics", []string{`"toolCallName":"get_kpis"`, `conversionRate`}},
+		{"chart", []string{`"toolCallName":"sales_by_region"`, `Central`}},
+		{"form", []string{`"toolCallName":"feedback_form"`, `submit_feedback`, `"activityType":"a2ui-surface"`}},
+		{"app", []string{`"toolCallName":"review_refund"`, `"activityType":"mcp-apps"`, `ui://refund/review.html`, `The refund review card is above`}},
+		{"error", []string{`"code":"demo_error"`}},
+	} {
+		body := fmt.Sprintf(`{"threadId":"t%d","runId":"r%d","messages":[{"id":"u","role":"user","content":%q}]}`, i, i, tt.say)
+		_, out := post(t, ts.URL+"/agents/demo/run", "application/json", body)
+		evs := decodeEvents(t, out)
+		all := out + spoken(evs)
+		for _, w := range tt.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("%q: stream lacks %s", tt.say, w)
+			}
+		}
+		if last := evs[len(evs)-1].Type(); last != agui.TypeRunFinished && last != agui.TypeRunError {
+			t.Errorf("%q ended with %s", tt.say, last)
+		}
+	}
+	// The form's button round-trips as an action the agent answers.
+	fp, _ := json.Marshal(map[string]any{"a2uiAction": map[string]any{"userAction": map[string]any{"name": "submit_feedback", "surfaceId": "feedback", "sourceComponentId": "submit", "context": map[string]any{"comment": "great", "contact": true}}}})
+	body := fmt.Sprintf(`{"threadId":"tf","runId":"rf","messages":[{"id":"u","role":"user","content":"form"}],"forwardedProps":%s}`, fp)
+	_, out := post(t, ts.URL+"/agents/demo/run", "application/json", body)
+	if said := spoken(decodeEvents(t, out)); !strings.Contains(said, `submit_feedback`) || !strings.Contains(said, "Thanks! I received your action") {
+		t.Errorf("action reply: %s", out)
+	}
+}
+
+// spoken joins the text the agent streamed.
+func spoken(evs []agui.Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		if c, ok := e.(*agui.TextMessageContent); ok {
+			b.WriteString(c.Delta)
+		}
+	}
+	return b.String()
+}
