@@ -1,6 +1,6 @@
 # make test runs everything CI runs: formatting, vet, Go tests with the race
 # detector, and the Node end-to-end suite against the real clients.
-.PHONY: test fmt-check vet gotest e2e e2e-deps run build bench loadgen fuzz
+.PHONY: test fmt-check vet gotest e2e e2e-deps run build bench loadgen fuzz playground-vendor
 
 GO ?= go
 
@@ -23,10 +23,16 @@ e2e/node_modules/.installed: e2e/package.json e2e/package-lock.json
 
 e2e-deps: e2e/node_modules/.installed
 
-e2e: e2e-deps
+e2e: e2e-deps playground-vendor
 	cd e2e && npm test
 
-run:
+# The playground's A2UI renderer bundle, built from the pinned npm packages
+# into an ignored folder the service serves.
+playground-vendor: e2e-deps
+	node e2e/build-playground-vendor.mjs
+
+# Runs the service with the built-in demo; the playground is at /.
+run: playground-vendor
 	$(GO) run ./cmd/genui-adapter
 
 build:

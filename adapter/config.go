@@ -55,6 +55,9 @@ type Config struct {
 	// ThreadPolicy says what a run on a busy thread does: "reject" (409,
 	// default) or "supersede" (the old run is cancelled).
 	ThreadPolicy string `yaml:"threadPolicy,omitempty"`
+	// PlaygroundVendor is the folder `make playground-vendor` builds the
+	// playground's A2UI renderer bundle into (default "playground-vendor").
+	PlaygroundVendor string `yaml:"playgroundVendor,omitempty"`
 	// InstanceID names this process in run records (default: random).
 	InstanceID string `yaml:"instanceId,omitempty"`
 }
@@ -419,6 +422,13 @@ func (c *Config) maxBody() int64 {
 		return DefaultMaxBodyBytes
 	}
 	return c.MaxBodyBytes
+}
+
+func (c *Config) playgroundVendor() string {
+	if c.PlaygroundVendor == "" {
+		return "playground-vendor"
+	}
+	return c.PlaygroundVendor
 }
 
 // SandboxAddr is where the sandbox listener listens.

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,10 +49,25 @@ func newMetrics() *metrics {
 }
 
 // runStats reports one run's measurements; it implements agui.Stats.
+// With debug, repairs are also kept for the run's event stream.
 type runStats struct {
 	m      *metrics
 	agent  string
 	logger *slog.Logger
+
+	debug   bool
+	mu      sync.Mutex
+	pending []string
+}
+
+// takeRepairs returns the repairs reported since the last call (debug
+// runs only).
+func (s *runStats) takeRepairs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pending
+	s.pending = nil
+	return p
 }
 
 func (s *runStats) UpstreamLatency(d time.Duration) {
@@ -61,4 +77,9 @@ func (s *runStats) UpstreamLatency(d time.Duration) {
 func (s *runStats) Repair(kind string) {
 	s.m.repairs.WithLabelValues(kind).Inc()
 	s.logger.Debug("stream repaired", "agent", s.agent, "kind", kind)
+	if s.debug {
+		s.mu.Lock()
+		s.pending = append(s.pending, kind)
+		s.mu.Unlock()
+	}
 }

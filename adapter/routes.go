@@ -14,6 +14,9 @@ func (s *Server) routes(e *echo.Echo) {
 	e.Use(middleware.Recover())
 	e.Use(requestLog(s.logger))
 
+	e.GET("/", handlePlaygroundIndex())
+	e.GET("/playground/:file", handlePlaygroundFile())
+	e.GET("/vendor/:file", handleVendor(s.cfg.playgroundVendor()))
 	e.GET("/healthz", handleHealth())
 	e.GET("/readyz", handleReady(s))
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))

@@ -100,7 +100,7 @@ func (s *Server) execute(a *agentEntry, in *agui.RunAgentInput, run runlog.Run, 
 	defer cancel(nil)
 	stopAfter := context.AfterFunc(s.runsCtx, func() { cancel(context.Cause(s.runsCtx)) })
 	defer stopAfter()
-	stats := &runStats{m: s.metrics, agent: a.id, logger: s.logger}
+	stats := &runStats{m: s.metrics, agent: a.id, logger: s.logger, debug: string(in.ForwardedProp("genuiDebug")) == "true"}
 	ctx = agui.WithStats(agui.WithRequestHeaders(ctx, hdr), stats)
 
 	wctx, stopWatch := context.WithCancel(context.Background())
@@ -163,6 +163,15 @@ func (s *Server) execute(a *agentEntry, in *agui.RunAgentInput, run runlog.Run, 
 				batch = append(batch, e)
 			default:
 				break fill
+			}
+		}
+		if stats.debug {
+			// The playground marks repairs: carry them in the stream, as
+			// CUSTOM events (legal for every client) before the event
+			// they came with.
+			if kinds := stats.takeRepairs(); len(kinds) > 0 {
+				v, _ := json.Marshal(map[string]any{"kinds": kinds})
+				batch = append([]agui.Event{&agui.Custom{Name: "genui-adapter.repairs", Value: agui.JSON(v)}}, batch...)
 			}
 		}
 		data = data[:0]
