@@ -1,0 +1,135 @@
+// The playground in headless Chromium against the built-in demo agent:
+// every scenario, the event log, A2UI surfaces rendered by @a2ui/lit with
+// zero renderer errors, MCP Apps cards inside the sandbox iframe, both
+// columns in side-by-side mode, and an A2UI action round trip.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { startAdapter } from "../lib/adapter.js";
+import { launch, artifacts, e2eDir } from "../lib/browser.js";
+
+let adapter, browser, page;
+const pageErrors = [];
+
+before(async () => {
+  assert.ok(existsSync(join(e2eDir, "..", "playground-vendor", "a2ui.js")), "run make playground-vendor first (make e2e does)");
+  adapter = await startAdapter(`playgroundVendor: ${JSON.stringify(join(e2eDir, "..", "playground-vendor"))}
+agents:
+  demo: {type: demo, delay: 1ms, mcpServers: [refunds]}
+`);
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  await page.goto(adapter.url + "/");
+  await page.waitForFunction(() => window.__playground?.ready);
+  assert.equal(await page.locator("#vendor-missing").isHidden(), true, "the A2UI bundle did not load");
+});
+
+after(async () => {
+  await browser?.close();
+  await adapter?.stop();
+});
+
+// say types a message, presses Enter and waits for the run to end.
+async function say(text) {
+  const before = await page.evaluate(() => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length);
+  await page.locator("#input").fill(text);
+  await page.locator("#input").press("Enter");
+  await page.waitForFunction((n) => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length > n && !window.__playground.state.running, before, { timeout: 20000 });
+}
+
+async function deepText(selector) {
+  return page.evaluate((sel) => {
+    const parts = [];
+    const walk = (n) => { if (n.nodeType === 3) parts.push(n.textContent); if (n.shadowRoot) walk(n.shadowRoot); for (const c of n.childNodes) walk(c); };
+    for (const el of document.querySelectorAll(sel)) walk(el);
+    return parts.join(" ").replace(/\s+/g, " ");
+  }, selector);
+}
+
+test("keyboard only: the agent list and the chat box are labelled and reachable", async () => {
+  assert.ok((await page.locator("#agent option").count()) >= 1);
+  assert.equal(await page.locator("label[for=input]").textContent(), "Message");
+  await page.locator("#input").focus();
+  assert.equal(await page.evaluate(() => document.activeElement.id), "input");
+});
+
+test("table: conversation, event log and an A2UI surface", async () => {
+  await say("table");
+  assert.match(await page.locator("#messages").innerText(), /Here are this week's shipments/);
+  assert.match(await page.locator("#messages").innerText(), /list_shipments/);
+  for (const type of ["RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_RESULT", "ACTIVITY_SNAPSHOT", "RUN_FINISHED"]) {
+    assert.ok(await page.locator(`#events li[data-type=${type}]`).count() > 0, `no ${type} in the log`);
+  }
+  assert.match(await page.locator("#events li").first().innerText(), /^\+\d+ms\s*RUN_STARTED/);
+  const text = await deepText(".pair .a2ui .body");
+  for (const w of ["List shipments", "3 rows", "Lyon, FR", "FedEx"]) assert.ok(text.includes(w), `A2UI surface lacks ${w}: ${text.slice(0, 300)}`);
+  // The log filter shows one type.
+  await page.selectOption("#filter", "TOOL_CALL_RESULT");
+  assert.equal(await page.locator("#events li:not([hidden])").count(), await page.locator("#events li[data-type=TOOL_CALL_RESULT]").count());
+  await page.selectOption("#filter", "");
+  await page.screenshot({ path: join(artifacts, "playground-table.png"), fullPage: true });
+});
+
+test("record, metrics and chart render; error ends the run with RUN_ERROR", async () => {
+  await say("record");
+  assert.ok((await deepText(".pair .a2ui .body")).includes("Grace Hopper"));
+  await say("metrics");
+  assert.ok((await deepText(".pair .a2ui .body")).includes("Conversion rate"));
+  await say("chart");
+  assert.ok((await deepText(".pair .a2ui .body")).includes("Central"));
+  await say("error");
+  assert.match(await page.locator("#messages").innerText(), /RUN_ERROR demo_error/);
+  await page.screenshot({ path: join(artifacts, "playground-scenarios.png"), fullPage: true });
+});
+
+test("app: the refund review MCP App card renders inside the sandbox iframe", async () => {
+  await say("app");
+  const view = page.frameLocator(".pair .mcp iframe").last().frameLocator("iframe");
+  await view.getByText("Ada Lovelace").waitFor({ timeout: 15000 });
+  await view.locator("#approve").click();
+  await view.getByText("Decision: approved").waitFor({ timeout: 15000 });
+  assert.match(await page.locator("#messages").innerText(), /The refund review card is above/);
+  await page.screenshot({ path: join(artifacts, "playground-app.png"), fullPage: true });
+});
+
+test("side-by-side: the same tool call as an A2UI surface and an MCP Apps data view", async () => {
+  await page.locator("#reset").click();
+  await page.check("#side");
+  await say("chart");
+  const pair = page.locator(".pair").first();
+  await pair.locator(".cols.both").waitFor();
+  assert.equal(await pair.locator(".col.a2ui").count(), 1);
+  assert.equal(await pair.locator(".col.mcp").count(), 1);
+  assert.match(await pair.locator(".col.a2ui .meta").innerText(), /3 A2UI messages, \d+ bytes/);
+  const view = pair.locator(".col.mcp iframe").first();
+  const inner = page.frameLocator(".pair .col.mcp iframe").first().frameLocator("iframe");
+  await inner.locator("svg[aria-label='bar chart']").waitFor({ timeout: 15000 });
+  assert.ok(await view.count());
+  assert.match(await pair.locator(".col.mcp .meta").innerText(), /resource \d+ bytes/);
+  // "show raw" reveals the payloads.
+  await pair.locator(".col.a2ui button").click();
+  assert.match(await pair.locator(".col.a2ui pre.raw").innerText(), /a2ui_operations/);
+  await page.screenshot({ path: join(artifacts, "playground-side-by-side.png"), fullPage: true });
+  await page.uncheck("#side");
+});
+
+test("form: the A2UI button's action round-trips to the agent", async () => {
+  await page.locator("#reset").click();
+  await say("form");
+  const field = page.locator(".pair .a2ui input").first();
+  await field.fill("Lovely service");
+  await page.locator(".pair .a2ui").getByText("Submit", { exact: true }).first().click();
+  await page.waitForFunction(() => window.__playground.actions.length > 0);
+  await page.waitForFunction(() => [...document.querySelectorAll("#messages li")].some((li) => li.textContent.includes("Thanks! I received your action")), null, { timeout: 15000 });
+  const action = await page.evaluate(() => window.__playground.actions.at(-1));
+  assert.equal(action.name, "submit_feedback");
+  assert.equal(action.context.comment, "Lovely service");
+  await page.screenshot({ path: join(artifacts, "playground-form-action.png"), fullPage: true });
+});
+
+test("no renderer or page errors", async () => {
+  assert.deepEqual(await page.evaluate(() => window.__playground.errors), []);
+  assert.deepEqual(pageErrors, []);
+});
