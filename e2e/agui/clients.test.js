@@ -83,7 +83,7 @@ for (const v of Object.keys(clients)) {
     assert.ok(tool, "a tool result message");
     assert.equal(JSON.parse(tool.content).length, 3);
     assert.ok(p.some((m) => m.toolCalls?.[0]?.name === "list_shipments"));
-    assert.equal(got.state.scenario, "table");
+    assert.equal(got.state.scenario, "greeting");
     assert.equal(got.runErrors.length, 0);
   });
 

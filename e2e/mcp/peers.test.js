@@ -69,9 +69,9 @@ before(async () => {
   adapter = await startAdapter(`mcpServers:
   basic: {command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(nm + "server-basic-vanillajs/dist/index.js")}, "--stdio"]}
   monitor: {url: "http://127.0.0.1:${port}/mcp"}
-  refunds: {command: [${JSON.stringify(goBinary("./examples/refund-server"))}]}
+  refundsStdio: {command: [${JSON.stringify(goBinary("./examples/refund-server"))}]}
 agents:
-  apps: {type: agui, url: "${up.url}/agent", mcpServers: [basic, monitor, refunds], a2ui: {disabled: true}}
+  apps: {type: agui, url: "${up.url}/agent", mcpServers: [basic, monitor, refundsStdio], a2ui: {disabled: true}}
 `);
 });
 
@@ -132,7 +132,7 @@ test("a card's resources/read returns the MCP App HTML", async () => {
 });
 
 test("a proxied call to a model-only tool, another server's tool or a disallowed method is refused", async () => {
-  let r = await proxied({ serverId: "refunds", method: "tools/call", params: { name: "refund_policy", arguments: {} } });
+  let r = await proxied({ serverId: "refundsStdio", method: "tools/call", params: { name: "refund_policy", arguments: {} } });
   assert.equal(r.isError, true);
   assert.match(r.content[0].text, /not callable from an app/);
   r = await proxied({ serverId: "basic", method: "tools/call", params: { name: "poll-system-stats", arguments: {} } });
