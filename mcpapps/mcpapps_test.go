@@ -351,7 +351,11 @@ func TestPoolReconnects(t *testing.T) {
 	// The server dies...
 	ts.CloseClientConnections()
 	ts.Close()
-	p.Call(ctx, "fx", "secret", map[string]any{}) // fails, and triggers a reconnect
+	// A call now fails fast or waits for the reconnection; bound it so
+	// the server can come back meanwhile.
+	short, cancelShort := context.WithTimeout(ctx, 200*time.Millisecond)
+	p.Call(short, "fx", "secret", map[string]any{})
+	cancelShort()
 	// ...and comes back on the same address.
 	ts2 := httptest.NewUnstartedServer(handler)
 	ln, err := listenRetry(addr)
