@@ -55,6 +55,9 @@ type Config struct {
 	// ThreadPolicy says what a run on a busy thread does: "reject" (409,
 	// default) or "supersede" (the old run is cancelled).
 	ThreadPolicy string `yaml:"threadPolicy,omitempty"`
+	// CopilotKit serves the CopilotRuntime v2 routes so that a CopilotKit
+	// frontend talks to the adapter directly.
+	CopilotKit CopilotKitConfig `yaml:"copilotkit,omitempty"`
 	// PlaygroundVendor is the folder `make playground-vendor` builds the
 	// playground's A2UI renderer bundle into (default "playground-vendor").
 	PlaygroundVendor string `yaml:"playgroundVendor,omitempty"`
@@ -68,6 +71,21 @@ type MCPServerConfig struct {
 	Command []string          `yaml:"command,omitempty"`
 	URL     string            `yaml:"url,omitempty"`
 	Headers map[string]string `yaml:"headers,omitempty"`
+}
+
+// CopilotKitConfig places the CopilotRuntime routes.
+type CopilotKitConfig struct {
+	// BasePath is the runtimeUrl path (default /api/copilotkit).
+	BasePath string `yaml:"basePath,omitempty"`
+	// Disabled turns the routes off.
+	Disabled bool `yaml:"disabled,omitempty"`
+}
+
+func (c CopilotKitConfig) base() string {
+	if c.BasePath == "" {
+		return "/api/copilotkit"
+	}
+	return "/" + strings.Trim(c.BasePath, "/")
 }
 
 // RunLogConfig selects the run log backend.

@@ -18,6 +18,10 @@ type httpError struct {
 	Msg    string
 	Err    error
 	RunID  string // the run concerned, if any
+	// Details carries a validation detail (the CopilotKit contract's 400s).
+	Details string
+	// Allow is sent as the Allow header (405s).
+	Allow string
 }
 
 func (e *httpError) Error() string {
@@ -41,6 +45,7 @@ type errorBody struct {
 	Error   string `json:"error"`
 	Message string `json:"message"`
 	RunID   string `json:"runId,omitempty"`
+	Details string `json:"details,omitempty"`
 }
 
 // errorHandler is the one place that maps errors to HTTP answers. Clients
@@ -74,7 +79,10 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 			_ = c.NoContent(he.Status)
 			return
 		}
-		_ = c.JSON(he.Status, errorBody{Error: he.Code, Message: he.Msg, RunID: he.RunID})
+		if he.Allow != "" {
+			c.Response().Header().Set("Allow", he.Allow)
+		}
+		_ = c.JSON(he.Status, errorBody{Error: he.Code, Message: he.Msg, RunID: he.RunID, Details: he.Details})
 	}
 }
 

@@ -27,6 +27,16 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/threads/:threadId/messages", handleThreadMessages(s))
 	e.GET("/static/mcp-apps-host.js", handleHostScript())
 	e.POST("/mcp-apps/sandbox", handleSandboxURL(s))
+	if !s.cfg.CopilotKit.Disabled {
+		base := s.cfg.CopilotKit.base()
+		e.GET(base+"/info", handleCPKInfo(s))
+		e.POST(base+"/agent/:agentId/run", handleCPKRun(s))
+		e.POST(base+"/agent/:agentId/connect", handleCPKConnect(s))
+		e.POST(base+"/agent/:agentId/stop/:threadId", handleCPKStop(s))
+		e.Any(base, handleCPKSingle(s))
+		e.Any(base+"/", handleCPKSingle(s))
+		e.RouteNotFound(base+"/*", handleCPKNotFound())
+	}
 	e.POST("/a2ui/validate", handleA2UIValidate(s.a2ui, s.cfg.maxBody()))
 	e.POST("/a2ui/render", handleA2UIRender(s.a2ui, s.cfg.maxBody()))
 }

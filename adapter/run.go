@@ -64,34 +64,38 @@ func errTooLarge(max int64) error {
 // answered with an SSE stream of AG-UI events.
 func handleRun(s *Server) echo.HandlerFunc {
 	return func(c *echo.Context) error {
-		id := c.Param("agentId")
-		a, ok := s.agents[id]
-		if !ok {
-			return &httpError{Status: http.StatusNotFound, Code: "agent_not_found", Msg: fmt.Sprintf("no agent %q is configured; GET /agents lists them", id)}
-		}
-		if s.draining.Load() {
-			return &httpError{Status: http.StatusServiceUnavailable, Code: "draining", Msg: "the server is shutting down; retry on another instance"}
-		}
-		principal, err := s.principal(c.Request())
-		if err != nil {
-			return err
-		}
 		body, err := readJSONBody(c.Request(), s.cfg.maxBody())
 		if err != nil {
 			return err
 		}
-		in, err := agui.ParseRunAgentInput(body)
-		if err != nil {
-			var ie *agui.InputError
-			if errors.As(err, &ie) {
-				return &httpError{Status: http.StatusBadRequest, Code: "invalid_run_input", Msg: ie.Error(), Err: err}
-			}
-			return errBadRequest("invalid RunAgentInput", err)
-		}
-		run, err := s.startRun(c.Request().Context(), a, in, principal, c.Request().Header)
-		if err != nil {
-			return err
-		}
-		return s.serveEvents(c, run, 0)
+		return s.run(c, c.Param("agentId"), body)
 	}
+}
+
+// run starts a run of agent id with body (a RunAgentInput) and streams it.
+func (s *Server) run(c *echo.Context, id string, body []byte) error {
+	a, ok := s.agents[id]
+	if !ok {
+		return &httpError{Status: http.StatusNotFound, Code: "agent_not_found", Msg: fmt.Sprintf("no agent %q is configured; GET /agents lists them", id)}
+	}
+	if s.draining.Load() {
+		return &httpError{Status: http.StatusServiceUnavailable, Code: "draining", Msg: "the server is shutting down; retry on another instance"}
+	}
+	principal, err := s.principal(c.Request())
+	if err != nil {
+		return err
+	}
+	in, err := agui.ParseRunAgentInput(body)
+	if err != nil {
+		var ie *agui.InputError
+		if errors.As(err, &ie) {
+			return &httpError{Status: http.StatusBadRequest, Code: "invalid_run_input", Msg: ie.Error(), Err: err}
+		}
+		return errBadRequest("invalid RunAgentInput", err)
+	}
+	run, err := s.startRun(c.Request().Context(), a, in, principal, c.Request().Header)
+	if err != nil {
+		return err
+	}
+	return s.serveEvents(c, run, 0)
 }

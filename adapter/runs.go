@@ -303,8 +303,29 @@ func (s *Server) saveHistory(run runlog.Run, msgs []agui.Message) {
 }
 
 // serveEvents streams the run's events after the cursor as SSE, each with
-// "id: <seq>", until the terminal event or the client leaves.
+// "id: <seq>", until the terminal event or the client leaves. An unknown
+// run or an evicted cursor is answered with a status before the stream
+// starts.
 func (s *Server) serveEvents(c *echo.Context, run runlog.Run, after int64) error {
+	switch err := s.log.Check(c.Request().Context(), run.ID, after); {
+	case errors.Is(err, runlog.ErrGap):
+		return &httpError{Status: http.StatusGone, Code: "resume_gap", RunID: run.ID, Msg: fmt.Sprintf("events after %d are no longer retained; start a new run", after)}
+	case errors.Is(err, runlog.ErrUnknownRun):
+		return &httpError{Status: http.StatusNotFound, Code: "run_not_found", RunID: run.ID, Msg: fmt.Sprintf("run %q does not exist or has expired", run.ID)}
+	case err != nil:
+		return fmt.Errorf("run log: %w", err)
+	}
+	enc := agui.NewEncoder(c.Response())
+	if !writePreamble(c.Response(), enc) {
+		return nil
+	}
+	return s.followEvents(c, run, after, enc)
+}
+
+// followEvents writes the run's events after the cursor to a stream whose
+// preamble is written, until the terminal event or the client leaves.
+// While it runs, the run counts a reader (detach grace).
+func (s *Server) followEvents(c *echo.Context, run runlog.Run, after int64, enc *agui.Encoder) error {
 	reqCtx := c.Request().Context()
 	w := c.Response()
 	if v, ok := s.local.Load(run.ID); ok {
@@ -329,16 +350,6 @@ func (s *Server) serveEvents(c *echo.Context, run runlog.Run, after int64) error
 	s.streams.Add(1)
 	defer s.streams.Done()
 
-	// An unknown run or an evicted cursor is answered with a status
-	// before the stream starts.
-	switch err := s.log.Check(reqCtx, run.ID, after); {
-	case errors.Is(err, runlog.ErrGap):
-		return &httpError{Status: http.StatusGone, Code: "resume_gap", RunID: run.ID, Msg: fmt.Sprintf("events after %d are no longer retained; start a new run", after)}
-	case errors.Is(err, runlog.ErrUnknownRun):
-		return &httpError{Status: http.StatusNotFound, Code: "run_not_found", RunID: run.ID, Msg: fmt.Sprintf("run %q does not exist or has expired", run.ID)}
-	case err != nil:
-		return fmt.Errorf("run log: %w", err)
-	}
 	type item struct {
 		e   runlog.Entry
 		err error
@@ -365,11 +376,7 @@ func (s *Server) serveEvents(c *echo.Context, run runlog.Run, after int64) error
 		}
 	}()
 
-	enc := agui.NewEncoder(w)
 	rc := http.NewResponseController(w)
-	if !writePreamble(w, enc) {
-		return nil
-	}
 	write := func(it item) (done bool) {
 		if it.err != nil {
 			// Mid-stream trouble: say so in-band, never leave a silent hole.
