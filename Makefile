@@ -21,10 +21,15 @@ e2e/node_modules/.installed: e2e/package.json e2e/package-lock.json
 	cd e2e && npm ci --no-audit --no-fund
 	touch $@
 
-e2e-deps: e2e/node_modules/.installed
+e2e/copilotkit/node_modules/.installed: e2e/copilotkit/package.json e2e/copilotkit/package-lock.json
+	cd e2e/copilotkit && npm ci --no-audit --no-fund
+	touch $@
+
+e2e-deps: e2e/node_modules/.installed e2e/copilotkit/node_modules/.installed
 
 e2e: e2e-deps playground-vendor
 	cd e2e && npm test
+	cd e2e/copilotkit && npm test
 
 # The playground's A2UI renderer bundle, built from the pinned npm packages
 # into an ignored folder the service serves.

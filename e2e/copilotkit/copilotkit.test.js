@@ -1,0 +1,146 @@
+// A real CopilotKit v2 React page (@copilotkit/react-core 1.74.0, built
+// with Vite) in headless Chromium, with runtimeUrl pointed at the adapter:
+// no Node CopilotRuntime anywhere. Chat text streams in, an A2UI surface
+// renders and its button reaches the agent, an MCP App card renders with
+// its HTML fetched through a proxied run, reopening the thread restores
+// the history and the surface, Stop ends the stream and the agent run,
+// and the same in single-route mode. Screenshots go to e2e/artifacts/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { readFile } from "node:fs/promises";
+import { join, extname, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { randomUUID } from "node:crypto";
+import { startAdapter } from "../lib/adapter.js";
+import { launch, artifacts } from "../lib/browser.js";
+
+const dist = join(dirname(fileURLToPath(import.meta.url)), "web", "dist");
+let adapter, web, browser;
+
+async function serveDist() {
+  const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
+  const server = http.createServer(async (req, res) => {
+    const path = req.url.split("?")[0];
+    try {
+      const body = await readFile(join(dist, path === "/" ? "index.html" : path));
+      res.writeHead(200, { "Content-Type": types[extname(path)] || "text/html" }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+before(async () => {
+  web = await serveDist();
+  adapter = await startAdapter(`cors: {origins: ["${web.url}"]}
+agents:
+  default: {type: demo, delay: 5ms, mcpServers: [refunds], description: "demo"}
+  slow: {type: demo, delay: 300ms, description: "slow demo"}
+`);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await adapter?.stop();
+  await web?.close();
+});
+
+async function open({ thread = randomUUID(), single = false, agent = "default" } = {}) {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1000 } });
+  const traffic = [];
+  page.on("request", (r) => { if (r.url().startsWith(adapter.url)) traffic.push({ url: r.url(), body: r.postData() }); });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  const url = `${web.url}/?runtime=${encodeURIComponent(adapter.url + "/api/copilotkit")}&thread=${thread}&agent=${agent}${single ? "&single=1" : ""}`;
+  await page.goto(url);
+  await page.locator("textarea").first().waitFor({ timeout: 20000 });
+  return { page, thread, traffic, errors };
+}
+
+async function say(page, text) {
+  const box = page.locator("textarea").first();
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+// anyFrameText waits until some frame of the page shows text.
+async function anyFrameText(page, text, timeout = 20000) {
+  const end = Date.now() + timeout;
+  while (Date.now() < end) {
+    for (const f of page.frames()) {
+      try {
+        if ((await f.locator("body").innerText({ timeout: 500 })).includes(text)) return true;
+      } catch {}
+    }
+    await page.waitForTimeout(200);
+  }
+  return false;
+}
+
+for (const single of [false, true]) {
+  const tag = single ? "single-route" : "multi-route";
+  test(`${tag}: text, an A2UI surface and its action, an MCP App card, and the restored thread`, async () => {
+    const { page, thread, traffic, errors } = await open({ single });
+    await say(page, "hello");
+    await page.getByText("I am the genui-adapter demo agent", { exact: false }).first().waitFor({ timeout: 20000 });
+    await page.getByText("List shipments", { exact: false }).first().waitFor({ timeout: 20000 });
+
+    await say(page, "table");
+    await page.getByText("There are 3 shipments", { exact: false }).nth(1).waitFor({ timeout: 20000 });
+    await page.getByRole("button", { name: "Select" }).first().click();
+    await page.getByText("Thanks! I received your action", { exact: false }).first().waitFor({ timeout: 20000 });
+    const action = traffic.find((t) => t.body && t.body.includes("a2uiAction"));
+    assert.ok(action, "no run carried forwardedProps.a2uiAction");
+    assert.match(action.body, /select_row/);
+
+    await say(page, "app");
+    assert.ok(await anyFrameText(page, "Refund review"), "the MCP App card did not render");
+    assert.ok(await anyFrameText(page, "Ada Lovelace"), "the card did not get its tool result");
+    assert.ok(traffic.some((t) => t.body && t.body.includes("__proxiedMCPRequest") && t.body.includes("resources/read")), "no proxied resources/read");
+    await page.screenshot({ path: join(artifacts, `copilotkit-${tag}.png`), fullPage: true });
+    if (!single) {
+      assert.ok(traffic.some((t) => t.url.endsWith("/api/copilotkit/info")), "GET /info not used");
+    } else {
+      assert.ok(traffic.every((t) => !t.url.includes("/agent/")), "single-route mode used a multi-route path");
+    }
+    await page.close();
+
+    // Reopen the thread: /connect restores the history and the surface.
+    const again = await open({ thread, single });
+    await again.page.getByText("Here are this week's shipments", { exact: false }).first().waitFor({ timeout: 20000 });
+    await again.page.getByText("List shipments", { exact: false }).first().waitFor({ timeout: 20000 });
+    await again.page.screenshot({ path: join(artifacts, `copilotkit-${tag}-restored.png`), fullPage: true });
+    assert.ok(again.traffic.some((t) => (t.url.endsWith("/connect")) || (t.body && t.body.includes('"agent/connect"'))), "no connect request");
+    assert.deepEqual(errors.concat(again.errors), []);
+    await again.page.close();
+  });
+
+  test(`${tag}: Stop ends the stream and the agent run`, async () => {
+    const { page, traffic } = await open({ single, agent: "slow" });
+    await say(page, "hello");
+    await page.getByText("Hi!", { exact: false }).first().waitFor({ timeout: 20000 });
+    // While a run streams, CopilotKit's send button is the Stop button.
+    await page.getByTestId("copilot-send-button").click({ timeout: 10000 });
+    const runReq = traffic.find((t) => t.body && (t.url.endsWith("/run") || t.body.includes('"agent/run"')));
+    const runId = JSON.parse(runReq.body).runId ?? JSON.parse(runReq.body).body.runId;
+    // The run's log ends with the stop.
+    let last = "";
+    for (let i = 0; i < 50 && !last.includes("RUN_ERROR"); i++) {
+      await page.waitForTimeout(200);
+      const res = await fetch(`${adapter.url}/runs/${runId}/events`);
+      const text = await res.text();
+      last = text.trim().split("\n\n").at(-1);
+    }
+    assert.match(last, /"message":"Run stopped by user"/);
+    assert.match(last, /"code":"abort"/);
+    const before = await page.locator("body").innerText();
+    await page.waitForTimeout(1200);
+    assert.equal(await page.locator("body").innerText(), before, "text kept streaming after Stop");
+    assert.ok(traffic.some((t) => t.url.includes("/stop/") || (t.body && t.body.includes('"agent/stop"'))), "no stop request");
+    await page.screenshot({ path: join(artifacts, `copilotkit-${tag}-stopped.png`), fullPage: true });
+    await page.close();
+  });
+}
