@@ -201,3 +201,24 @@ func TestCopilotKitRunConnectStop(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestProxiedRequestsDuringAChatRun: a card's proxied request arrives on
+// the chat's thread while a run is active (CopilotKit does this); it is
+// answered at once, without the thread lock or the history.
+func TestProxiedRequestsDuringAChatRun(t *testing.T) {
+	up := newCountingUpstream(t, 2000, 5*time.Millisecond)
+	base := cpkServer(t, up.URL) + cpk
+	live := doReq(t, "POST", base+"/agent/slow/run", `{"threadId":"th","runId":"chat","messages":[]}`, nil)
+	defer live.Body.Close()
+	readFrames(live.Body, func(f frame) bool { return f.id == "2" })
+	resp := doReq(t, "POST", base+"/agent/slow/run", `{"threadId":"th","runId":"card-1","messages":[],"forwardedProps":{"__proxiedMCPRequest":{"serverId":"genui","method":"resources/read","params":{"uri":"ui://genui/data-view"}}}}`, nil)
+	fr := readFrames(resp.Body, nil)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(fr) != 2 || !strings.Contains(fr[1].data, `text/html;profile=mcp-app`) {
+		t.Fatalf("proxied read during a chat run = %d %v", resp.StatusCode, fr)
+	}
+	// It did not become a run of the thread.
+	if r := doReq(t, "GET", strings.TrimSuffix(base, cpk)+"/runs/card-1/events", "", nil); r.StatusCode != 404 {
+		t.Errorf("the proxied request was logged as a run (%d)", r.StatusCode)
+	}
+}

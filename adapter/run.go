@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
 func requestLog(logger *slog.Logger) echo.MiddlewareFunc {
@@ -93,9 +94,40 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 		}
 		return errBadRequest("invalid RunAgentInput", err)
 	}
+	if in.ForwardedProp(mcpapps.ProxiedRequestKey) != nil {
+		// A card's request: answered at once, outside the run log. It is
+		// not part of the conversation (no history, no resume) and must
+		// not collide with the thread's active chat run (CopilotKit sends
+		// it on the chat's thread).
+		return s.direct(c, a, in)
+	}
 	run, err := s.startRun(c.Request().Context(), a, in, principal, c.Request().Header)
 	if err != nil {
 		return err
 	}
 	return s.serveEvents(c, run, 0)
+}
+
+// direct streams a run straight to the client, without the run log.
+func (s *Server) direct(c *echo.Context, a *agentEntry, in *agui.RunAgentInput) error {
+	s.streams.Add(1)
+	defer s.streams.Done()
+	stats := &runStats{m: s.metrics, agent: a.id, logger: s.logger}
+	ctx := agui.WithStats(agui.WithRequestHeaders(c.Request().Context(), c.Request().Header), stats)
+	w := c.Response()
+	enc := agui.NewEncoder(w)
+	if !writePreamble(w, enc) {
+		return nil
+	}
+	rc := http.NewResponseController(w)
+	for ev, err := range a.chain.Run(ctx, in) {
+		if err != nil {
+			ev = agui.AsRunError(err)
+		}
+		if enc.Encode("", ev) != nil || rc.Flush() != nil {
+			return nil
+		}
+		s.metrics.events.WithLabelValues(a.id).Inc()
+	}
+	return nil
 }

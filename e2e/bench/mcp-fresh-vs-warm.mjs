@@ -29,8 +29,8 @@ async function fresh() {
   await client.close();
 }
 
-const adapter = await startAdapter(`mcpServers:\n  refunds: {url: "${url}"}\nagents:\n  a: {type: demo, mcpServers: [refunds]}\n`);
-const body = (i) => JSON.stringify({ threadId: `b${i}`, runId: `b${i}`, messages: [], forwardedProps: { __proxiedMCPRequest: { serverId: "refunds", method: "tools/call", params: { name: "decide_refund", arguments: { refundId: "RF-1001", decision: "approve" } } } } });
+const adapter = await startAdapter(`mcpServers:\n  refundsHttp: {url: "${url}"}\nagents:\n  a: {type: demo, mcpServers: [refundsHttp]}\n`);
+const body = (i) => JSON.stringify({ threadId: `b${i}`, runId: `b${i}`, messages: [], forwardedProps: { __proxiedMCPRequest: { serverId: "refundsHttp", method: "tools/call", params: { name: "decide_refund", arguments: { refundId: "RF-1001", decision: "approve" } } } } });
 async function warm(i) {
   const res = await fetch(`${adapter.url}/agents/a/run`, { method: "POST", headers: { "Content-Type": "application/json" }, body: body(i) });
   const text = await res.text();
