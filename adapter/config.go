@@ -121,10 +121,17 @@ type CORS struct {
 
 // AgentConfig configures one agent.
 type AgentConfig struct {
-	// Type is "demo" or "agui".
-	Type        string `yaml:"type"`
-	URL         string `yaml:"url,omitempty"`
-	Description string `yaml:"description,omitempty"`
+	// Type is "demo", "agui" (an AG-UI endpoint) or "langgraph" (a
+	// LangGraph Agent Server: url plus graph).
+	Type string `yaml:"type"`
+	// Graph is the LangGraph graph or assistant id (langgraph only).
+	Graph string `yaml:"graph,omitempty"`
+	// APIKey is sent as x-api-key to a LangGraph server (langgraph only).
+	APIKey string `yaml:"apiKey,omitempty"`
+	// AssistantConfig is merged into every LangGraph run's config.
+	AssistantConfig map[string]any `yaml:"assistantConfig,omitempty"`
+	URL             string         `yaml:"url,omitempty"`
+	Description     string         `yaml:"description,omitempty"`
 	// Headers are sent to the upstream with every request.
 	Headers map[string]string `yaml:"headers,omitempty"`
 	// ForwardHeaders lists inbound headers copied to the upstream.
@@ -355,18 +362,21 @@ func (c *Config) Validate() error {
 		}
 		switch a.Type {
 		case "demo":
-		case "agui":
+		case "agui", "langgraph":
 			u, err := url.Parse(a.URL)
 			if a.URL == "" {
-				return bad("agents.%s.url: required for type agui", id)
+				return bad("agents.%s.url: required for type %s", id, a.Type)
+			}
+			if a.Type == "langgraph" && a.Graph == "" {
+				return bad("agents.%s.graph: required for type langgraph (the graph or assistant id)", id)
 			}
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				return bad("agents.%s.url: %q is not an http(s) URL", id, a.URL)
 			}
 		case "":
-			return bad("agents.%s.type: required (demo or agui)", id)
+			return bad("agents.%s.type: required (demo, agui or langgraph)", id)
 		default:
-			return bad("agents.%s.type: unknown type %q (want demo or agui)", id, a.Type)
+			return bad("agents.%s.type: unknown type %q (want demo, agui or langgraph)", id, a.Type)
 		}
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/a2ui"
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/langgraph"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 	"github.com/genui-adapter/genui-adapter/mcpapps/dataview"
 )
@@ -117,6 +118,14 @@ func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
 			ConnectTimeout: time.Duration(ac.ConnectTimeout),
 			IdleTimeout:    time.Duration(ac.IdleTimeout),
 			MaxEventSize:   cfg.MaxEventBytes,
+		}, nil
+	case "langgraph":
+		return &langgraph.Agent{
+			URL:             ac.URL,
+			Graph:           ac.Graph,
+			APIKey:          ac.APIKey,
+			AssistantConfig: ac.AssistantConfig,
+			MaxEventSize:    cfg.MaxEventBytes,
 		}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown agent type %q", ErrConfig, ac.Type)

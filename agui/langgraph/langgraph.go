@@ -1,0 +1,296 @@
+// Package langgraph is an agui.Agent for the LangGraph Agent Server API
+// (`langgraph dev`, LangGraph Platform / LangSmith Deployment): it runs a
+// graph on a thread with POST /threads/{id}/runs/stream and translates the
+// stream (messages-tuple, updates, values, custom) into AG-UI events, the
+// way @ag-ui/langgraph maps them, with no Python shim in between.
+//
+// The AG-UI threadId maps to a LangGraph thread deterministically (a UUID
+// derived from it, created on first use), so the mapping needs no storage
+// and survives restarts. A stream that drops mid-run is resumed with
+// GET /threads/{t}/runs/{r}/stream and Last-Event-ID (bounded retries); a
+// run whose client goes away is cancelled upstream.
+package langgraph
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// Agent runs one graph (assistant) of a LangGraph server.
+type Agent struct {
+	// URL is the server's base URL, e.g. http://127.0.0.1:2024.
+	URL string
+	// Graph is the graph id or assistant id.
+	Graph string
+	// APIKey, when set, is sent as x-api-key.
+	APIKey string
+	// AssistantConfig is merged into every run's config.
+	AssistantConfig map[string]any
+	// Client sends requests (default: no overall timeout).
+	Client *http.Client
+	// MaxReconnects bounds stream resumptions (default 5).
+	MaxReconnects int
+	// MaxEventSize caps one upstream event (default agui.DefaultMaxEventSize).
+	MaxEventSize int
+}
+
+// ThreadID is the LangGraph thread an AG-UI thread maps to: a name-based
+// (v5-style) UUID of the AG-UI thread id.
+func ThreadID(aguiThread string) string {
+	h := sha1.Sum([]byte("genui-adapter/langgraph/" + aguiThread))
+	h[6] = (h[6] & 0x0f) | 0x50
+	h[8] = (h[8] & 0x3f) | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
+
+func (a *Agent) client() *http.Client {
+	if a.Client != nil {
+		return a.Client
+	}
+	return http.DefaultClient
+}
+
+func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[string]string) (*http.Response, error) {
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(a.URL, "/")+path, r)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if a.APIKey != "" {
+		req.Header.Set("x-api-key", a.APIKey)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	return a.client().Do(req)
+}
+
+func statusErr(resp *http.Response, what string) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	msg := strings.TrimSpace(string(b))
+	var e struct{ Detail, Message, Error string }
+	if json.Unmarshal(b, &e) == nil {
+		for _, m := range []string{e.Detail, e.Message, e.Error} {
+			if m != "" {
+				msg = m
+				break
+			}
+		}
+	}
+	return &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("LangGraph %s: HTTP %d: %s", what, resp.StatusCode, msg)}
+}
+
+// lcMessages converts AG-UI messages to LangChain messages. Activity and
+// reasoning messages are not the graph's business.
+func lcMessages(msgs []agui.Message) []map[string]any {
+	var out []map[string]any
+	for _, m := range msgs {
+		switch m.Role {
+		case agui.RoleUser:
+			out = append(out, map[string]any{"id": m.ID, "type": "human", "content": m.Content.String()})
+		case agui.RoleSystem, agui.RoleDeveloper:
+			out = append(out, map[string]any{"id": m.ID, "type": "system", "content": m.Content.String()})
+		case agui.RoleAssistant:
+			lm := map[string]any{"id": m.ID, "type": "ai", "content": m.Content.String()}
+			var calls []map[string]any
+			for _, c := range m.ToolCalls {
+				var args any = map[string]any{}
+				if c.Function.Arguments != "" {
+					_ = json.Unmarshal([]byte(c.Function.Arguments), &args)
+				}
+				calls = append(calls, map[string]any{"id": c.ID, "name": c.Function.Name, "args": args, "type": "tool_call"})
+			}
+			if calls != nil {
+				lm["tool_calls"] = calls
+			}
+			out = append(out, lm)
+		case agui.RoleTool:
+			out = append(out, map[string]any{"id": m.ID, "type": "tool", "content": m.Content.String(), "tool_call_id": m.ToolCallID})
+		}
+	}
+	return out
+}
+
+// Run implements agui.Agent.
+func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	return func(yield func(agui.Event, error) bool) {
+		tid := ThreadID(in.ThreadID)
+		resp, err := a.do(ctx, http.MethodPost, "/threads", map[string]any{"thread_id": tid, "if_exists": "do_nothing", "metadata": map[string]any{"agui_thread_id": in.ThreadID}}, nil)
+		if err != nil {
+			if ctx.Err() == nil {
+				yield(nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the LangGraph server", Err: err})
+			}
+			return
+		}
+		if resp.StatusCode/100 != 2 {
+			err := statusErr(resp, "create thread")
+			resp.Body.Close()
+			yield(nil, err)
+			return
+		}
+		resp.Body.Close()
+
+		body := map[string]any{
+			"assistant_id":     a.Graph,
+			"stream_mode":      []string{"messages-tuple", "updates", "values", "custom"},
+			"stream_resumable": true,
+			"on_disconnect":    "cancel",
+		}
+		if len(in.Resume) > 0 {
+			var payload any
+			if len(in.Resume) == 1 {
+				_ = json.Unmarshal(in.Resume[0].Payload, &payload)
+			} else {
+				m := map[string]any{}
+				for _, r := range in.Resume {
+					var p any
+					_ = json.Unmarshal(r.Payload, &p)
+					m[r.InterruptID] = p
+				}
+				payload = m
+			}
+			body["command"] = map[string]any{"resume": payload}
+		} else {
+			body["input"] = map[string]any{"messages": lcMessages(in.Messages)}
+		}
+		cfg := map[string]any{}
+		for k, v := range a.AssistantConfig {
+			cfg[k] = v
+		}
+		if fp := in.ForwardedProp("config"); fp != nil {
+			var m map[string]any
+			if json.Unmarshal(fp, &m) == nil {
+				for k, v := range m {
+					cfg[k] = v
+				}
+			}
+		}
+		if len(cfg) > 0 {
+			body["config"] = cfg
+		}
+		if fp := in.ForwardedProp("context"); fp != nil {
+			body["context"] = json.RawMessage(fp)
+		}
+
+		t := &translator{in: in, yield: yield}
+		if !t.out(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}) {
+			return
+		}
+		resp, err = a.do(ctx, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"})
+		if err != nil {
+			if ctx.Err() == nil {
+				yield(nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the LangGraph server", Err: err})
+			}
+			return
+		}
+		if resp.StatusCode/100 != 2 {
+			err := statusErr(resp, "run")
+			resp.Body.Close()
+			yield(nil, err)
+			return
+		}
+		// Cancel the LangGraph run when our client goes away.
+		defer func() {
+			if ctx.Err() != nil && t.runID != "" && !t.ended {
+				cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if r, err := a.do(cctx, http.MethodPost, "/threads/"+tid+"/runs/"+t.runID+"/cancel", nil, nil); err == nil {
+					r.Body.Close()
+				}
+			}
+		}()
+		maxRe := a.MaxReconnects
+		if maxRe == 0 {
+			maxRe = 5
+		}
+		for attempt := 0; ; attempt++ {
+			done, err := t.consume(resp.Body, a.MaxEventSize)
+			resp.Body.Close()
+			if done || ctx.Err() != nil {
+				return
+			}
+			if err == nil && t.runID != "" {
+				// A clean close: the run is over, or the server let go of
+				// the stream early. Its status says which.
+				switch st, serr := a.runStatus(ctx, tid, t.runID); {
+				case serr != nil:
+					err = serr
+				case st == "success" || st == "interrupted":
+					t.finish()
+					return
+				case st == "error" || st == "timeout":
+					t.ended = true
+					yield(&agui.RunError{Message: "the LangGraph run ended with status " + st, Code: "langgraph_error"}, nil)
+					return
+				}
+			}
+			if attempt >= maxRe || t.runID == "" {
+				yield(nil, &agui.RunErr{Code: agui.CodeUpstreamTruncated, Message: fmt.Sprintf("the LangGraph stream broke and could not be resumed after %d attempts", attempt), Err: err})
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
+			}
+			hdr := map[string]string{"Accept": "text/event-stream"}
+			if t.lastID != "" {
+				hdr["Last-Event-ID"] = t.lastID
+			}
+			resp, err = a.do(ctx, http.MethodGet, "/threads/"+tid+"/runs/"+t.runID+"/stream", nil, hdr)
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				resp = &http.Response{Body: io.NopCloser(strings.NewReader(""))}
+				continue
+			}
+			if resp.StatusCode/100 != 2 {
+				err := statusErr(resp, "resume")
+				resp.Body.Close()
+				yield(nil, err)
+				return
+			}
+		}
+	}
+}
+
+// runStatus is the status of a run: pending, running, success, error,
+// timeout or interrupted.
+func (a *Agent) runStatus(ctx context.Context, tid, rid string) (string, error) {
+	resp, err := a.do(ctx, http.MethodGet, "/threads/"+tid+"/runs/"+rid, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return "", statusErr(resp, "run status")
+	}
+	var r struct {
+		Status string `json:"status"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&r); err != nil {
+		return "", fmt.Errorf("LangGraph run status: %w", err)
+	}
+	return r.Status, nil
+}

@@ -1,0 +1,329 @@
+package langgraph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+	"go.uber.org/goleak"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// The testdata/*.sse streams were recorded from a real `langgraphjs dev`
+// server (@langchain/langgraph-cli 1.5.1, @langchain/langgraph 1.7.3)
+// running testdata/graph.mjs; e2e/langgraph runs the same graphs live.
+
+// replay is a LangGraph Agent Server stand-in that serves a recorded run
+// stream, cut after cut frames (0: whole), and resumes it from
+// Last-Event-ID on GET .../runs/{id}/stream.
+type replay struct {
+	t       *testing.T
+	frames  []string
+	cut     int
+	status  string // run status reported by GET /threads/{t}/runs/{r}
+	mu      sync.Mutex
+	bodies  []map[string]any
+	paths   []string
+	lastID  []string
+	hold    bool // keep the stream open after the frames
+	resumed bool
+}
+
+func newReplay(t *testing.T, file string) *replay {
+	b, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []string
+	for _, f := range strings.Split(string(b), "\n\n") {
+		if strings.TrimSpace(f) != "" {
+			frames = append(frames, f+"\n\n")
+		}
+	}
+	return &replay{t: t, frames: frames, status: "success"}
+}
+
+func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	r.paths = append(r.paths, req.Method+" "+req.URL.Path)
+	var body map[string]any
+	if req.Body != nil {
+		_ = json.NewDecoder(req.Body).Decode(&body)
+	}
+	r.bodies = append(r.bodies, body)
+	r.lastID = append(r.lastID, req.Header.Get("Last-Event-ID"))
+	r.mu.Unlock()
+	switch {
+	case req.Method == http.MethodPost && req.URL.Path == "/threads":
+		w.Write([]byte(`{}`))
+	case strings.HasSuffix(req.URL.Path, "/cancel"):
+		w.WriteHeader(http.StatusAccepted)
+	case strings.HasSuffix(req.URL.Path, "/stream"):
+		w.Header().Set("Content-Type", "text/event-stream")
+		frames := r.frames
+		if req.Method == http.MethodGet { // resume after Last-Event-ID
+			var from int
+			fmt.Sscan(req.Header.Get("Last-Event-ID"), &from)
+			frames = frames[from+1:]
+			r.mu.Lock()
+			r.resumed = true
+			r.mu.Unlock()
+		} else if r.cut > 0 {
+			frames = frames[:r.cut]
+		}
+		for _, f := range frames {
+			io.WriteString(w, f)
+		}
+		w.(http.Flusher).Flush()
+		if r.hold {
+			<-req.Context().Done()
+		}
+	case req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/runs/"):
+		r.mu.Lock()
+		st := r.status
+		if r.cut > 0 && !r.resumed {
+			st = "running"
+		}
+		r.mu.Unlock()
+		json.NewEncoder(w).Encode(map[string]string{"status": st})
+	default:
+		http.NotFound(w, req)
+	}
+}
+
+func run(t *testing.T, a *Agent, in *agui.RunAgentInput) (string, error) {
+	t.Helper()
+	var b bytes.Buffer
+	for ev, err := range a.Run(t.Context(), in) {
+		if err != nil {
+			return b.String(), err
+		}
+		j, _ := json.Marshal(ev)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if *update {
+		os.WriteFile(p, []byte(got), 0o644)
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s: events differ from %s\ngot:\n%s\nwant:\n%s", name, p, got, want)
+	}
+}
+
+func input(msgs ...agui.Message) *agui.RunAgentInput {
+	return &agui.RunAgentInput{ThreadID: "thread-1", RunID: "run-1", Messages: msgs}
+}
+
+func TestRecordedStreams(t *testing.T) {
+	for _, g := range []string{"chat", "tools", "approve", "fail"} {
+		t.Run(g, func(t *testing.T) {
+			rp := newReplay(t, g+".sse")
+			if g == "fail" {
+				rp.status = "error"
+			}
+			srv := httptest.NewServer(rp)
+			defer srv.Close()
+			got, err := run(t, &Agent{URL: srv.URL, Graph: g}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, g, got)
+			// Every stream is one valid AG-UI run.
+			var evs []agui.Event
+			for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
+				ev, err := agui.ParseEvent([]byte(line))
+				if err != nil {
+					t.Fatalf("unparseable output %s: %v", line, err)
+				}
+				evs = append(evs, ev)
+			}
+			if _, ok := evs[0].(*agui.RunStarted); !ok {
+				t.Errorf("first event %T", evs[0])
+			}
+			switch evs[len(evs)-1].(type) {
+			case *agui.RunFinished, *agui.RunError:
+			default:
+				t.Errorf("last event %T", evs[len(evs)-1])
+			}
+		})
+	}
+}
+
+func TestChatTextIsOneMessage(t *testing.T) {
+	srv := httptest.NewServer(newReplay(t, "chat.sse"))
+	defer srv.Close()
+	tr := agui.NewTranscript(nil)
+	for ev, err := range (&Agent{URL: srv.URL, Graph: "chat"}).Run(t.Context(), input()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Apply(ev)
+	}
+	msgs := tr.Messages()
+	if len(msgs) != 1 || msgs[0].Content.String() != "Hello from LangGraph" {
+		t.Fatalf("transcript %+v, want one assistant message with the whole text", msgs)
+	}
+}
+
+func TestRequestBody(t *testing.T) {
+	rp := newReplay(t, "chat.sse")
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	a := &Agent{URL: srv.URL, Graph: "chat", AssistantConfig: map[string]any{"recursion_limit": 7}}
+	in := input(
+		agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("list")},
+		agui.Message{ID: "a1", Role: agui.RoleAssistant, ToolCalls: []agui.ToolCall{{ID: "c1", Type: "function", Function: agui.FunctionCall{Name: "f", Arguments: `{"x":1}`}}}},
+		agui.Message{ID: "t1", Role: agui.RoleTool, ToolCallID: "c1", Content: agui.Text("ok")},
+	)
+	if _, err := run(t, a, in); err != nil {
+		t.Fatal(err)
+	}
+	tid := ThreadID("thread-1")
+	if rp.paths[0] != "POST /threads" || rp.bodies[0]["thread_id"] != tid || rp.bodies[0]["if_exists"] != "do_nothing" {
+		t.Fatalf("thread create: %v %v", rp.paths[0], rp.bodies[0])
+	}
+	if rp.paths[1] != "POST /threads/"+tid+"/runs/stream" {
+		t.Fatalf("run path %s", rp.paths[1])
+	}
+	b, _ := json.Marshal(rp.bodies[1])
+	for _, want := range []string{`"assistant_id":"chat"`, `"recursion_limit":7`, `"type":"human"`, `"tool_calls":[{"args":{"x":1},"id":"c1","name":"f","type":"tool_call"}]`, `"tool_call_id":"c1","type":"tool"`, `"stream_resumable":true`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("run body lacks %s: %s", want, b)
+		}
+	}
+	if ThreadID("thread-1") != tid || ThreadID("thread-2") == tid || len(tid) != 36 {
+		t.Errorf("thread id mapping not stable or not a UUID: %s", tid)
+	}
+}
+
+func TestResumeSendsCommand(t *testing.T) {
+	rp := newReplay(t, "chat.sse")
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	in := input()
+	in.Resume = []agui.ResumeEntry{{InterruptID: "i1", Status: "resolved", Payload: agui.JSON(`{"approved":true}`)}}
+	if _, err := run(t, &Agent{URL: srv.URL, Graph: "approve"}, in); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(rp.bodies[1])
+	if !strings.Contains(string(b), `"command":{"resume":{"approved":true}}`) || strings.Contains(string(b), `"input"`) {
+		t.Fatalf("resume body %s", b)
+	}
+}
+
+// A stream that drops mid-run resumes from the last event id and the
+// client sees the same events as an unbroken run.
+func TestDroppedStreamResumes(t *testing.T) {
+	whole := httptest.NewServer(newReplay(t, "chat.sse"))
+	defer whole.Close()
+	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := newReplay(t, "chat.sse")
+	rp.cut = 9
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	got, err := run(t, &Agent{URL: srv.URL, Graph: "chat"}, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatalf("resumed run differs:\n%s\nwant\n%s", got, want)
+	}
+	resumes := 0
+	for i, p := range rp.paths {
+		if strings.HasPrefix(p, "GET /threads/") && strings.HasSuffix(p, "/stream") {
+			resumes++
+			if rp.lastID[i] != "8" {
+				t.Errorf("resume Last-Event-ID %q, want 8", rp.lastID[i])
+			}
+		}
+	}
+	if resumes != 1 {
+		t.Fatalf("%d resume requests in %v", resumes, rp.paths)
+	}
+}
+
+func TestUnreachableAndHTTPErrors(t *testing.T) {
+	_, err := run(t, &Agent{URL: "http://127.0.0.1:1", Graph: "x"}, input())
+	var re *agui.RunErr
+	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamUnreachable {
+		t.Fatalf("unreachable: %v", err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads" {
+			w.Write([]byte(`{}`))
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"detail":"Assistant \"nope\" not found"}`))
+	}))
+	defer srv.Close()
+	_, err = run(t, &Agent{URL: srv.URL, Graph: "nope"}, input())
+	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamStatus || !strings.Contains(re.Message, `Assistant "nope" not found`) {
+		t.Fatalf("404: %v", err)
+	}
+}
+
+// A client that goes away mid-run cancels the LangGraph run and leaves
+// no goroutine behind.
+func TestClientGoneCancelsRun(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	rp := newReplay(t, "chat.sse")
+	rp.cut, rp.hold = 5, true
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	n := 0
+	for _, err := range (&Agent{URL: srv.URL, Graph: "chat"}).Run(ctx, input()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 3 {
+			cancel()
+		}
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		rp.mu.Lock()
+		last := rp.paths[len(rp.paths)-1]
+		rp.mu.Unlock()
+		if strings.HasSuffix(last, "/cancel") {
+			if !strings.Contains(last, "/runs/01a228db-c56f-75c8-9142-87ed24bcca0c/") {
+				t.Fatalf("cancelled the wrong run: %s", last)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no cancel sent; last request %s", last)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	srv.CloseClientConnections()
+}
