@@ -154,7 +154,9 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			"assistant_id":     a.Graph,
 			"stream_mode":      []string{"messages-tuple", "updates", "values", "custom"},
 			"stream_resumable": true,
-			"on_disconnect":    "cancel",
+			// A dropped stream is resumed, so the run must outlive it; a
+			// client that goes away cancels the run explicitly (below).
+			"on_disconnect": "continue",
 		}
 		if len(in.Resume) > 0 {
 			var payload any
@@ -171,7 +173,16 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			}
 			body["command"] = map[string]any{"resume": payload}
 		} else {
-			body["input"] = map[string]any{"messages": lcMessages(in.Messages)}
+			input := map[string]any{"messages": lcMessages(in.Messages)}
+			// The client's tools (including MCP tools the adapter injects)
+			// and context, for graphs with channels of these names, as
+			// @ag-ui/langgraph offers them; LangGraph ignores input keys
+			// a graph has no channel for.
+			if len(in.Tools) > 0 || len(in.Context) > 0 {
+				input["tools"] = in.Tools
+				input["ag-ui"] = map[string]any{"tools": in.Tools, "context": in.Context}
+			}
+			body["input"] = input
 		}
 		cfg := map[string]any{}
 		for k, v := range a.AssistantConfig {
@@ -224,7 +235,11 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			maxRe = 5
 		}
 		for attempt := 0; ; attempt++ {
+			before := t.lastID
 			done, err := t.consume(resp.Body, a.MaxEventSize)
+			if t.lastID != before {
+				attempt = 0 // progress: the retry budget is per silence, not per run
+			}
 			resp.Body.Close()
 			if done || ctx.Err() != nil {
 				return

@@ -19,11 +19,12 @@ import (
 
 	"github.com/genui-adapter/genui-adapter/agui"
 	"go.uber.org/goleak"
+	"golang.org/x/tools/txtar"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// The testdata/*.sse streams were recorded from a real `langgraphjs dev`
+// The testdata/streams/*.txtar upstream streams were recorded from a real `langgraphjs dev`
 // server (@langchain/langgraph-cli 1.5.1, @langchain/langgraph 1.7.3)
 // running testdata/graph.mjs; e2e/langgraph runs the same graphs live.
 
@@ -43,18 +44,35 @@ type replay struct {
 	resumed bool
 }
 
-func newReplay(t *testing.T, file string) *replay {
-	b, err := os.ReadFile(filepath.Join("testdata", file))
+// archive reads testdata/streams/name.txtar: the recorded upstream.sse,
+// the run status the server reported after it, and the expected
+// agui.jsonl.
+func archive(t *testing.T, name string) *txtar.Archive {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "streams", name+".txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ar
+}
+
+func section(ar *txtar.Archive, name string) string {
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return string(f.Data)
+		}
+	}
+	return ""
+}
+
+func newReplay(t *testing.T, name string) *replay {
+	ar := archive(t, name)
 	var frames []string
-	for _, f := range strings.Split(string(b), "\n\n") {
+	for _, f := range strings.Split(section(ar, "upstream.sse"), "\n\n") {
 		if strings.TrimSpace(f) != "" {
 			frames = append(frames, f+"\n\n")
 		}
 	}
-	return &replay{t: t, frames: frames, status: "success"}
+	return &replay{t: t, frames: frames, status: strings.TrimSpace(section(ar, "status"))}
 }
 
 func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -121,16 +139,17 @@ func run(t *testing.T, a *Agent, in *agui.RunAgentInput) (string, error) {
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", name+".golden")
+	ar := archive(t, name)
 	if *update {
-		os.WriteFile(p, []byte(got), 0o644)
+		for i, f := range ar.Files {
+			if f.Name == "agui.jsonl" {
+				ar.Files[i].Data = []byte(got)
+			}
+		}
+		os.WriteFile(filepath.Join("testdata", "streams", name+".txtar"), txtar.Format(ar), 0o644)
 	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s: events differ from %s\ngot:\n%s\nwant:\n%s", name, p, got, want)
+	if want := section(ar, "agui.jsonl"); got != want {
+		t.Errorf("%s: events differ from the archive's agui.jsonl\ngot:\n%s\nwant:\n%s", name, got, want)
 	}
 }
 
@@ -141,10 +160,7 @@ func input(msgs ...agui.Message) *agui.RunAgentInput {
 func TestRecordedStreams(t *testing.T) {
 	for _, g := range []string{"chat", "tools", "approve", "fail"} {
 		t.Run(g, func(t *testing.T) {
-			rp := newReplay(t, g+".sse")
-			if g == "fail" {
-				rp.status = "error"
-			}
+			rp := newReplay(t, g)
 			srv := httptest.NewServer(rp)
 			defer srv.Close()
 			got, err := run(t, &Agent{URL: srv.URL, Graph: g}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
@@ -174,7 +190,7 @@ func TestRecordedStreams(t *testing.T) {
 }
 
 func TestChatTextIsOneMessage(t *testing.T) {
-	srv := httptest.NewServer(newReplay(t, "chat.sse"))
+	srv := httptest.NewServer(newReplay(t, "chat"))
 	defer srv.Close()
 	tr := agui.NewTranscript(nil)
 	for ev, err := range (&Agent{URL: srv.URL, Graph: "chat"}).Run(t.Context(), input()) {
@@ -190,7 +206,7 @@ func TestChatTextIsOneMessage(t *testing.T) {
 }
 
 func TestRequestBody(t *testing.T) {
-	rp := newReplay(t, "chat.sse")
+	rp := newReplay(t, "chat")
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
 	a := &Agent{URL: srv.URL, Graph: "chat", AssistantConfig: map[string]any{"recursion_limit": 7}}
@@ -221,7 +237,7 @@ func TestRequestBody(t *testing.T) {
 }
 
 func TestResumeSendsCommand(t *testing.T) {
-	rp := newReplay(t, "chat.sse")
+	rp := newReplay(t, "chat")
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
 	in := input()
@@ -238,13 +254,13 @@ func TestResumeSendsCommand(t *testing.T) {
 // A stream that drops mid-run resumes from the last event id and the
 // client sees the same events as an unbroken run.
 func TestDroppedStreamResumes(t *testing.T) {
-	whole := httptest.NewServer(newReplay(t, "chat.sse"))
+	whole := httptest.NewServer(newReplay(t, "chat"))
 	defer whole.Close()
 	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := newReplay(t, "chat.sse")
+	rp := newReplay(t, "chat")
 	rp.cut = 9
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
@@ -294,7 +310,7 @@ func TestUnreachableAndHTTPErrors(t *testing.T) {
 // no goroutine behind.
 func TestClientGoneCancelsRun(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	rp := newReplay(t, "chat.sse")
+	rp := newReplay(t, "chat")
 	rp.cut, rp.hold = 5, true
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
@@ -326,4 +342,41 @@ func TestClientGoneCancelsRun(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	srv.CloseClientConnections()
+}
+
+// FuzzTranslate feeds arbitrary upstream streams to the translator: it
+// must not panic, and whatever it emits must start a run only once and
+// parse back as AG-UI events.
+func FuzzTranslate(f *testing.F) {
+	for _, g := range []string{"tools", "approve", "fail"} { // chat (20 KB) slows the coverage-guided engine to a crawl
+		ar, err := txtar.ParseFile(filepath.Join("testdata", "streams", g+".txtar"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add([]byte(section(ar, "upstream.sse")))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var evs []agui.Event
+		tr := &translator{in: input(), yield: func(ev agui.Event, err error) bool {
+			if ev != nil {
+				evs = append(evs, ev)
+			}
+			return true
+		}}
+		if done, _ := tr.consume(bytes.NewReader(data), 1<<16); !done {
+			tr.finish()
+		}
+		for _, ev := range evs {
+			b, err := json.Marshal(ev)
+			if err != nil {
+				t.Fatalf("marshal %T: %v", ev, err)
+			}
+			if _, err := agui.ParseEvent(b); err != nil {
+				t.Fatalf("emitted an unparseable event %s: %v", b, err)
+			}
+			if _, ok := ev.(*agui.RunStarted); ok {
+				t.Fatal("the translator must not start runs; Run does")
+			}
+		}
+	})
 }

@@ -283,7 +283,11 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 				return true, errStop
 			}
 		case "custom":
-			if !t.out(&agui.Custom{Name: "custom", Value: agui.JSON(append([]byte(nil), f.Data...))}) {
+			v := append([]byte(nil), f.Data...)
+			if !json.Valid(v) { // a writer may send plain text
+				v, _ = json.Marshal(string(f.Data))
+			}
+			if !t.out(&agui.Custom{Name: "custom", Value: agui.JSON(v)}) {
 				return true, errStop
 			}
 		case "error":

@@ -1,0 +1,210 @@
+// A real LangGraph Agent Server (`langgraphjs dev`, @langchain/langgraph-cli
+// pinned in package.json) serving the scripted graphs in graph.mjs, behind
+// the adapter's `type: langgraph` agents, driven by the three official
+// @ag-ui/client versions.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, copyFileSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import net from "node:net";
+import { randomUUID } from "node:crypto";
+import { startAdapter } from "../lib/adapter.js";
+import { runClient, project } from "../lib/clients.js";
+import { startCutProxy } from "../lib/cutproxy.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const e2eDir = resolve(here, "..");
+const versions = ["0.0.57", "0.0.59", "1.0.0"];
+
+async function freePort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, "127.0.0.1", r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+// startLangGraph runs `langgraphjs dev` on the graphs in a scratch
+// directory (it writes .langgraph_api state where it runs).
+async function startLangGraph() {
+  const dir = mkdtempSync(join(tmpdir(), "genui-lg-"));
+  copyFileSync(join(here, "graph.mjs"), join(dir, "graph.mjs"));
+  copyFileSync(join(here, "langgraph.json"), join(dir, "langgraph.json"));
+  symlinkSync(join(e2eDir, "node_modules"), join(dir, "node_modules"));
+  const port = await freePort();
+  const child = spawn(join(e2eDir, "node_modules", ".bin", "langgraphjs"), ["dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload"], {
+    cwd: dir,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false" },
+  });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    try {
+      const r = await fetch(url + "/ok");
+      if (r.ok) break;
+    } catch {}
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error("langgraphjs dev did not start:\n" + log);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    port,
+    stop: () => {
+      try { process.kill(-child.pid, "SIGTERM"); } catch {}
+    },
+  };
+}
+
+let lg, adapter, cut;
+before(async () => {
+  lg = await startLangGraph();
+  cut = await startCutProxy(lg.port, 7, 40);
+  const agent = (graph, url = lg.url) => `{type: langgraph, url: "${url}", graph: ${graph}}`;
+  adapter = await startAdapter(`
+agents:
+  chat: ${agent("chat")}
+  tools: ${agent("tools")}
+  approve: ${agent("approve")}
+  fail: ${agent("fail")}
+  chat-cut: ${agent("chat", `http://127.0.0.1:${cut.port}`)}
+  missing: ${agent("no-such-graph")}
+`);
+});
+after(async () => {
+  await adapter?.stop();
+  await cut?.close();
+  lg?.stop();
+});
+
+const user = (content) => [{ id: "u-" + randomUUID(), role: "user", content }];
+const run = (v, agentId, opts = {}) => runClient(v, `${adapter.url}/agents/${agentId}/run`, { messages: user("hi"), ...opts });
+
+for (const v of versions) {
+  test(`${v}: token streaming arrives as one text message`, async () => {
+    const r = await run(v, "chat");
+    assert.deepEqual(r.runErrors, []);
+    assert.deepEqual(r.failed, []);
+    const texts = r.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT");
+    assert.ok(texts.length > 5, `streamed in ${texts.length} deltas`);
+    assert.equal(new Set(texts.map((e) => e.messageId)).size, 1);
+    const assistant = r.messages.filter((m) => m.role === "assistant");
+    assert.deepEqual(assistant.map((m) => m.content), ["Hello from LangGraph, streamed token by token."]);
+    assert.deepEqual(r.warnings, []);
+  });
+
+  test(`${v}: parallel tool calls and their results arrive paired; a JSON result becomes an a2ui-surface`, async () => {
+    const r = await run(v, "tools");
+    assert.deepEqual(r.runErrors, []);
+    const p = project(r.messages);
+    const call = p.find((m) => m.toolCalls);
+    assert.deepEqual(call.toolCalls, [
+      { id: "call_orders", name: "list_orders", arguments: '{"status":"open"}' },
+      { id: "call_totals", name: "get_totals", arguments: "{}" },
+    ]);
+    const results = p.filter((m) => m.role === "tool");
+    assert.deepEqual(results.map((m) => m.toolCallId), ["call_orders", "call_totals"]);
+    assert.match(results[0].content, /"customer":"Ada"/);
+    const surfaces = r.events.filter((e) => e.type === "ACTIVITY_SNAPSHOT" && e.activityType === "a2ui-surface");
+    if (v === "1.0.0" || v === "0.0.59") {
+      assert.ok(surfaces.length >= 1, "an a2ui-surface snapshot");
+      const ops = JSON.stringify(surfaces[0].content);
+      assert.match(ops, /createSurface/);
+      assert.match(ops, /Ada/);
+    }
+    assert.equal(p.at(-1).role, "assistant");
+    assert.equal(p.at(-1).content, "Two open orders, 59.5 in total.");
+    assert.equal(r.state.step, "answered");
+    assert.ok(r.events.some((e) => e.type === "STEP_STARTED" && e.stepName === "tools"));
+  });
+
+  test(`${v}: an interrupt ends the run, a resume run completes it`, async () => {
+    const threadId = `thread-${randomUUID()}`;
+    const first = await run(v, "approve", { threadId });
+    assert.deepEqual(first.runErrors, []);
+    const legacy = first.events.find((e) => e.type === "CUSTOM" && e.name === "on_interrupt");
+    assert.ok(legacy, "legacy on_interrupt event");
+    assert.deepEqual(JSON.parse(legacy.value), { question: "Refund order A-1?" });
+    const fin = first.events.find((e) => e.type === "RUN_FINISHED");
+    let interruptId = "legacy";
+    if (v === "1.0.0") {
+      assert.equal(fin.outcome?.type, "interrupt");
+      assert.deepEqual(fin.outcome.interrupts[0].metadata.value, { question: "Refund order A-1?" });
+      interruptId = fin.outcome.interrupts[0].id;
+    }
+    // The follow-up run with resume (raw POST: the 0.0.5x clients have no resume field).
+    const res = await fetch(`${adapter.url}/agents/approve/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ threadId, runId: randomUUID(), messages: first.messages, tools: [], context: [], state: {}, forwardedProps: {}, resume: [{ interruptId, status: "resolved", payload: { approved: true } }] }),
+    });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.match(text, /Decision: \{\\"approved\\":true\}/);
+    assert.match(text, /RUN_FINISHED/);
+    assert.doesNotMatch(text, /on_interrupt/);
+  });
+
+  test(`${v}: a throwing node yields RUN_ERROR with its message`, async () => {
+    const r = await run(v, "fail");
+    assert.equal(r.runErrors.length, 1);
+    assert.match(r.runErrors[0].message, /graph exploded on purpose/);
+  });
+}
+
+test("an unknown graph is a RUN_ERROR naming the server's complaint", async () => {
+  const r = await run("1.0.0", "missing");
+  assert.equal(r.runErrors.length, 1);
+  assert.match(r.runErrors[0].message, /LangGraph run: HTTP 404/);
+});
+
+test("the adapter-to-LangGraph connection cut mid-run resumes with no lost or repeated text", async () => {
+  for (const v of versions) {
+    const before = cut.cuts();
+    const r = await run(v, "chat-cut");
+    assert.deepEqual(r.runErrors, [], adapter.logs());
+    assert.ok(cut.cuts() > before, "the proxy cut the stream");
+    const assistant = r.messages.filter((m) => m.role === "assistant");
+    assert.deepEqual(assistant.map((m) => m.content), ["Hello from LangGraph, streamed token by token."]);
+  }
+});
+
+// Side by side with the official TypeScript adapter on the same graphs:
+// the message list a client ends with must match. Ids differ by nature
+// (LangGraph makes new message ids per run), so the comparison keeps
+// roles, text, tool calls and tool results. Kept differences: our
+// A2UI activity messages (the official adapter has no A2UI middleware),
+// filtered here.
+const { LangGraphAgent } = await import("@ag-ui/langgraph");
+function comparable(messages) {
+  return messages
+    .filter((m) => m.role !== "activity")
+    .map((m) => {
+      const o = { role: m.role };
+      if (typeof m.content === "string" && m.content !== "") o.content = m.content;
+      if (m.toolCalls?.length) o.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments || "{}") }));
+      if (m.toolCallId) o.toolCallId = m.toolCallId;
+      return o;
+    });
+}
+
+for (const graph of ["chat", "tools"]) {
+  test(`same final messages as the official @ag-ui/langgraph LangGraphAgent: ${graph}`, async () => {
+    const official = new LangGraphAgent({ deploymentUrl: lg.url, graphId: graph, threadId: randomUUID(), initialMessages: user("hi") });
+    const errors = [];
+    await official.runAgent({ runId: randomUUID() }, { onRunErrorEvent: ({ event }) => errors.push(event) });
+    assert.deepEqual(errors, []);
+    const ours = await run("1.0.0", graph);
+    assert.deepEqual(ours.runErrors, []);
+    const want = comparable(official.messages);
+    assert.ok(want.length >= (graph === "tools" ? 5 : 2), JSON.stringify(want));
+    assert.deepEqual(comparable(ours.messages), want);
+  });
+}
