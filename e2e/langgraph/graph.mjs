@@ -47,6 +47,14 @@ export const approve = new StateGraph(MessagesAnnotation)
   })
   .addEdge(START, "ask").addEdge("ask", END).compile();
 
+// slow: streams one token every 100 ms for a minute, so a test can stop it.
+export const slow = new StateGraph(MessagesAnnotation)
+  .addNode("model", async (s) => {
+    const model = new FakeListChatModel({ responses: ["tick ".repeat(600)], sleep: 100 });
+    return { messages: [await model.invoke(s.messages)] };
+  })
+  .addEdge(START, "model").addEdge("model", END).compile();
+
 // fail: the node throws.
 export const fail = new StateGraph(MessagesAnnotation)
   .addNode("boom", async () => { throw new Error("graph exploded on purpose"); })

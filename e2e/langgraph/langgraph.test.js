@@ -75,6 +75,7 @@ agents:
   approve: ${agent("approve")}
   fail: ${agent("fail")}
   chat-cut: ${agent("chat", `http://127.0.0.1:${cut.port}`)}
+  slow: ${agent("slow")}
   missing: ${agent("no-such-graph")}
 `);
 });
@@ -174,6 +175,33 @@ test("the adapter-to-LangGraph connection cut mid-run resumes with no lost or re
     const assistant = r.messages.filter((m) => m.role === "assistant");
     assert.deepEqual(assistant.map((m) => m.content), ["Hello from LangGraph, streamed token by token."]);
   }
+});
+
+test("stopping a run cancels the LangGraph run", async () => {
+  const threadId = `thread-${randomUUID()}`;
+  const runId = randomUUID();
+  const res = await fetch(`${adapter.url}/agents/slow/run`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify({ threadId, runId, messages: user("go"), tools: [], context: [], state: {}, forwardedProps: {} }),
+  });
+  const reader = res.body.getReader();
+  let seen = "";
+  while (!seen.includes("TEXT_MESSAGE_CONTENT")) seen += new TextDecoder().decode((await reader.read()).value);
+  const stop = await (await fetch(`${adapter.url}/runs/${runId}/cancel`, { method: "POST" })).json();
+  assert.equal(stop.stopped, true);
+  for (;;) { const { done } = await reader.read(); if (done) break; }
+  // The LangGraph thread the adapter mapped this thread to has no live run.
+  const threads = await (await fetch(`${lg.url}/threads/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { agui_thread_id: threadId } }) })).json();
+  assert.equal(threads.length, 1);
+  let runs;
+  for (let i = 0; i < 50; i++) {
+    runs = await (await fetch(`${lg.url}/threads/${threads[0].thread_id}/runs`)).json();
+    if (runs.length === 1 && !["pending", "running"].includes(runs[0].status)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(runs.length, 1);
+  assert.ok(["interrupted", "error"].includes(runs[0].status), `LangGraph run status ${runs[0].status}`);
 });
 
 // Side by side with the official TypeScript adapter on the same graphs:
