@@ -14,9 +14,10 @@ import { fileURLToPath } from "node:url";
 import { randomUUID } from "node:crypto";
 import { startAdapter } from "../lib/adapter.js";
 import { launch, artifacts } from "../lib/browser.js";
+import { startLangGraph } from "../lib/langgraph.js";
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), "web", "dist");
-let adapter, web, browser;
+let adapter, web, browser, lg;
 
 async function serveDist() {
   const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
@@ -35,10 +36,12 @@ async function serveDist() {
 
 before(async () => {
   web = await serveDist();
+  lg = await startLangGraph();
   adapter = await startAdapter(`cors: {origins: ["${web.url}"]}
 agents:
   default: {type: demo, delay: 5ms, mcpServers: [refunds], description: "demo"}
   slow: {type: demo, delay: 300ms, description: "slow demo"}
+  lg: {type: langgraph, url: "${lg.url}", graph: tools, description: "LangGraph"}
 `);
   browser = await launch();
 });
@@ -46,6 +49,7 @@ after(async () => {
   await browser?.close();
   await adapter?.stop();
   await web?.close();
+  lg?.stop();
 });
 
 async function open({ thread = randomUUID(), single = false, agent = "default" } = {}) {
@@ -144,3 +148,16 @@ for (const single of [false, true]) {
     await page.close();
   });
 }
+
+// The same page against a LangGraph Agent Server behind the adapter: the
+// graph's tool calls, their JSON results rendered as an A2UI surface, and
+// its answer, with no CopilotRuntime or @ag-ui/langgraph in between.
+test("a LangGraph agent: tool results as an A2UI surface and the answer", async () => {
+  const { page, errors } = await open({ agent: "lg" });
+  await say(page, "open orders?");
+  await page.getByText("Two open orders, 59.5 in total.", { exact: false }).first().waitFor({ timeout: 30000 });
+  await page.getByText("Grace", { exact: false }).first().waitFor({ timeout: 20000 });
+  await page.screenshot({ path: join(artifacts, "copilotkit-langgraph.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

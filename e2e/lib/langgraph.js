@@ -1,0 +1,56 @@
+// Starts a real LangGraph Agent Server (`langgraphjs dev` from the pinned
+// @langchain/langgraph-cli) serving e2e/langgraph/graph.mjs.
+import { spawn } from "node:child_process";
+import { mkdtempSync, copyFileSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import net from "node:net";
+
+const e2eDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const graphs = join(e2eDir, "langgraph");
+
+async function freePort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, "127.0.0.1", r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+// startLangGraph runs `langgraphjs dev` on the graphs in a scratch
+// directory (it writes .langgraph_api state where it runs).
+export async function startLangGraph() {
+  const dir = mkdtempSync(join(tmpdir(), "genui-lg-"));
+  copyFileSync(join(graphs, "graph.mjs"), join(dir, "graph.mjs"));
+  copyFileSync(join(graphs, "langgraph.json"), join(dir, "langgraph.json"));
+  symlinkSync(join(e2eDir, "node_modules"), join(dir, "node_modules"));
+  const port = await freePort();
+  const child = spawn(join(e2eDir, "node_modules", ".bin", "langgraphjs"), ["dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload"], {
+    cwd: dir,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false" },
+  });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    try {
+      const r = await fetch(url + "/ok");
+      if (r.ok) break;
+    } catch {}
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error("langgraphjs dev did not start:\n" + log);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    port,
+    stop: () => {
+      try { process.kill(-child.pid, "SIGTERM"); } catch {}
+    },
+  };
+}
+
