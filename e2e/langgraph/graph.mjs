@@ -55,6 +55,23 @@ export const slow = new StateGraph(MessagesAnnotation)
   })
   .addEdge(START, "model").addEdge("model", END).compile();
 
+// mcp: calls a tool the client (the adapter's MCP Apps middleware)
+// offered in the "ag-ui" input channel, then answers with its result.
+const McpState = Annotation.Root({ ...MessagesAnnotation.spec, "ag-ui": Annotation() });
+export const mcp = new StateGraph(McpState)
+  .addNode("agent", async (s) => {
+    const last = s.messages.at(-1);
+    if (last?.getType?.() === "tool") {
+      const text = typeof last.content === "string" ? last.content : JSON.stringify(last.content);
+      return { messages: [new AIMessage({ content: "Policy says: " + text.slice(0, 60) })] };
+    }
+    const names = (s["ag-ui"]?.tools ?? []).map((t) => t.name);
+    const policy = names.find((n) => n.endsWith("refund_policy"));
+    if (!policy) return { messages: [new AIMessage({ content: "No policy tool among: " + names.join(", ") })] };
+    return { messages: [new AIMessage({ content: "", tool_calls: [{ id: "call_policy_" + s.messages.length, name: policy, args: {} }] })] };
+  })
+  .addEdge(START, "agent").addEdge("agent", END).compile();
+
 // fail: the node throws.
 export const fail = new StateGraph(MessagesAnnotation)
   .addNode("boom", async () => { throw new Error("graph exploded on purpose"); })

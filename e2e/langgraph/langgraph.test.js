@@ -25,6 +25,7 @@ agents:
   fail: ${agent("fail")}
   chat-cut: ${agent("chat", `http://127.0.0.1:${cut.port}`)}
   slow: ${agent("slow")}
+  mcp: {type: langgraph, url: "${lg.url}", graph: mcp, mcpServers: [refunds]}
   missing: ${agent("no-such-graph")}
 `);
 });
@@ -124,6 +125,19 @@ test("the adapter-to-LangGraph connection cut mid-run resumes with no lost or re
     const assistant = r.messages.filter((m) => m.role === "assistant");
     assert.deepEqual(assistant.map((m) => m.content), ["Hello from LangGraph, streamed token by token."]);
   }
+});
+
+test("MCP tools bound to a LangGraph agent reach the graph, and its call of one is answered", async () => {
+  const r = await run("1.0.0", "mcp");
+  assert.deepEqual(r.runErrors, []);
+  const p = project(r.messages);
+  const call = p.find((m) => m.toolCalls);
+  assert.ok(call, JSON.stringify(p));
+  assert.match(call.toolCalls[0].name, /refund_policy$/);
+  const result = p.find((m) => m.role === "tool");
+  assert.equal(result?.toolCallId, call.toolCalls[0].id);
+  assert.match(p.at(-1).content, /^Policy says: /);
+  assert.notEqual(p.at(-1).content, "Policy says: ");
 });
 
 test("stopping a run cancels the LangGraph run", async () => {
