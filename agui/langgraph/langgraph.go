@@ -220,9 +220,10 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			yield(nil, err)
 			return
 		}
-		// Cancel the LangGraph run when our client goes away.
+		// Cancel the LangGraph run whenever we leave before it ended: the
+		// client went away or stopped, or the stream could not be resumed.
 		defer func() {
-			if ctx.Err() != nil && t.runID != "" && !t.ended {
+			if t.runID != "" && !t.ended {
 				cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				if r, err := a.do(cctx, http.MethodPost, "/threads/"+tid+"/runs/"+t.runID+"/cancel", nil, nil); err == nil {

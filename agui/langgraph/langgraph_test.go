@@ -380,3 +380,27 @@ func FuzzTranslate(f *testing.F) {
 		}
 	})
 }
+
+// A consumer that stops reading (a stop, or a middleware ending the run)
+// cancels the LangGraph run too, with the context still alive.
+func TestConsumerStopCancelsRun(t *testing.T) {
+	rp := newReplay(t, "chat")
+	rp.cut, rp.hold = 5, true
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	defer srv.CloseClientConnections()
+	n := 0
+	for _, err := range (&Agent{URL: srv.URL, Graph: "chat"}).Run(t.Context(), input()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 3 {
+			break
+		}
+	}
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if last := rp.paths[len(rp.paths)-1]; !strings.HasSuffix(last, "/runs/01a228db-c56f-75c8-9142-87ed24bcca0c/cancel") {
+		t.Fatalf("no cancel after the consumer stopped; last request %s", last)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/genui-adapter/genui-adapter/agui"
@@ -333,7 +334,7 @@ func (t *translator) finish() bool {
 			}
 			_ = json.Unmarshal(raw, &it)
 			if it.ID == "" {
-				it.ID = t.in.RunID + "-interrupt-" + string(rune('0'+i))
+				it.ID = t.in.RunID + "-interrupt-" + strconv.Itoa(i)
 			}
 			meta, _ := json.Marshal(map[string]json.RawMessage{"value": it.Value})
 			list = append(list, agui.Interrupt{ID: it.ID, Reason: "interrupt", Metadata: agui.JSON(meta)})
