@@ -145,6 +145,7 @@ func (s *Server) execute(a *agentEntry, in *agui.RunAgentInput, run runlog.Run, 
 	}()
 
 	outcome := ""
+	saved := false
 	var batch []agui.Event
 	var data [][]byte
 	for outcome == "" {
@@ -185,6 +186,15 @@ func (s *Server) execute(a *agentEntry, in *agui.RunAgentInput, run runlog.Run, 
 		}
 		last := batch[len(batch)-1]
 		term := isTerminal(last)
+		for _, e := range batch {
+			tr.Apply(e)
+		}
+		if term {
+			// History first: a client that sees the terminal event may
+			// reconnect (CopilotKit /connect) at once and must find it.
+			s.saveHistory(run, tr.Messages())
+			saved = true
+		}
 		lctx, lcancel := logCtx()
 		_, aerr := s.log.Append(lctx, run.ID, data, term)
 		lcancel()
@@ -197,9 +207,6 @@ func (s *Server) execute(a *agentEntry, in *agui.RunAgentInput, run runlog.Run, 
 			break
 		}
 		s.metrics.events.WithLabelValues(a.id).Add(float64(len(batch)))
-		for _, e := range batch {
-			tr.Apply(e)
-		}
 		if term {
 			switch e := last.(type) {
 			case *agui.RunFinished:
@@ -213,13 +220,17 @@ func (s *Server) execute(a *agentEntry, in *agui.RunAgentInput, run runlog.Run, 
 	}
 	if outcome == "" {
 		// The chain ended without a terminal event (it should not).
+		s.saveHistory(run, tr.Messages())
+		saved = true
 		last, _ := (&agui.RunError{Message: "the run ended without a terminal event", Code: agui.CodeInternal}).MarshalJSON()
 		lctx, lcancel := logCtx()
 		_, _ = s.log.Append(lctx, run.ID, [][]byte{last}, true)
 		lcancel()
 		outcome = "error:internal"
 	}
-	s.saveHistory(run, tr.Messages())
+	if !saved {
+		s.saveHistory(run, tr.Messages())
+	}
 	s.logger.Info("run ended", "agent", a.id, "runId", run.ID, "outcome", outcome)
 }
 
