@@ -64,12 +64,10 @@ for (const v of versions) {
     assert.deepEqual(results.map((m) => m.toolCallId), ["call_orders", "call_totals"]);
     assert.match(results[0].content, /"customer":"Ada"/);
     const surfaces = r.events.filter((e) => e.type === "ACTIVITY_SNAPSHOT" && e.activityType === "a2ui-surface");
-    if (v === "1.0.0" || v === "0.0.59") {
-      assert.ok(surfaces.length >= 1, "an a2ui-surface snapshot");
-      const ops = JSON.stringify(surfaces[0].content);
-      assert.match(ops, /createSurface/);
-      assert.match(ops, /Ada/);
-    }
+    assert.ok(surfaces.length >= 1, "an a2ui-surface snapshot");
+    const ops = JSON.stringify(surfaces[0].content);
+    assert.match(ops, /createSurface/);
+    assert.match(ops, /Ada/);
     assert.equal(p.at(-1).role, "assistant");
     assert.equal(p.at(-1).content, "Two open orders, 59.5 in total.");
     assert.equal(r.state.step, "answered");
