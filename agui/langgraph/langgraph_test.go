@@ -404,3 +404,25 @@ func TestConsumerStopCancelsRun(t *testing.T) {
 		t.Fatalf("no cancel after the consumer stopped; last request %s", last)
 	}
 }
+
+// BenchmarkTranslate measures the translation of the recorded tools run
+// (12 upstream frames) without HTTP.
+func BenchmarkTranslate(b *testing.B) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "streams", "tools.txtar"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := []byte(section(ar, "upstream.sse"))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		tr := &translator{in: input(), yield: func(agui.Event, error) bool { n++; return true }}
+		if done, _ := tr.consume(bytes.NewReader(data), 1<<20); !done {
+			tr.finish()
+		}
+		if n == 0 {
+			b.Fatal("no events")
+		}
+	}
+}
