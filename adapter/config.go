@@ -404,38 +404,36 @@ func (c *Config) agentIDs() []string {
 // printing at start.
 func (c Config) Redacted() string {
 	cp := c
-	if len(c.Auth.BearerTokens) > 0 {
-		cp.Auth.BearerTokens = map[string]string{}
-		for k := range c.Auth.BearerTokens {
-			cp.Auth.BearerTokens[k] = "<redacted>"
-		}
-	}
+	cp.Auth.BearerTokens = redactValues(c.Auth.BearerTokens)
 	if len(c.MCPServers) > 0 {
 		cp.MCPServers = map[string]MCPServerConfig{}
 		for id, m := range c.MCPServers {
-			if len(m.Headers) > 0 {
-				h := map[string]string{}
-				for k := range m.Headers {
-					h[k] = "<redacted>"
-				}
-				m.Headers = h
-			}
+			m.Headers = redactValues(m.Headers)
 			cp.MCPServers[id] = m
 		}
 	}
 	cp.Agents = map[string]AgentConfig{}
 	for id, a := range c.Agents {
-		if len(a.Headers) > 0 {
-			h := map[string]string{}
-			for k := range a.Headers {
-				h[k] = "<redacted>"
-			}
-			a.Headers = h
+		a.Headers = redactValues(a.Headers)
+		if a.APIKey != "" {
+			a.APIKey = "<redacted>"
 		}
 		cp.Agents[id] = a
 	}
 	b, _ := yaml.Marshal(cp)
 	return string(b)
+}
+
+// redactValues keeps a map's keys and hides its values.
+func redactValues(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(map[string]string, len(m))
+	for k := range m {
+		out[k] = "<redacted>"
+	}
+	return out
 }
 
 func (c *Config) heartbeat() time.Duration {

@@ -90,3 +90,24 @@ agents:
 		t.Errorf("Redacted() leaks a header value:\n%s", red)
 	}
 }
+
+// Every secret a config can hold is hidden in the start-up print.
+func TestRedactedHidesSecrets(t *testing.T) {
+	cfg := Config{
+		Auth:       AuthConfig{BearerTokens: map[string]string{"alice": "secret-bearer"}},
+		MCPServers: map[string]MCPServerConfig{"m": {URL: "http://x/mcp", Headers: map[string]string{"Authorization": "secret-mcp"}}},
+		Agents: map[string]AgentConfig{
+			"a":  {Type: "agui", URL: "http://x", Headers: map[string]string{"Authorization": "secret-agui"}},
+			"lg": {Type: "langgraph", URL: "http://x", Graph: "g", APIKey: "secret-langsmith"},
+		},
+	}
+	red := cfg.Redacted()
+	if strings.Contains(red, "secret") {
+		t.Errorf("Redacted() leaks a secret:\n%s", red)
+	}
+	for _, want := range []string{"alice:", "Authorization:", "apiKey: <redacted>", "graph: g"} {
+		if !strings.Contains(red, want) {
+			t.Errorf("Redacted() lost %q:\n%s", want, red)
+		}
+	}
+}
