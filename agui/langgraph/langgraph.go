@@ -85,6 +85,20 @@ func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[s
 	return a.client().Do(req)
 }
 
+// call is do for requests whose failure ends the run: an unreachable
+// server or a non-2xx answer comes back as the *agui.RunErr to report.
+func (a *Agent) call(ctx context.Context, method, path string, body any, hdr map[string]string, what string) (*http.Response, error) {
+	resp, err := a.do(ctx, method, path, body, hdr)
+	if err != nil {
+		return nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the LangGraph server", Err: err}
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		return nil, statusErr(resp, what)
+	}
+	return resp, nil
+}
+
 func statusErr(resp *http.Response, what string) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
 	msg := strings.TrimSpace(string(b))
@@ -131,93 +145,86 @@ func lcMessages(msgs []agui.Message) []map[string]any {
 	return out
 }
 
+// runBody is the POST .../runs/stream request for a run.
+func (a *Agent) runBody(in *agui.RunAgentInput) map[string]any {
+	body := map[string]any{
+		"assistant_id":     a.Graph,
+		"stream_mode":      []string{"messages-tuple", "updates", "values", "custom"},
+		"stream_resumable": true,
+		// A dropped stream is resumed, so the run must outlive it; a
+		// client that goes away cancels the run explicitly (see Run).
+		"on_disconnect": "continue",
+	}
+	if len(in.Resume) > 0 {
+		var payload any
+		if len(in.Resume) == 1 {
+			_ = json.Unmarshal(in.Resume[0].Payload, &payload)
+		} else {
+			m := map[string]any{}
+			for _, r := range in.Resume {
+				var p any
+				_ = json.Unmarshal(r.Payload, &p)
+				m[r.InterruptID] = p
+			}
+			payload = m
+		}
+		body["command"] = map[string]any{"resume": payload}
+	} else {
+		input := map[string]any{"messages": lcMessages(in.Messages)}
+		// The client's tools (including MCP tools the adapter injects)
+		// and context, for graphs with channels of these names, as
+		// @ag-ui/langgraph offers them; LangGraph ignores input keys
+		// a graph has no channel for.
+		if len(in.Tools) > 0 || len(in.Context) > 0 {
+			input["tools"] = in.Tools
+			input["ag-ui"] = map[string]any{"tools": in.Tools, "context": in.Context}
+		}
+		body["input"] = input
+	}
+	cfg := map[string]any{}
+	for k, v := range a.AssistantConfig {
+		cfg[k] = v
+	}
+	if fp := in.ForwardedProp("config"); fp != nil {
+		var m map[string]any
+		if json.Unmarshal(fp, &m) == nil {
+			for k, v := range m {
+				cfg[k] = v
+			}
+		}
+	}
+	if len(cfg) > 0 {
+		body["config"] = cfg
+	}
+	if fp := in.ForwardedProp("context"); fp != nil {
+		body["context"] = json.RawMessage(fp)
+	}
+
+	return body
+}
+
 // Run implements agui.Agent.
 func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
 	return func(yield func(agui.Event, error) bool) {
 		tid := ThreadID(in.ThreadID)
-		resp, err := a.do(ctx, http.MethodPost, "/threads", map[string]any{"thread_id": tid, "if_exists": "do_nothing", "metadata": map[string]any{"agui_thread_id": in.ThreadID}}, nil)
+		resp, err := a.call(ctx, http.MethodPost, "/threads", map[string]any{"thread_id": tid, "if_exists": "do_nothing", "metadata": map[string]any{"agui_thread_id": in.ThreadID}}, nil, "create thread")
 		if err != nil {
 			if ctx.Err() == nil {
-				yield(nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the LangGraph server", Err: err})
+				yield(nil, err)
 			}
-			return
-		}
-		if resp.StatusCode/100 != 2 {
-			err := statusErr(resp, "create thread")
-			resp.Body.Close()
-			yield(nil, err)
 			return
 		}
 		resp.Body.Close()
-
-		body := map[string]any{
-			"assistant_id":     a.Graph,
-			"stream_mode":      []string{"messages-tuple", "updates", "values", "custom"},
-			"stream_resumable": true,
-			// A dropped stream is resumed, so the run must outlive it; a
-			// client that goes away cancels the run explicitly (below).
-			"on_disconnect": "continue",
-		}
-		if len(in.Resume) > 0 {
-			var payload any
-			if len(in.Resume) == 1 {
-				_ = json.Unmarshal(in.Resume[0].Payload, &payload)
-			} else {
-				m := map[string]any{}
-				for _, r := range in.Resume {
-					var p any
-					_ = json.Unmarshal(r.Payload, &p)
-					m[r.InterruptID] = p
-				}
-				payload = m
-			}
-			body["command"] = map[string]any{"resume": payload}
-		} else {
-			input := map[string]any{"messages": lcMessages(in.Messages)}
-			// The client's tools (including MCP tools the adapter injects)
-			// and context, for graphs with channels of these names, as
-			// @ag-ui/langgraph offers them; LangGraph ignores input keys
-			// a graph has no channel for.
-			if len(in.Tools) > 0 || len(in.Context) > 0 {
-				input["tools"] = in.Tools
-				input["ag-ui"] = map[string]any{"tools": in.Tools, "context": in.Context}
-			}
-			body["input"] = input
-		}
-		cfg := map[string]any{}
-		for k, v := range a.AssistantConfig {
-			cfg[k] = v
-		}
-		if fp := in.ForwardedProp("config"); fp != nil {
-			var m map[string]any
-			if json.Unmarshal(fp, &m) == nil {
-				for k, v := range m {
-					cfg[k] = v
-				}
-			}
-		}
-		if len(cfg) > 0 {
-			body["config"] = cfg
-		}
-		if fp := in.ForwardedProp("context"); fp != nil {
-			body["context"] = json.RawMessage(fp)
-		}
 
 		t := &translator{in: in, yield: yield}
 		if !t.out(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}) {
 			return
 		}
-		resp, err = a.do(ctx, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"})
+		resp, err = a.call(ctx, http.MethodPost, "/threads/"+tid+"/runs/stream", a.runBody(in), map[string]string{"Accept": "text/event-stream"}, "run")
 		if err != nil {
 			if ctx.Err() == nil {
-				yield(nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the LangGraph server", Err: err})
+				yield(nil, err)
 			}
-			return
-		}
-		if resp.StatusCode/100 != 2 {
-			err := statusErr(resp, "run")
-			resp.Body.Close()
-			yield(nil, err)
 			return
 		}
 		// Cancel the LangGraph run whenever we leave before it ended: the
@@ -294,14 +301,11 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 // runStatus is the status of a run: pending, running, success, error,
 // timeout or interrupted.
 func (a *Agent) runStatus(ctx context.Context, tid, rid string) (string, error) {
-	resp, err := a.do(ctx, http.MethodGet, "/threads/"+tid+"/runs/"+rid, nil, nil)
+	resp, err := a.call(ctx, http.MethodGet, "/threads/"+tid+"/runs/"+rid, nil, nil, "run status")
 	if err != nil {
 		return "", err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return "", statusErr(resp, "run status")
-	}
 	var r struct {
 		Status string `json:"status"`
 	}

@@ -30,12 +30,7 @@ type translator struct {
 	lastState     string
 }
 
-func (t *translator) out(ev agui.Event) bool {
-	if !t.yield(ev, nil) {
-		return false
-	}
-	return true
-}
+func (t *translator) out(ev agui.Event) bool { return t.yield(ev, nil) }
 
 type lcMessage struct {
 	ID             string          `json:"id"`
