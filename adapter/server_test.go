@@ -280,12 +280,7 @@ func TestHeartbeat(t *testing.T) {
 	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n", true)
 	cfg := Config{Listen: "x", Heartbeat: Duration(30 * time.Millisecond), Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
 	ts := newTestServer(t, cfg)
-	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/agents/a/run", strings.NewReader(runBody))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := doReq(t, http.MethodPost, ts.URL+"/agents/a/run", runBody, nil)
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
 	deadline := time.After(5 * time.Second)
@@ -388,12 +383,7 @@ func TestDrainEndsStreamsWithShutdown(t *testing.T) {
 	}
 	ts := httptest.NewServer(s)
 	defer ts.Close()
-	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/agents/a/run", strings.NewReader(runBody))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := doReq(t, http.MethodPost, ts.URL+"/agents/a/run", runBody, nil)
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
 	for {
