@@ -61,6 +61,10 @@ async function open({ thread = randomUUID(), single = false, agent = "default" }
   const url = `${web.url}/?runtime=${encodeURIComponent(adapter.url + "/api/copilotkit")}&thread=${thread}&agent=${agent}${single ? "&single=1" : ""}`;
   await page.goto(url);
   await page.locator("textarea").first().waitFor({ timeout: 20000 });
+  // The textarea shows before CopilotKit has loaded /info and connected
+  // the thread; a message typed earlier can be lost (seen once in CI in
+  // single-route mode). Start when the page's start-up requests are done.
+  await page.waitForLoadState("networkidle", { timeout: 20000 });
   return { page, thread, traffic, errors };
 }
 
