@@ -3,6 +3,8 @@ package agui
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,14 +41,61 @@ type HTTPAgent struct {
 	IdleTimeout time.Duration
 	// MaxEventSize caps one upstream event; zero means DefaultMaxEventSize.
 	MaxEventSize int
+	// ClientThreadIDs sends the client's threadId upstream unchanged.
+	// By default the upstream sees ScopedThreadID(principal, threadId) (the
+	// events it sends back are given the client's id again), so an upstream
+	// that keeps state per thread cannot mix up two principals' threads.
+	ClientThreadIDs bool
 }
 
 var defaultClient = sync.OnceValue(func() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DisableCompression = true
 	t.MaxIdleConnsPerHost = 64
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: t, CheckRedirect: SameOriginRedirects}
 })
+
+// SameOriginRedirects is an http.Client CheckRedirect that follows at most
+// 10 redirects, and only within the first request's origin (scheme, host
+// and port): headers such as API keys and bearer tokens must never reach
+// another origin, which net/http alone only guarantees for a few of them.
+func SameOriginRedirects(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return fmt.Errorf("refused a redirect from %s://%s to another origin (%s://%s)", first.Scheme, first.Host, req.URL.Scheme, req.URL.Host)
+	}
+	return nil
+}
+
+type principalKey struct{}
+
+// WithPrincipal stores who runs the run in ctx. Backends that keep state
+// per thread derive their upstream thread from it (see ScopedThreadID), so
+// that two principals using the same threadId never share upstream state.
+// The empty principal is an unauthenticated deployment.
+func WithPrincipal(ctx context.Context, principal string) context.Context {
+	return context.WithValue(ctx, principalKey{}, principal)
+}
+
+// Principal returns the principal stored by WithPrincipal, or "".
+func Principal(ctx context.Context) string {
+	p, _ := ctx.Value(principalKey{}).(string)
+	return p
+}
+
+// ScopedThreadID is the thread id an upstream sees for the client's
+// threadId when principal runs it: the id itself for the empty principal,
+// otherwise the id with a suffix derived from the principal.
+func ScopedThreadID(principal, threadID string) string {
+	if principal == "" {
+		return threadID
+	}
+	h := sha256.Sum256([]byte("genui-adapter/principal\x00" + principal))
+	return threadID + "~" + hex.EncodeToString(h[:8])
+}
 
 type requestHeadersKey struct{}
 
@@ -65,7 +114,16 @@ func RequestHeaders(ctx context.Context) http.Header {
 // Run implements Agent.
 func (a *HTTPAgent) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
+		upThread := in.ThreadID
+		if !a.ClientThreadIDs {
+			upThread = ScopedThreadID(Principal(ctx), in.ThreadID)
+		}
 		body, err := json.Marshal(in)
+		if upThread != in.ThreadID {
+			up := *in
+			up.ThreadID = upThread
+			body, err = json.Marshal(&up)
+		}
 		if err != nil {
 			yield(nil, &RunErr{Code: CodeInternal, Message: "cannot encode the run input", Err: err})
 			return
@@ -149,6 +207,18 @@ func (a *HTTPAgent) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event,
 				}
 				yield(nil, err)
 				return
+			}
+			if upThread != in.ThreadID {
+				switch e := ev.(type) {
+				case *RunStarted:
+					if e.ThreadID == upThread {
+						e.ThreadID = in.ThreadID
+					}
+				case *RunFinished:
+					if e.ThreadID == upThread {
+						e.ThreadID = in.ThreadID
+					}
+				}
 			}
 			if !yield(ev, nil) {
 				return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Role is a message's role.
@@ -200,8 +201,9 @@ func (e *InputError) Unwrap() error { return ErrInvalidInput }
 
 // ParseRunAgentInput decodes a RunAgentInput leniently: both the 1.0 and the
 // 0.0.5x shapes, null state, absent tools and context, unknown keys ignored.
-// It fails, with an *InputError naming the field, on malformed JSON and on a
-// missing threadId, runId or messages.
+// It fails, with an *InputError naming the field, on malformed JSON, invalid
+// UTF-8, a missing threadId, runId or messages, an id longer than MaxIDBytes
+// and a role outside AG-UI's set.
 func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(b, &probe); err != nil {
@@ -210,6 +212,9 @@ func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
 			return nil, &InputError{Reason: fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, err)}
 		}
 		return nil, &InputError{Reason: "body must be a JSON object"}
+	}
+	if !utf8.Valid(b) {
+		return nil, &InputError{Field: invalidUTF8Path(b), Reason: "is not valid UTF-8"}
 	}
 	for _, f := range []string{"threadId", "runId"} {
 		v, ok := probe[f]
@@ -235,10 +240,8 @@ func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
 	if in.Messages == nil {
 		in.Messages = []Message{}
 	}
-	for i, m := range in.Messages {
-		if m.Role == "" {
-			return nil, &InputError{Field: fmt.Sprintf("messages[%d].role", i), Reason: "required"}
-		}
+	if err := checkInput(&in); err != nil {
+		return nil, err
 	}
 	if in.Tools == nil {
 		in.Tools = []Tool{}

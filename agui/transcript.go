@@ -19,15 +19,63 @@ type Transcript struct {
 	// message's string on every delta would be quadratic.
 	text map[string]*strings.Builder
 	args map[string]*strings.Builder // streamed tool call arguments
+
+	reserve func(n int) bool // nil: unbounded
+	cut     map[string]bool  // messages that carry CutMarker
+	cutNote bool             // the standalone cut note was added
 }
+
+// CutMarker ends a message whose content the transcript stopped keeping
+// because its budget ran out (see SetBudget). The live stream is never
+// cut; only the stored history is.
+const CutMarker = "\n\n[genui-adapter: cut here; the rest of this run exceeded the history size limit]"
+
+// cutNoteID is the id of the message that says the transcript was cut
+// when the message concerned could not be kept at all.
+const cutNoteID = "genui-adapter-cut"
+
+// messageOverhead approximates what one message costs beyond its content.
+const messageOverhead = 96
 
 // NewTranscript starts from msgs (copied).
 func NewTranscript(msgs []Message) *Transcript {
-	t := &Transcript{index: map[string]int{}, text: map[string]*strings.Builder{}, args: map[string]*strings.Builder{}}
+	t := &Transcript{index: map[string]int{}, text: map[string]*strings.Builder{}, args: map[string]*strings.Builder{}, cut: map[string]bool{}}
 	for _, m := range msgs {
 		t.upsert(m)
 	}
 	return t
+}
+
+// SetBudget bounds what the transcript keeps from the events applied
+// after it: reserve is asked before the transcript grows by n bytes
+// (text, arguments, results, activity content, new messages) and, when it
+// says no, that growth is dropped and the message concerned ends with
+// CutMarker (once). Messages given to NewTranscript and Merge are not
+// counted.
+func (t *Transcript) SetBudget(reserve func(n int) bool) { t.reserve = reserve }
+
+// grow asks the budget for n bytes.
+func (t *Transcript) grow(n int) bool { return t.reserve == nil || n <= 0 || t.reserve(n) }
+
+// markCut appends CutMarker to message id once, or, when that message is
+// not kept, adds one note saying the transcript was cut.
+func (t *Transcript) markCut(id string) {
+	if m := t.find(id); m != nil && m.Role != RoleActivity {
+		if t.cut[id] {
+			return
+		}
+		t.cut[id] = true
+		if b := t.text[id]; b != nil {
+			b.WriteString(CutMarker)
+			return
+		}
+		m.Content = Text(m.Content.String() + CutMarker)
+		return
+	}
+	if !t.cutNote {
+		t.cutNote = true
+		t.upsert(Message{ID: cutNoteID, Role: RoleAssistant, Content: Text(strings.TrimSpace(CutMarker))})
+	}
 }
 
 func (t *Transcript) upsert(m Message) int {
@@ -63,7 +111,11 @@ func (t *Transcript) Messages() []Message {
 // appendText adds a streamed delta to a message's content.
 func (t *Transcript) appendText(id, delta string) {
 	m := t.find(id)
-	if m == nil {
+	if m == nil || t.cut[id] {
+		return
+	}
+	if !t.grow(len(delta)) {
+		t.markCut(id)
 		return
 	}
 	b := t.text[id]
@@ -122,6 +174,10 @@ func (t *Transcript) Apply(ev Event) {
 			role = RoleAssistant
 		}
 		if t.find(e.MessageID) == nil {
+			if !t.grow(messageOverhead + len(e.MessageID) + len(e.Name)) {
+				t.markCut(e.MessageID)
+				return
+			}
 			t.upsert(Message{ID: e.MessageID, Role: role, Content: Text(""), Name: e.Name})
 		}
 	case *TextMessageContent:
@@ -132,11 +188,19 @@ func (t *Transcript) Apply(ev Event) {
 		t.flush(e.MessageID)
 	case *ReasoningMessageStart:
 		if t.find(e.MessageID) == nil {
+			if !t.grow(messageOverhead + len(e.MessageID)) {
+				t.markCut(e.MessageID)
+				return
+			}
 			t.upsert(Message{ID: e.MessageID, Role: RoleReasoning, Content: Text("")})
 		}
 	case *ReasoningMessageContent:
 		t.appendText(e.MessageID, e.Delta)
 	case *ToolCallStart:
+		if !t.grow(messageOverhead + len(e.ToolCallID) + len(e.ToolCallName)) {
+			t.markCut(e.ParentMessageID)
+			return
+		}
 		call := ToolCall{ID: e.ToolCallID, Type: "function", Function: FunctionCall{Name: e.ToolCallName}}
 		if p := t.find(e.ParentMessageID); p != nil && e.ParentMessageID != "" && p.Role == RoleAssistant {
 			p.ToolCalls = append(p.ToolCalls, call)
@@ -152,31 +216,78 @@ func (t *Transcript) Apply(ev Event) {
 				t.args[e.ToolCallID] = b
 			}
 		}
-		if b != nil {
+		if b != nil && !t.cut[e.ToolCallID] {
+			if !t.grow(len(e.Delta)) {
+				// Half a JSON argument string is worse than none.
+				t.cut[e.ToolCallID] = true
+				b.Reset()
+				b.WriteString("{}")
+				t.markCut("")
+				return
+			}
 			b.WriteString(e.Delta)
 		}
 	case *ToolCallEnd:
 		t.flushArgs(e.ToolCallID)
 	case *ToolCallResult:
-		t.upsert(Message{ID: e.MessageID, Role: RoleTool, ToolCallID: e.ToolCallID, Content: Text(e.Content)})
+		content := e.Content
+		if !t.grow(messageOverhead + len(e.MessageID) + len(content)) {
+			content = strings.TrimSpace(CutMarker)
+			t.cut[e.MessageID] = true
+		}
+		t.upsert(Message{ID: e.MessageID, Role: RoleTool, ToolCallID: e.ToolCallID, Content: Text(content)})
 	case *ActivitySnapshot:
 		if m := t.find(e.MessageID); m != nil && e.Replace != nil && !*e.Replace {
+			return
+		}
+		if !t.grow(messageOverhead + len(e.MessageID) + len(e.Content)) {
+			// A surface or card that is not kept is not replayed at all.
+			t.markCut("")
 			return
 		}
 		t.upsert(Message{ID: e.MessageID, Role: RoleActivity, ActivityType: e.ActivityType, Content: Content{Object: []byte(e.Content), set: true}})
 	case *ActivityDelta:
 		if m := t.find(e.MessageID); m != nil && m.Content.Object != nil {
+			if !t.grow(len(e.Patch)) {
+				t.markCut("")
+				return
+			}
 			if out, err := ApplyPatch(m.Content.Object, e.Patch); err == nil {
 				m.Content = Content{Object: out, set: true}
 			}
 		}
 	case *MessagesSnapshot:
+		n := 0
+		for _, m := range e.Messages {
+			n += messageSize(m)
+		}
+		if !t.grow(n) {
+			t.markCut("")
+			return
+		}
 		t.msgs, t.index, t.text, t.args = nil, map[string]int{}, map[string]*strings.Builder{}, map[string]*strings.Builder{}
+		t.cut, t.cutNote = map[string]bool{}, false
 		for _, m := range e.Messages {
 			t.upsert(m)
 		}
 	}
 }
+
+// messageSize approximates the bytes a message holds.
+func messageSize(m Message) int {
+	n := messageOverhead + len(m.ID) + len(m.Content.Text) + len(m.Content.Object) + len(m.Name) + len(m.ToolCallID)
+	for _, p := range m.Content.Parts {
+		n += len(p.Text) + len(p.Data) + len(p.URL) + 32
+	}
+	for _, c := range m.ToolCalls {
+		n += messageOverhead + len(c.ID) + len(c.Function.Name) + len(c.Function.Arguments)
+	}
+	return n
+}
+
+// MessageSize approximates the bytes a message holds in memory; budgets
+// use it.
+func MessageSize(m Message) int { return messageSize(m) }
 
 // ApplyPatch applies an RFC 6902 JSON Patch (add, remove, replace, move,
 // copy, test) to doc.

@@ -1,0 +1,136 @@
+package agui
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestParseRunAgentInputChecks(t *testing.T) {
+	long := strings.Repeat("a", MaxIDBytes+1)
+	for _, tt := range []struct {
+		name, in, field string
+	}{
+		{"invalid UTF-8 in threadId", "{\"threadId\":\"t\xff\",\"runId\":\"r\",\"messages\":[]}", "threadId"},
+		{"invalid UTF-8 deep", "{\"threadId\":\"t\",\"runId\":\"r\",\"messages\":[{\"id\":\"a\",\"role\":\"user\",\"content\":\"ok\"},{\"id\":\"b\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"\xc3\"}]}]}", "messages[1].content[0].text"},
+		{"invalid UTF-8 in a key", "{\"threadId\":\"t\",\"runId\":\"r\",\"messages\":[],\"forwardedProps\":{\"k\xff\":1}}", "forwardedProps.k\ufffd"},
+		{"role", `{"threadId":"t","runId":"r","messages":[{"id":"m","role":"hacker"}]}`, "messages[0].role"},
+		{"missing role", `{"threadId":"t","runId":"r","messages":[{"id":"m"}]}`, "messages[0].role"},
+		{"long runId", `{"threadId":"t","runId":"` + long + `","messages":[]}`, "runId"},
+		{"long tool call id", `{"threadId":"t","runId":"r","messages":[{"id":"m","role":"assistant","toolCalls":[{"id":"` + long + `","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`, "messages[0].toolCalls[0].id"},
+		{"control character", `{"threadId":"t\u0000x","runId":"r","messages":[]}`, "threadId"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseRunAgentInput([]byte(tt.in))
+			var ie *InputError
+			if !errors.As(err, &ie) || ie.Field != tt.field {
+				t.Errorf("ParseRunAgentInput = %v, want an error naming %s", err, tt.field)
+			}
+		})
+	}
+	if _, err := ParseRunAgentInput([]byte(`{"threadId":"t","runId":"` + strings.Repeat("é", MaxIDBytes/2) + `","messages":[{"id":"m","role":"reasoning","content":"x"}]}`)); err != nil {
+		t.Errorf("a %d-byte id and the reasoning role: %v", MaxIDBytes, err)
+	}
+}
+
+// FuzzParseRunAgentInput: whatever the bytes, the parser does not panic,
+// and what it accepts keeps its promises.
+func FuzzParseRunAgentInput(f *testing.F) {
+	f.Add([]byte(`{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":"hi"}]}`))
+	f.Add([]byte("{\"threadId\":\"t\xff\",\"runId\":\"r\",\"messages\":[]}"))
+	f.Add([]byte(`{"threadId":"t","runId":"r","messages":[{"id":"m","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}],"resume":[{"interruptId":"i","status":"resolved"}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in, err := ParseRunAgentInput(b)
+		if err != nil {
+			return
+		}
+		if !utf8.Valid(b) {
+			t.Fatalf("accepted invalid UTF-8")
+		}
+		for _, id := range []string{in.ThreadID, in.RunID} {
+			if id == "" || len(id) > MaxIDBytes {
+				t.Fatalf("accepted id %q", id)
+			}
+		}
+		for _, m := range in.Messages {
+			if !validRoles[m.Role] || len(m.ID) > MaxIDBytes {
+				t.Fatalf("accepted message %+v", m)
+			}
+		}
+	})
+}
+
+func TestTranscriptBudget(t *testing.T) {
+	left := 300
+	tr := NewTranscript([]Message{{ID: "u", Role: RoleUser, Content: Text(strings.Repeat("h", 1000))}})
+	tr.SetBudget(func(n int) bool {
+		if n > left {
+			return false
+		}
+		left -= n
+		return true
+	})
+	tr.Apply(&TextMessageStart{MessageID: "m", Role: "assistant"})
+	for range 10 {
+		tr.Apply(&TextMessageContent{MessageID: "m", Delta: strings.Repeat("x", 50)})
+	}
+	tr.Apply(&TextMessageEnd{MessageID: "m"})
+	tr.Apply(&ToolCallResult{MessageID: "r", ToolCallID: "c", Content: strings.Repeat("z", 500)})
+	tr.Apply(&ActivitySnapshot{MessageID: "a", ActivityType: "x", Content: JSON(`{"big":"` + strings.Repeat("q", 500) + `"}`)})
+	msgs := tr.Messages()
+	// user, the cut assistant message, the cut tool result, and a note
+	// for the activity that was not kept.
+	if len(msgs) != 4 || msgs[3].ID != cutNoteID {
+		t.Fatalf("messages = %+v", msgs)
+	}
+	if got := msgs[1].Content.String(); !strings.HasSuffix(got, CutMarker) || strings.Count(got, "x") > 300 {
+		t.Errorf("cut text = %q", got)
+	}
+	if msgs[2].Content.String() != strings.TrimSpace(CutMarker) {
+		t.Errorf("tool result over budget = %q", msgs[2].Content.String())
+	}
+	if msgs[0].Content.String() != strings.Repeat("h", 1000) {
+		t.Errorf("the given history was cut")
+	}
+}
+
+func TestSameOriginRedirects(t *testing.T) {
+	var got http.Header
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header }))
+	defer other.Close()
+	var hops int
+	same := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/x", http.StatusTemporaryRedirect)
+		case "/here":
+			hops++
+			http.Redirect(w, r, "/done", http.StatusTemporaryRedirect)
+		case "/done":
+			w.WriteHeader(204)
+		}
+	}))
+	defer same.Close()
+	c := &http.Client{CheckRedirect: SameOriginRedirects}
+	req, _ := http.NewRequest("GET", same.URL+"/away", nil)
+	req.Header.Set("X-Api-Key", "secret")
+	if _, err := c.Do(req); err == nil || got != nil {
+		t.Errorf("a cross-origin redirect was followed (err %v, headers %v)", err, got)
+	}
+	if resp, err := c.Get(same.URL + "/here"); err != nil || resp.StatusCode != 204 || hops != 1 {
+		t.Errorf("a same-origin redirect = %v, %v", resp, err)
+	}
+}
+
+func TestScopedThreadID(t *testing.T) {
+	if ScopedThreadID("", "t") != "t" {
+		t.Errorf("no principal must keep the id")
+	}
+	a, b := ScopedThreadID("alice", "t"), ScopedThreadID("bob", "t")
+	if a == b || !strings.HasPrefix(a, "t~") || a != ScopedThreadID("alice", "t") {
+		t.Errorf("scoped ids %q, %q", a, b)
+	}
+}
