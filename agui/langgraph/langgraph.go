@@ -16,6 +16,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -36,7 +37,20 @@ type Agent struct {
 	APIKey string
 	// AssistantConfig is merged into every run's config.
 	AssistantConfig map[string]any
-	// Client sends requests (default: no overall timeout).
+	// Headers are sent with every request (after forwarded ones, so they
+	// win).
+	Headers map[string]string
+	// ForwardHeaders lists inbound request headers (case-insensitive)
+	// copied from the headers stored in ctx by agui.WithRequestHeaders.
+	ForwardHeaders []string
+	// ConnectTimeout bounds the wait for each response's headers (default
+	// 30 s).
+	ConnectTimeout time.Duration
+	// IdleTimeout aborts a response body that sends nothing for this long
+	// (default 5 min; a run stream is then resumed); negative disables it.
+	IdleTimeout time.Duration
+	// Client sends requests (default: no overall timeout, redirects only
+	// within the server's origin, so the API key never reaches another).
 	Client *http.Client
 	// MaxReconnects bounds stream resumptions (default 5).
 	MaxReconnects int
@@ -53,11 +67,44 @@ func ThreadID(aguiThread string) string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
+var defaultClient = &http.Client{CheckRedirect: agui.SameOriginRedirects}
+
 func (a *Agent) client() *http.Client {
 	if a.Client != nil {
 		return a.Client
 	}
-	return http.DefaultClient
+	return defaultClient
+}
+
+var (
+	errConnectTimeout = errors.New("no response headers in time")
+	errIdle           = errors.New("the response went silent")
+)
+
+// respBody ends its request when closed, and when it sends nothing for the
+// idle timeout.
+type respBody struct {
+	io.ReadCloser
+	cancel context.CancelCauseFunc
+	idle   time.Duration
+	timer  *time.Timer
+}
+
+func (b *respBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 && b.timer != nil {
+		b.timer.Reset(b.idle)
+	}
+	return n, err
+}
+
+func (b *respBody) Close() error {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
 }
 
 func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[string]string) (*http.Response, error) {
@@ -69,9 +116,21 @@ func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[s
 		}
 		r = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(a.URL, "/")+path, r)
+	rctx, cancel := context.WithCancelCause(ctx)
+	req, err := http.NewRequestWithContext(rctx, method, strings.TrimRight(a.URL, "/")+path, r)
 	if err != nil {
+		cancel(nil)
 		return nil, err
+	}
+	if inbound := agui.RequestHeaders(ctx); inbound != nil {
+		for _, name := range a.ForwardHeaders {
+			for _, v := range inbound.Values(name) {
+				req.Header.Add(name, v)
+			}
+		}
+	}
+	for k, v := range a.Headers {
+		req.Header.Set(k, v)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -82,7 +141,30 @@ func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[s
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	return a.client().Do(req)
+	connect := a.ConnectTimeout
+	if connect <= 0 {
+		connect = 30 * time.Second
+	}
+	timer := time.AfterFunc(connect, func() { cancel(errConnectTimeout) })
+	resp, err := a.client().Do(req)
+	timer.Stop()
+	if err != nil {
+		cause := context.Cause(rctx)
+		cancel(nil)
+		if errors.Is(cause, errConnectTimeout) {
+			return nil, fmt.Errorf("the LangGraph server sent no response within %s: %w", connect, errConnectTimeout)
+		}
+		return nil, err
+	}
+	b := &respBody{ReadCloser: resp.Body, cancel: cancel}
+	if idle := a.IdleTimeout; idle >= 0 {
+		if idle == 0 {
+			idle = 5 * time.Minute
+		}
+		b.idle, b.timer = idle, time.AfterFunc(idle, func() { cancel(errIdle) })
+	}
+	resp.Body = b
+	return resp, nil
 }
 
 // call is do for requests whose failure ends the run: an unreachable
@@ -90,7 +172,11 @@ func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[s
 func (a *Agent) call(ctx context.Context, method, path string, body any, hdr map[string]string, what string) (*http.Response, error) {
 	resp, err := a.do(ctx, method, path, body, hdr)
 	if err != nil {
-		return nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the LangGraph server", Err: err}
+		msg := "cannot reach the LangGraph server"
+		if errors.Is(err, errConnectTimeout) {
+			msg = err.Error()
+		}
+		return nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: msg, Err: err}
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
@@ -206,8 +292,14 @@ func (a *Agent) runBody(in *agui.RunAgentInput) map[string]any {
 // Run implements agui.Agent.
 func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
 	return func(yield func(agui.Event, error) bool) {
-		tid := ThreadID(in.ThreadID)
-		resp, err := a.call(ctx, http.MethodPost, "/threads", map[string]any{"thread_id": tid, "if_exists": "do_nothing", "metadata": map[string]any{"agui_thread_id": in.ThreadID}}, nil, "create thread")
+		// Two principals' threads of the same id are two LangGraph threads.
+		principal := agui.Principal(ctx)
+		tid := ThreadID(agui.ScopedThreadID(principal, in.ThreadID))
+		meta := map[string]any{"agui_thread_id": in.ThreadID}
+		if principal != "" {
+			meta["genui_principal"] = principal
+		}
+		resp, err := a.call(ctx, http.MethodPost, "/threads", map[string]any{"thread_id": tid, "if_exists": "do_nothing", "metadata": meta}, nil, "create thread")
 		if err != nil {
 			if ctx.Err() == nil {
 				yield(nil, err)
@@ -231,7 +323,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		// client went away or stopped, or the stream could not be resumed.
 		defer func() {
 			if t.runID != "" && !t.ended {
-				cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 				defer cancel()
 				if r, err := a.do(cctx, http.MethodPost, "/threads/"+tid+"/runs/"+t.runID+"/cancel", nil, nil); err == nil {
 					r.Body.Close()
