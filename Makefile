@@ -1,6 +1,6 @@
 # make test runs everything CI runs: formatting, vet, Go tests with the race
 # detector, and the Node end-to-end suite against the real clients.
-.PHONY: test fmt-check vet gotest e2e e2e-deps run build bench loadgen fuzz playground-vendor
+.PHONY: test fmt-check vet gotest e2e e2e-deps run build bench loadgen fuzz playground-vendor soak
 
 GO ?= go
 
@@ -48,6 +48,13 @@ bench:
 
 loadgen:
 	$(GO) run ./examples/loadgen
+
+# The bounded soak (about 2 minutes; not part of make test): the real
+# binary under a 60 s flood read by a slow client, 3 M small deltas and
+# 5,000 short runs; RSS must stay under the configured budget and come back
+# down after retention.
+soak:
+	$(GO) test -tags soak -run TestSoak -count=1 -v -timeout 6m ./cmd/genui-adapter/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./agui/

@@ -5,28 +5,117 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
+	"net"
 	"net/http"
+	"sync"
 
 	"github.com/labstack/echo/v5"
 
 	"github.com/genui-adapter/genui-adapter/a2ui"
 )
 
-// readBody reads any body up to max bytes (no content-type check).
-func readBody(r *http.Request, max int64) ([]byte, error) {
-	if r.ContentLength > max {
-		return nil, errTooLarge(max)
+// limiter caps concurrent requests in total and per key.
+type limiter struct {
+	total  chan struct{}
+	perKey int
+	mu     sync.Mutex
+	held   map[string]int
+}
+
+func newLimiter(total, perKey int) *limiter {
+	return &limiter{total: make(chan struct{}, total), perKey: perKey, held: map[string]int{}}
+}
+
+// acquire takes a slot for key, or reports that none is free.
+func (l *limiter) acquire(key string) (release func(), ok bool) {
+	l.mu.Lock()
+	if l.held[key] >= l.perKey {
+		l.mu.Unlock()
+		return nil, false
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, max))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if asMaxBytes(err, &mbe) {
-			return nil, errTooLarge(max)
+	select {
+	case l.total <- struct{}{}:
+	default:
+		l.mu.Unlock()
+		return nil, false
+	}
+	l.held[key]++
+	l.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			if l.held[key]--; l.held[key] <= 0 {
+				delete(l.held, key)
+			}
+			l.mu.Unlock()
+			<-l.total
+		})
+	}, true
+}
+
+func (c A2UIAPIConfig) maxConcurrent() int {
+	if c.MaxConcurrent == 0 {
+		return 4
+	}
+	return c.MaxConcurrent
+}
+
+func (c A2UIAPIConfig) maxPerPrincipal() int {
+	if c.MaxConcurrentPerPrincipal == 0 {
+		return 2
+	}
+	return c.MaxConcurrentPerPrincipal
+}
+
+func (c A2UIAPIConfig) maxBody() int64 {
+	if c.MaxBodyBytes == 0 {
+		return 1 << 20
+	}
+	return c.MaxBodyBytes
+}
+
+func (c A2UIAPIConfig) maxErrors() int {
+	if c.MaxErrors == 0 {
+		return 100
+	}
+	return c.MaxErrors
+}
+
+// heavy guards a CPU-heavy route: the caller's credentials (unless the
+// routes are public), a slot among the concurrent ones (429 with
+// Retry-After when none is free; per principal, or per client address
+// when public), then the body, within the routes' lower cap.
+func (s *Server) heavyBody(c *echo.Context) (body []byte, release func(), err error) {
+	key := ""
+	if s.cfg.A2UIAPI.Public {
+		key = "addr:" + clientAddr(c.Request())
+	} else {
+		p, err := s.principal(c.Request())
+		if err != nil {
+			return nil, nil, err
 		}
-		return nil, errBadRequest("cannot read the request body", err)
+		key = "principal:" + p
 	}
-	return b, nil
+	release, ok := s.heavy.acquire(key)
+	if !ok {
+		return nil, nil, &httpError{Status: http.StatusTooManyRequests, Code: "too_many_requests", RetryAfter: 1,
+			Msg: "too many A2UI requests in progress (a2uiApi.maxConcurrent, maxConcurrentPerPrincipal); retry shortly"}
+	}
+	body, err = s.readBody(c, s.cfg.A2UIAPI.maxBody(), false)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return body, release, nil
+}
+
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // splitMessages accepts one message, a JSON array of messages, the
@@ -81,13 +170,15 @@ func raws(list []json.RawMessage) [][]byte {
 // handleA2UIValidate validates A2UI messages as one stream:
 // {"valid": bool, "messages": n, "errors": [...]}. ?strict=true also
 // refuses orphan components.
-func handleA2UIValidate(v *a2ui.Validator, max int64) echo.HandlerFunc {
+func handleA2UIValidate(s *Server) echo.HandlerFunc {
+	v := s.a2ui
 	strict := sync1(func() *a2ui.Validator { return a2ui.MustValidator(a2ui.Options{Strict: true}) })
 	return func(c *echo.Context) error {
-		body, err := readBody(c.Request(), max)
+		body, release, err := s.heavyBody(c)
 		if err != nil {
 			return err
 		}
+		defer release()
 		msgs, err := splitMessages(body)
 		if err != nil {
 			return err
@@ -97,25 +188,31 @@ func handleA2UIValidate(v *a2ui.Validator, max int64) echo.HandlerFunc {
 			val = strict()
 		}
 		errs := val.ValidateBatch(msgs)
+		count := len(errs)
+		if max := s.cfg.A2UIAPI.maxErrors(); len(errs) > max {
+			errs = errs[:max]
+		}
 		if errs == nil {
 			errs = []a2ui.Error{}
 		}
-		return c.JSON(http.StatusOK, map[string]any{"valid": len(errs) == 0, "messages": len(msgs), "errors": errs})
+		return c.JSON(http.StatusOK, map[string]any{"valid": count == 0, "messages": len(msgs), "errors": errs, "errorCount": count})
 	}
 }
 
 // handleA2UIRender turns any JSON value into validated A2UI messages:
 // ?format=json (an array, default) or jsonl; ?surfaceId=, ?title=,
 // ?version=, ?catalogId=, ?maxRows= shape the surface.
-func handleA2UIRender(v *a2ui.Validator, max int64) echo.HandlerFunc {
+func handleA2UIRender(s *Server) echo.HandlerFunc {
+	v := s.a2ui
 	strict := sync1(func() *a2ui.Validator {
 		return a2ui.MustValidator(a2ui.Options{Strict: true, CheckBindings: true, CatalogIDs: v.Options().CatalogIDs})
 	})
 	return func(c *echo.Context) error {
-		body, err := readBody(c.Request(), max)
+		body, release, err := s.heavyBody(c)
 		if err != nil {
 			return err
 		}
+		defer release()
 		if !json.Valid(body) {
 			return errBadRequest("body must be one JSON value", nil)
 		}

@@ -2,37 +2,124 @@ package adapter
 
 import (
 	"crypto/subtle"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
 	"strings"
+
+	"github.com/labstack/echo/v5"
 )
 
 // anonymous is the principal when no auth is configured.
 const anonymous = "anonymous"
 
-// principal says who is calling, per the auth config: the name of the
-// bearer token presented, the trusted header's value, or "anonymous".
+// principalKey is where requireAuth leaves the principal.
+const principalKey = "genui.principal"
+
+// authenticated reports whether auth is configured (principals are real).
+func (s *Server) authenticated() bool {
+	a := s.cfg.Auth
+	return len(a.BearerTokens) > 0 || a.TrustedHeader != ""
+}
+
+// principal says who is calling, from the headers alone (so that it runs
+// before any body is read): the name of the bearer token presented, the
+// trusted header's value (only from a trusted proxy, and only once), or
+// "anonymous".
 func (s *Server) principal(r *http.Request) (string, error) {
 	a := s.cfg.Auth
 	switch {
 	case len(a.BearerTokens) > 0:
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if ok {
-			for name, want := range a.BearerTokens {
-				if subtle.ConstantTimeCompare([]byte(tok), []byte(want)) == 1 {
+		if ok && len(r.Header.Values("Authorization")) == 1 {
+			for _, name := range sortedKeys(a.BearerTokens) {
+				if subtle.ConstantTimeCompare([]byte(tok), []byte(a.BearerTokens[name])) == 1 {
 					return name, nil
 				}
 			}
 		}
 		return "", &httpError{Status: http.StatusUnauthorized, Code: "unauthorized", Msg: "a valid Authorization: Bearer token is required"}
 	case a.TrustedHeader != "":
-		if p := r.Header.Get(a.TrustedHeader); p != "" {
-			return p, nil
+		if !s.fromTrustedProxy(r) {
+			return "", &httpError{Status: http.StatusUnauthorized, Code: "unauthorized", Msg: "requests must come through a trusted proxy (auth.trustedProxies)"}
 		}
-		return "", &httpError{Status: http.StatusUnauthorized, Code: "unauthorized", Msg: "the " + a.TrustedHeader + " header is required"}
+		vals := r.Header.Values(a.TrustedHeader)
+		switch {
+		case len(vals) > 1:
+			return "", &httpError{Status: http.StatusBadRequest, Code: "bad_request", Msg: "the " + a.TrustedHeader + " header must appear once"}
+		case len(vals) == 0 || strings.TrimSpace(vals[0]) == "":
+			return "", &httpError{Status: http.StatusUnauthorized, Code: "unauthorized", Msg: "the " + a.TrustedHeader + " header is required"}
+		}
+		return strings.TrimSpace(vals[0]), nil
 	}
 	return anonymous, nil
 }
 
-func errForbidden(what string) error {
-	return &httpError{Status: http.StatusForbidden, Code: "forbidden", Msg: what + " belongs to another principal"}
+// fromTrustedProxy reports whether the connection comes from one of
+// auth.trustedProxies (default: loopback).
+func (s *Server) fromTrustedProxy(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	for _, p := range s.trustedProxies {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// requireAuth resolves the principal before the handler reads anything.
+func requireAuth(s *Server) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c *echo.Context) error {
+			p, err := s.principal(c.Request())
+			if err != nil {
+				return err
+			}
+			c.Set(principalKey, p)
+			return next(c)
+		}
+	}
+}
+
+// principalOf returns the principal requireAuth found.
+func principalOf(c *echo.Context) string {
+	p, _ := c.Get(principalKey).(string)
+	if p == "" {
+		return anonymous
+	}
+	return p
+}
+
+// checkOrigin refuses a state-changing request a browser sent from
+// another site (a simple cross-site POST needs no preflight): its Origin
+// must be the service's own or in cors.origins.
+func (s *Server) checkOrigin(r *http.Request) error {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+			return errCrossSite()
+		}
+		return nil // not a browser, or a same-origin request
+	}
+	if slices.Contains(s.cfg.CORS.Origins, origin) || slices.Contains(s.cfg.CORS.Origins, "*") {
+		return nil
+	}
+	if u, err := url.Parse(origin); err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) {
+		return nil
+	}
+	return errCrossSite()
+}
+
+func errCrossSite() error {
+	return &httpError{Status: http.StatusForbidden, Code: "cross_site_refused", Msg: "this request came from another site; its Origin must be this service's or in cors.origins"}
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"os"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,6 +66,82 @@ type Config struct {
 	PlaygroundVendor string `yaml:"playgroundVendor,omitempty"`
 	// InstanceID names this process in run records (default: random).
 	InstanceID string `yaml:"instanceId,omitempty"`
+	// History bounds the thread histories kept for reloads and
+	// CopilotKit's /connect.
+	History HistoryConfig `yaml:"history,omitempty"`
+	// Limits bound what one client can hold.
+	Limits LimitsConfig `yaml:"limits,omitempty"`
+	// A2UIAPI configures POST /a2ui/validate and /a2ui/render.
+	A2UIAPI A2UIAPIConfig `yaml:"a2uiApi,omitempty"`
+	// MemoryLimit is the Go runtime's soft memory limit (GOMEMLIMIT, unless
+	// that variable is set), default 448 MiB: the stores' default budgets
+	// (run log 128 MiB, histories 64 MiB, transcripts 64 MiB, tails 32 MiB)
+	// sized for a 512 MiB container. 0 leaves the runtime's default.
+	MemoryLimit *int64 `yaml:"memoryLimit,omitempty"`
+	// Debug turns on diagnostics.
+	Debug DebugConfig `yaml:"debug,omitempty"`
+}
+
+// DebugConfig turns on diagnostics.
+type DebugConfig struct {
+	// Pprof serves net/http/pprof under /debug/pprof/ on the main listener
+	// (behind the same auth as runs). Off by default: profiles reveal
+	// internals.
+	Pprof bool `yaml:"pprof,omitempty"`
+}
+
+// HistoryConfig bounds thread histories.
+type HistoryConfig struct {
+	// Retention drops a thread's history this long after it was last
+	// saved or read (default 24 h).
+	Retention Duration `yaml:"retention,omitempty"`
+	// MaxBytes caps all histories together in the memory backend
+	// (default 64 MiB); the least recently used threads go first.
+	MaxBytes int64 `yaml:"maxBytes,omitempty"`
+	// MaxThreadBytes caps one thread's history, both backends (default
+	// 1 MiB); its oldest messages go first.
+	MaxThreadBytes int64 `yaml:"maxThreadBytes,omitempty"`
+	// MaxRunBytes caps what one run adds to its thread's history
+	// (default 1 MiB); beyond it the history is cut with a marker (the
+	// live stream never is).
+	MaxRunBytes int64 `yaml:"maxRunBytes,omitempty"`
+	// MaxLiveBytes caps the transcripts of all running runs together
+	// (default 64 MiB).
+	MaxLiveBytes int64 `yaml:"maxLiveBytes,omitempty"`
+}
+
+// LimitsConfig bounds clients.
+type LimitsConfig struct {
+	// BodyTimeout bounds reading a request body (default 10 s; 408
+	// after it).
+	BodyTimeout Duration `yaml:"bodyTimeout,omitempty"`
+	// MaxReadersPerPrincipal caps one principal's concurrent resume and
+	// connect streams per instance (default 64; 429 beyond).
+	MaxReadersPerPrincipal int `yaml:"maxReadersPerPrincipal,omitempty"`
+	// MaxTailBytes caps the recent events kept in process for readers
+	// (default 32 MiB).
+	MaxTailBytes int64 `yaml:"maxTailBytes,omitempty"`
+	// WriteTimeout drops a stream whose client has not taken a write for
+	// this long (default 30 s). A run waits for its slowest connected
+	// reader (as a direct connection would) rather than run ahead of it,
+	// so this bounds how long one stuck client can hold a run back.
+	WriteTimeout Duration `yaml:"writeTimeout,omitempty"`
+}
+
+// A2UIAPIConfig configures the CPU-heavy A2UI routes.
+type A2UIAPIConfig struct {
+	// Public serves them without credentials (limits then apply per
+	// client address).
+	Public bool `yaml:"public,omitempty"`
+	// MaxBodyBytes caps their bodies (default 1 MiB).
+	MaxBodyBytes int64 `yaml:"maxBodyBytes,omitempty"`
+	// MaxConcurrent caps requests in progress in total (default 4).
+	MaxConcurrent int `yaml:"maxConcurrent,omitempty"`
+	// MaxConcurrentPerPrincipal caps one principal's (default 2).
+	MaxConcurrentPerPrincipal int `yaml:"maxConcurrentPerPrincipal,omitempty"`
+	// MaxErrors caps the errors listed in an answer (default 100; the
+	// answer counts them all).
+	MaxErrors int `yaml:"maxErrors,omitempty"`
 }
 
 // MCPServerConfig says how to reach an MCP server: a stdio command or a
@@ -94,14 +173,22 @@ type RunLogConfig struct {
 	Backend string `yaml:"backend,omitempty"`
 	// URL is the Redis URL (redis://host:port/db).
 	URL string `yaml:"url,omitempty"`
-	// Retention keeps ended runs and histories this long (default 1 h).
+	// Retention keeps ended runs this long (default 1 h).
 	Retention Duration `yaml:"retention,omitempty"`
 	// MaxEventsPerRun caps one run's kept events (default 100 000).
 	MaxEventsPerRun int `yaml:"maxEventsPerRun,omitempty"`
-	// MaxBytes caps the memory backend's event bytes (default 256 MiB).
+	// MaxBytes caps what all runs hold in the memory backend: events plus
+	// a small record each (default 128 MiB).
 	MaxBytes int64 `yaml:"maxBytes,omitempty"`
 	// Prefix namespaces Redis keys (default "genui:").
 	Prefix string `yaml:"prefix,omitempty"`
+	// MaxRunBytes caps one run's kept events, both backends (default
+	// 16 MiB); the oldest go first.
+	MaxRunBytes int64 `yaml:"maxRunBytes,omitempty"`
+	// LeaseTTL is a running run's owner lease with Redis (default 5 s): a
+	// stalled owner gives its runs up, and their threads are free again,
+	// within it.
+	LeaseTTL Duration `yaml:"leaseTTL,omitempty"`
 }
 
 // AuthConfig says who is calling. With BearerTokens, every run, resume,
@@ -111,6 +198,9 @@ type RunLogConfig struct {
 type AuthConfig struct {
 	BearerTokens  map[string]string `yaml:"bearerTokens,omitempty"`
 	TrustedHeader string            `yaml:"trustedHeader,omitempty"`
+	// TrustedProxies are the addresses (CIDRs) the trusted header is
+	// believed from (default: loopback); other peers get 401.
+	TrustedProxies []string `yaml:"trustedProxies,omitempty"`
 }
 
 // CORS is the cross-origin policy: an exact list of allowed origins.
@@ -150,6 +240,12 @@ type AgentConfig struct {
 	// MaxToolRounds bounds the follow-up runs after MCP tool calls
 	// (default 5).
 	MaxToolRounds int `yaml:"maxToolRounds,omitempty"`
+	// UpstreamThreads is "scoped" (default: an agui upstream sees a thread
+	// id derived from the principal and the client's threadId, so that
+	// two principals never share upstream state) or "client" (the
+	// client's threadId unchanged, for upstreams that authorize threads
+	// themselves). LangGraph threads are always scoped.
+	UpstreamThreads string `yaml:"upstreamThreads,omitempty"`
 	// Render says how structured tool results are shown: "a2ui" (A2UI
 	// surfaces), "mcp-apps" (cards of the built-in data view) or both.
 	// Default [a2ui]. A run may ask for others in forwardedProps.genuiRender.
@@ -329,8 +425,35 @@ func (c *Config) Validate() error {
 	if c.MaxBodyBytes < 0 || c.MaxEventBytes < 0 || c.Heartbeat < 0 || c.ShutdownGrace < 0 || (c.DetachGrace != nil && *c.DetachGrace < 0) || c.RunLog.MaxEventsPerRun < 0 || c.RunLog.MaxBytes < 0 {
 		return bad("limits and durations must not be negative")
 	}
+	for _, p := range c.Auth.TrustedProxies {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			if _, err := netip.ParseAddr(p); err != nil {
+				return bad("auth.trustedProxies: %q is not a CIDR like 10.0.0.0/8 or an address", p)
+			}
+		}
+	}
+	if len(c.Auth.TrustedProxies) > 0 && c.Auth.TrustedHeader == "" {
+		return bad("auth.trustedProxies: only used with trustedHeader")
+	}
+	if c.History.Retention < 0 || c.History.MaxBytes < 0 || c.History.MaxThreadBytes < 0 || c.History.MaxRunBytes < 0 || c.History.MaxLiveBytes < 0 ||
+		c.Limits.BodyTimeout < 0 || c.Limits.WriteTimeout < 0 || c.Limits.MaxReadersPerPrincipal < 0 || c.Limits.MaxTailBytes < 0 || c.RunLog.MaxRunBytes < 0 || c.RunLog.LeaseTTL < 0 ||
+		c.A2UIAPI.MaxBodyBytes < 0 || c.A2UIAPI.MaxConcurrent < 0 || c.A2UIAPI.MaxConcurrentPerPrincipal < 0 || c.A2UIAPI.MaxErrors < 0 ||
+		(c.MemoryLimit != nil && *c.MemoryLimit < 0) {
+		return bad("limits and durations must not be negative")
+	}
+	if c.RunLog.LeaseTTL != 0 && time.Duration(c.RunLog.LeaseTTL) < 300*time.Millisecond {
+		return bad("runlog.leaseTTL: at least 300ms")
+	}
 	for _, id := range c.agentIDs() {
 		a := c.Agents[id]
+		if err := checkAgentKeys(id, a); err != nil {
+			return err
+		}
+		switch a.UpstreamThreads {
+		case "", "scoped", "client":
+		default:
+			return bad("agents.%s.upstreamThreads: %q is not scoped or client", id, a.UpstreamThreads)
+		}
 		switch a.A2UI.Version {
 		case "", "v0.9", "v0.9.1":
 		default:
@@ -382,6 +505,33 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// agentKeys are the keys each agent type honours (beyond those every
+// type has); setting another is a config error, never silently ignored.
+var agentKeys = map[string][]string{
+	"demo":      {"delay"},
+	"agui":      {"url", "headers", "forwardHeaders", "connectTimeout", "idleTimeout", "upstreamThreads"},
+	"langgraph": {"url", "graph", "apiKey", "assistantConfig", "headers", "forwardHeaders", "connectTimeout", "idleTimeout"},
+}
+
+// commonAgentKeys are honoured by every agent type.
+var commonAgentKeys = []string{"type", "description", "a2ui", "mcpServers", "maxToolRounds", "render"}
+
+func checkAgentKeys(id string, a AgentConfig) error {
+	allowed, ok := agentKeys[a.Type]
+	if !ok {
+		return nil // the type itself is checked below
+	}
+	v := reflect.ValueOf(a)
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+		if v.Field(i).IsZero() || slices.Contains(commonAgentKeys, name) || slices.Contains(allowed, name) {
+			continue
+		}
+		return fmt.Errorf("%w: agents.%s.%s: not used by type %s (it uses %s)", ErrConfig, id, name, a.Type, strings.Join(append(slices.Clone(commonAgentKeys[1:]), allowed...), ", "))
+	}
+	return nil
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -400,29 +550,45 @@ func (c *Config) agentIDs() []string {
 	return ids
 }
 
-// Redacted returns the config as YAML with header values hidden, for
-// printing at start.
+// Redacted returns the config as YAML with every secret hidden, for
+// printing at start: tokens, keys, header values, passwords and secret
+// query parameters of URLs, and LangGraph assistantConfig values.
 func (c Config) Redacted() string {
 	cp := c
 	cp.Auth.BearerTokens = redactValues(c.Auth.BearerTokens)
+	if cp.SandboxKey != "" {
+		cp.SandboxKey = redacted
+	}
+	cp.RunLog.URL = redactURL(c.RunLog.URL)
 	if len(c.MCPServers) > 0 {
 		cp.MCPServers = map[string]MCPServerConfig{}
 		for id, m := range c.MCPServers {
 			m.Headers = redactValues(m.Headers)
+			m.URL = redactURL(m.URL)
 			cp.MCPServers[id] = m
 		}
 	}
 	cp.Agents = map[string]AgentConfig{}
 	for id, a := range c.Agents {
 		a.Headers = redactValues(a.Headers)
+		a.URL = redactURL(a.URL)
 		if a.APIKey != "" {
-			a.APIKey = "<redacted>"
+			a.APIKey = redacted
+		}
+		if len(a.AssistantConfig) > 0 {
+			ac := make(map[string]any, len(a.AssistantConfig))
+			for k := range a.AssistantConfig {
+				ac[k] = redacted
+			}
+			a.AssistantConfig = ac
 		}
 		cp.Agents[id] = a
 	}
 	b, _ := yaml.Marshal(cp)
 	return string(b)
 }
+
+const redacted = "<redacted>"
 
 // redactValues keeps a map's keys and hides its values.
 func redactValues(m map[string]string) map[string]string {
@@ -431,9 +597,38 @@ func redactValues(m map[string]string) map[string]string {
 	}
 	out := make(map[string]string, len(m))
 	for k := range m {
-		out[k] = "<redacted>"
+		out[k] = redacted
 	}
 	return out
+}
+
+// secretParam says which query parameters carry secrets.
+var secretParam = regexp.MustCompile(`(?i)(token|key|secret|pass|auth|sig|credential|session)`)
+
+// redactURL hides a URL's password and secret query parameters.
+func redactURL(raw string) string {
+	if raw == "" {
+		return raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return redacted
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			if secretParam.MatchString(k) {
+				q[k] = []string{"xxxxx"}
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 func (c *Config) heartbeat() time.Duration {
@@ -467,6 +662,31 @@ func (c *Config) sandboxListen() string {
 
 // SandboxAddr returns the sandbox listen address.
 func (c *Config) SandboxAddr() string { return c.sandboxListen() }
+
+func (c *Config) writeTimeout() time.Duration {
+	if c.Limits.WriteTimeout == 0 {
+		return 30 * time.Second
+	}
+	return time.Duration(c.Limits.WriteTimeout)
+}
+
+func (c *Config) bodyTimeout() time.Duration {
+	if c.Limits.BodyTimeout == 0 {
+		return 10 * time.Second
+	}
+	return time.Duration(c.Limits.BodyTimeout)
+}
+
+// DefaultMemoryLimit is the default GOMEMLIMIT.
+const DefaultMemoryLimit = 448 << 20
+
+// MemoryLimitBytes is the soft memory limit to set (0: none).
+func (c *Config) MemoryLimitBytes() int64 {
+	if c.MemoryLimit == nil {
+		return DefaultMemoryLimit
+	}
+	return *c.MemoryLimit
+}
 
 func (c *Config) detachGrace() time.Duration {
 	if c.DetachGrace == nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/agui"
 )
 
@@ -75,7 +76,10 @@ func handleCPKInfo(s *Server) echo.HandlerFunc {
 
 func handleCPKRun(s *Server) echo.HandlerFunc {
 	return func(c *echo.Context) error {
-		body, err := readJSONBody(c.Request(), s.cfg.maxBody())
+		if _, ok := s.agents[c.Param("agentId")]; !ok {
+			return cpkError(errAgentNotFound(c.Param("agentId")))
+		}
+		body, err := s.readBody(c, s.cfg.maxBody(), true)
 		if err != nil {
 			return cpkError(err)
 		}
@@ -85,7 +89,7 @@ func handleCPKRun(s *Server) echo.HandlerFunc {
 
 func handleCPKConnect(s *Server) echo.HandlerFunc {
 	return func(c *echo.Context) error {
-		body, err := readJSONBody(c.Request(), s.cfg.maxBody())
+		body, err := s.readBody(c, s.cfg.maxBody(), true)
 		if err != nil {
 			return cpkError(err)
 		}
@@ -95,7 +99,10 @@ func handleCPKConnect(s *Server) echo.HandlerFunc {
 
 func handleCPKStop(s *Server) echo.HandlerFunc {
 	return func(c *echo.Context) error {
-		body, err := readBody(c.Request(), 64<<10)
+		if err := s.checkOrigin(c.Request()); err != nil {
+			return err
+		}
+		body, err := s.readBody(c, 64<<10, false)
 		if err != nil {
 			return err
 		}
@@ -103,17 +110,14 @@ func handleCPKStop(s *Server) echo.HandlerFunc {
 	}
 }
 
-// connect replays the thread's history as one synthetic run carrying a
-// MESSAGES_SNAPSHOT (activity messages included, so surfaces and cards
-// render again), then follows the thread's active run, if any, until its
-// terminal event. An unknown thread gets an empty stream.
+// connect replays the principal's thread history as one synthetic run
+// carrying a MESSAGES_SNAPSHOT (activity messages included, so surfaces
+// and cards render again), then follows the thread's active run, if any,
+// until its terminal event. A thread the principal does not have gets an
+// empty stream, like a new one.
 func (s *Server) connect(c *echo.Context, agentID string, body []byte) error {
 	if _, ok := s.agents[agentID]; !ok {
 		return cpkError(&httpError{Status: http.StatusNotFound, Code: "agent_not_found", Msg: fmt.Sprintf("Agent '%s' does not exist", agentID)})
-	}
-	principal, err := s.principal(c.Request())
-	if err != nil {
-		return err
 	}
 	var req struct {
 		ThreadID string `json:"threadId"`
@@ -121,73 +125,59 @@ func (s *Server) connect(c *echo.Context, agentID string, body []byte) error {
 	if json.Unmarshal(body, &req) != nil || req.ThreadID == "" {
 		return &httpError{Status: http.StatusBadRequest, Code: "Invalid request body", Msg: "threadId is required", Details: "threadId: required"}
 	}
+	if err := agui.CheckID("threadId", req.ThreadID); err != nil {
+		return &httpError{Status: http.StatusBadRequest, Code: "Invalid request body", Msg: err.Error(), Details: err.Error()}
+	}
 	ctx := c.Request().Context()
-	hist, err := s.log.History(ctx, req.ThreadID)
+	principal := principalOf(c)
+	th, err := s.runs.Thread(ctx, principal, req.ThreadID)
 	if err != nil {
-		return fmt.Errorf("run log: %w", err)
+		return err
 	}
-	var h storedHistory
-	if hist != nil {
-		if err := json.Unmarshal(hist, &h); err != nil {
-			return err
-		}
-		if h.Owner != principal {
-			return errForbidden("thread " + req.ThreadID)
-		}
-	}
-	active, _ := s.log.Active(ctx, req.ThreadID)
-	if active != "" {
-		if run, err := s.log.Get(ctx, active); err != nil || run.Owner != principal {
-			active = ""
+	var rd *runs.Reader
+	if th.ActiveRunID != "" {
+		if rd, err = s.runs.Attach(ctx, principal, th.ActiveRunID, 0); err != nil && !errors.Is(err, runs.ErrNotFound) {
+			return runsError(err, th.ActiveRunID)
 		}
 	}
 	w := c.Response()
 	enc := agui.NewEncoder(w)
-	if len(h.Messages) > 0 {
-		if !writePreamble(w, enc) {
-			return nil
+	if !writePreamble(w, enc) {
+		if rd != nil {
+			rd.Close()
 		}
+		return nil
+	}
+	if len(th.Messages) > 0 {
 		replay := "replay-" + newInstanceID()
 		for _, ev := range []agui.Event{
 			&agui.RunStarted{ThreadID: req.ThreadID, RunID: replay},
-			&agui.MessagesSnapshot{Messages: h.Messages},
+			&agui.MessagesSnapshot{Messages: th.Messages},
 			&agui.RunFinished{ThreadID: req.ThreadID, RunID: replay},
 		} {
 			if enc.Encode("", ev) != nil {
+				if rd != nil {
+					rd.Close()
+				}
 				return nil
 			}
 		}
 		_ = http.NewResponseController(w).Flush()
-		if active == "" {
-			return nil
-		}
-		run, err := s.log.Get(ctx, active)
-		if err != nil {
-			return nil
-		}
-		return s.followEvents(c, run, 0, enc)
 	}
-	if active == "" {
-		// Nothing stored: an empty stream, not an error.
-		writePreamble(w, enc)
+	if rd == nil {
 		return nil
 	}
-	run, err := s.log.Get(ctx, active)
-	if err != nil {
-		writePreamble(w, enc)
-		return nil
-	}
-	return s.serveEvents(c, run, 0)
+	return s.stream(c, rd, enc)
 }
 
-// stop stops the thread's active run: body {} or {"runId": "..."}.
+// stop stops the principal's thread's active run: body {} or
+// {"runId": "..."}.
 func (s *Server) stop(c *echo.Context, agentID, threadID string, body []byte) error {
 	if _, ok := s.agents[agentID]; !ok {
 		return cpkError(&httpError{Status: http.StatusNotFound, Code: "agent_not_found", Msg: fmt.Sprintf("Agent '%s' does not exist", agentID)})
 	}
-	principal, err := s.principal(c.Request())
-	if err != nil {
-		return err
+	if err := agui.CheckID("threadId", threadID); err != nil {
+		return &httpError{Status: http.StatusBadRequest, Code: "Invalid stop request", Msg: err.Error()}
 	}
 	var fields map[string]json.RawMessage
 	if b := bytes.TrimSpace(body); len(b) > 0 {
@@ -205,26 +195,24 @@ func (s *Server) stop(c *echo.Context, agentID, threadID string, body []byte) er
 		}
 	}
 	ctx := c.Request().Context()
-	active, err := s.log.Active(ctx, threadID)
+	principal := principalOf(c)
+	active, err := s.runs.Active(ctx, principal, threadID)
 	if err != nil {
 		return fmt.Errorf("run log: %w", err)
 	}
+	noRun := map[string]any{"stopped": false, "message": fmt.Sprintf("No active run for thread '%s'.", threadID)}
 	if active == "" {
-		return c.JSON(http.StatusOK, map[string]any{"stopped": false, "message": fmt.Sprintf("No active run for thread '%s'.", threadID)})
+		return c.JSON(http.StatusOK, noRun)
 	}
 	if runID != "" && runID != active {
 		return c.JSON(http.StatusOK, map[string]any{"stopped": false, "message": fmt.Sprintf("Run '%s' is not the active run for thread '%s'.", runID, threadID)})
 	}
-	run, err := s.getRun(ctx, active, principal)
+	_, stopped, err := s.runs.Cancel(ctx, principal, active, runs.ReasonAbort)
+	if errors.Is(err, runs.ErrNotFound) || (err == nil && !stopped) {
+		return c.JSON(http.StatusOK, noRun)
+	}
 	if err != nil {
 		return err
-	}
-	stopped, err := s.cancelRun(ctx, run, reasonAbort)
-	if err != nil {
-		return err
-	}
-	if !stopped {
-		return c.JSON(http.StatusOK, map[string]any{"stopped": false, "message": fmt.Sprintf("No active run for thread '%s'.", threadID)})
 	}
 	return c.JSON(http.StatusOK, map[string]any{"stopped": true, "interrupt": map[string]string{"type": "RUN_ERROR", "message": "Run stopped by user", "code": "STOPPED"}})
 }
@@ -238,7 +226,14 @@ func handleCPKSingle(s *Server) echo.HandlerFunc {
 		if mt, _, _ := mime.ParseMediaType(c.Request().Header.Get("Content-Type")); mt != "application/json" {
 			return &httpError{Status: http.StatusUnsupportedMediaType, Code: "invalid_request", Msg: "Single-route endpoint expects JSON payloads"}
 		}
-		raw, err := readBody(c.Request(), s.cfg.maxBody())
+		// Every method needs credentials when auth is configured: who is
+		// calling is settled before the body is read.
+		p, err := s.principal(c.Request())
+		if err != nil {
+			return err
+		}
+		c.Set(principalKey, p)
+		raw, err := s.readBody(c, s.cfg.maxBody(), false)
 		if err != nil {
 			return err
 		}
@@ -263,6 +258,9 @@ func handleCPKSingle(s *Server) echo.HandlerFunc {
 		case "agent/connect":
 			return s.connect(c, params.AgentID, env.Body)
 		case "agent/stop":
+			if err := s.checkOrigin(c.Request()); err != nil {
+				return err
+			}
 			return s.stop(c, params.AgentID, params.ThreadID, env.Body)
 		}
 		return &httpError{Status: http.StatusBadRequest, Code: "invalid_request", Msg: fmt.Sprintf("Unsupported method '%s'", env.Method)}

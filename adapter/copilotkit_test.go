@@ -204,7 +204,8 @@ func TestCopilotKitRunConnectStop(t *testing.T) {
 
 // TestProxiedRequestsDuringAChatRun: a card's proxied request arrives on
 // the chat's thread while a run is active (CopilotKit does this); it is
-// answered at once, without the thread lock or the history.
+// answered at once, without the thread lock or the history, but as a
+// registered run (unique id, resumable).
 func TestProxiedRequestsDuringAChatRun(t *testing.T) {
 	up := newCountingUpstream(t, 2000, 5*time.Millisecond)
 	base := cpkServer(t, up.URL) + cpk
@@ -217,8 +218,21 @@ func TestProxiedRequestsDuringAChatRun(t *testing.T) {
 	if resp.StatusCode != 200 || len(fr) != 2 || !strings.Contains(fr[1].data, `text/html;profile=mcp-app`) {
 		t.Fatalf("proxied read during a chat run = %d %v", resp.StatusCode, fr)
 	}
-	// It did not become a run of the thread.
-	if r := doReq(t, "GET", strings.TrimSuffix(base, cpk)+"/runs/card-1/events", "", nil); r.StatusCode != 404 {
-		t.Errorf("the proxied request was logged as a run (%d)", r.StatusCode)
+	// A registered run, not the thread's: its id is taken, the chat's run
+	// still holds the thread, and the history does not show it.
+	root := strings.TrimSuffix(base, cpk)
+	if r := doReq(t, "GET", root+"/runs/card-1/events", "", nil); r.StatusCode != 200 {
+		t.Errorf("resume of the proxied request = %d, want 200", r.StatusCode)
+	} else {
+		r.Body.Close()
+	}
+	again := doReq(t, "POST", base+"/agent/slow/run", `{"threadId":"th","runId":"card-1","messages":[],"forwardedProps":{"__proxiedMCPRequest":{"serverId":"genui","method":"ping"}}}`, nil)
+	again.Body.Close()
+	if again.StatusCode != 409 {
+		t.Errorf("the proxied request's run id reused = %d, want 409", again.StatusCode)
+	}
+	_, h, _ := getJSON(t, root+"/threads/th/messages", nil)
+	if h["activeRunId"] != "chat" {
+		t.Errorf("the thread's active run = %v, want chat", h["activeRunId"])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/labstack/echo/v5"
@@ -22,6 +23,8 @@ type httpError struct {
 	Details string
 	// Allow is sent as the Allow header (405s).
 	Allow string
+	// RetryAfter, in seconds, is sent as Retry-After (429s).
+	RetryAfter int
 }
 
 func (e *httpError) Error() string {
@@ -81,6 +84,15 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		}
 		if he.Allow != "" {
 			c.Response().Header().Set("Allow", he.Allow)
+		}
+		if he.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(he.RetryAfter))
+		}
+		if r := c.Request(); r.ContentLength != 0 && he.Status >= 400 && he.Status < 500 {
+			// The body may be unread (refused before reading it, or a
+			// client that trickles it): answer now and close, rather than
+			// let net/http drain it first.
+			c.Response().Header().Set("Connection", "close")
 		}
 		_ = c.JSON(he.Status, errorBody{Error: he.Code, Message: he.Msg, RunID: he.RunID, Details: he.Details})
 	}

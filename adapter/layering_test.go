@@ -96,6 +96,16 @@ func TestLayering(t *testing.T) {
 			}
 		}
 	}
+	// The runs concern knows runs, the AG-UI types and its log: no HTTP
+	// framework, no metrics library, no UI protocol.
+	for _, pkg := range []string{"adapter/runs", "adapter/runlog"} {
+		for _, d := range nonStandard(t, module+"/"+pkg) {
+			if strings.Contains(d, "labstack/echo") || strings.Contains(d, "prometheus") ||
+				(strings.HasPrefix(d, module+"/") && d != module+"/"+pkg && d != module+"/adapter/runlog" && d != module+"/agui") {
+				t.Errorf("%s depends on %s", pkg, d)
+			}
+		}
+	}
 	// agui reports through Stats, never a logger.
 	for _, p := range listPackages(t, "./agui") {
 		for _, imp := range p.Imports {

@@ -26,7 +26,7 @@ func handleSandboxURL(s *Server) echo.HandlerFunc {
 		if s.pool == nil {
 			return &httpError{Status: http.StatusNotFound, Code: "no_mcp_servers", Msg: "no MCP server is configured"}
 		}
-		body, err := readJSONBody(c.Request(), 64<<10)
+		body, err := s.readBody(c, 64<<10, true)
 		if err != nil {
 			return err
 		}

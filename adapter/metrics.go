@@ -7,6 +7,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/genui-adapter/genui-adapter/adapter/runlog"
+	"github.com/genui-adapter/genui-adapter/adapter/runs"
+	"github.com/genui-adapter/genui-adapter/agui"
 )
 
 // metrics are the service's Prometheus metrics, in their own registry.
@@ -46,6 +50,52 @@ func newMetrics() *metrics {
 	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.runsErrored, m.events, m.repairs, m.upstreamLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// knownCodes are the RUN_ERROR codes that become metric labels; any
+// other code an upstream sends counts as "other", so that labels stay a
+// bounded set.
+var knownCodes = map[string]bool{
+	agui.CodeUpstreamTruncated: true, agui.CodeUpstreamInvalid: true, agui.CodeUpstreamUnreachable: true,
+	agui.CodeUpstreamStatus: true, agui.CodeUpstreamTooLarge: true, agui.CodeShutdown: true, agui.CodeInternal: true,
+	"cancelled": true, "abort": true, "superseded": true, "detached": true, "owner_lost": true,
+	"langgraph_error": true, "resume_gap": true, "run_log_error": true, "": true,
+}
+
+// RunStarted implements runs.Observer.
+func (m *metrics) RunStarted(agent string) { m.runsStarted.WithLabelValues(agent).Inc() }
+
+// RunEnded implements runs.Observer.
+func (m *metrics) RunEnded(agent string, terminal agui.EventType, code string) {
+	switch terminal {
+	case agui.TypeRunFinished:
+		m.runsFinished.WithLabelValues(agent).Inc()
+	default:
+		if !knownCodes[code] {
+			code = "other"
+		}
+		m.runsErrored.WithLabelValues(agent, code).Inc()
+	}
+}
+
+// EventsRelayed implements runs.Observer.
+func (m *metrics) EventsRelayed(agent string, n int) {
+	m.events.WithLabelValues(agent).Add(float64(n))
+}
+
+// watchStores exports the bytes each store holds, read at scrape time.
+func (m *metrics) watchStores(log runlog.Log, r *runs.Manager) {
+	for store, f := range map[string]func() float64{
+		"events":      func() float64 { return float64(log.Usage().Events) },
+		"histories":   func() float64 { return float64(log.Usage().Histories) },
+		"transcripts": func() float64 { return float64(r.TranscriptBytes()) },
+		"tails":       func() float64 { return float64(r.TailBytes()) },
+	} {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "genui_store_bytes", Help: "Bytes held in this process per store (events and histories: memory run log only).",
+			ConstLabels: prometheus.Labels{"store": store},
+		}, f))
+	}
 }
 
 // runStats reports one run's measurements; it implements agui.Stats.

@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
@@ -34,22 +36,33 @@ func requestLog(logger *slog.Logger) echo.MiddlewareFunc {
 	}
 }
 
-// readJSONBody checks the content type and reads the body up to max bytes.
-func readJSONBody(r *http.Request, max int64) ([]byte, error) {
-	ct := r.Header.Get("Content-Type")
-	mt, _, err := mime.ParseMediaType(ct)
-	if ct == "" || err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-		return nil, &httpError{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
-			Msg: fmt.Sprintf("Content-Type must be application/json, got %q", ct)}
+// readBody reads the request body up to max bytes within the body timeout
+// (408 after it). With wantJSON the content type must be JSON.
+func (s *Server) readBody(c *echo.Context, max int64, wantJSON bool) ([]byte, error) {
+	r := c.Request()
+	if wantJSON {
+		ct := r.Header.Get("Content-Type")
+		mt, _, err := mime.ParseMediaType(ct)
+		if ct == "" || err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+			return nil, &httpError{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
+				Msg: fmt.Sprintf("Content-Type must be application/json, got %q", ct)}
+		}
 	}
 	if r.ContentLength > max {
 		return nil, errTooLarge(max)
 	}
+	rc := http.NewResponseController(c.Response())
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.bodyTimeout()))
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, max))
+	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.As(err, &mbe):
 			return nil, errTooLarge(max)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, &httpError{Status: http.StatusRequestTimeout, Code: "body_timeout",
+				Msg: fmt.Sprintf("the request body did not arrive within %s (limits.bodyTimeout)", s.cfg.bodyTimeout())}
 		}
 		return nil, errBadRequest("cannot read the request body", err)
 	}
@@ -58,14 +71,17 @@ func readJSONBody(r *http.Request, max int64) ([]byte, error) {
 
 func errTooLarge(max int64) error {
 	return &httpError{Status: http.StatusRequestEntityTooLarge, Code: "body_too_large",
-		Msg: fmt.Sprintf("request body is larger than %d bytes (maxBodyBytes)", max)}
+		Msg: fmt.Sprintf("request body is larger than %d bytes", max)}
 }
 
 // handleRun starts a run: POST /agents/:agentId/run with a RunAgentInput,
 // answered with an SSE stream of AG-UI events.
 func handleRun(s *Server) echo.HandlerFunc {
 	return func(c *echo.Context) error {
-		body, err := readJSONBody(c.Request(), s.cfg.maxBody())
+		if _, ok := s.agents[c.Param("agentId")]; !ok {
+			return errAgentNotFound(c.Param("agentId"))
+		}
+		body, err := s.readBody(c, s.cfg.maxBody(), true)
 		if err != nil {
 			return err
 		}
@@ -73,18 +89,18 @@ func handleRun(s *Server) echo.HandlerFunc {
 	}
 }
 
+func errAgentNotFound(id string) error {
+	return &httpError{Status: http.StatusNotFound, Code: "agent_not_found", Msg: fmt.Sprintf("no agent %q is configured; GET /agents lists them", id)}
+}
+
 // run starts a run of agent id with body (a RunAgentInput) and streams it.
 func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	a, ok := s.agents[id]
 	if !ok {
-		return &httpError{Status: http.StatusNotFound, Code: "agent_not_found", Msg: fmt.Sprintf("no agent %q is configured; GET /agents lists them", id)}
+		return errAgentNotFound(id)
 	}
 	if s.draining.Load() {
 		return &httpError{Status: http.StatusServiceUnavailable, Code: "draining", Msg: "the server is shutting down; retry on another instance"}
-	}
-	principal, err := s.principal(c.Request())
-	if err != nil {
-		return err
 	}
 	in, err := agui.ParseRunAgentInput(body)
 	if err != nil {
@@ -94,40 +110,31 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 		}
 		return errBadRequest("invalid RunAgentInput", err)
 	}
-	if in.ForwardedProp(mcpapps.ProxiedRequestKey) != nil {
-		// A card's request: answered at once, outside the run log. It is
-		// not part of the conversation (no history, no resume) and must
-		// not collide with the thread's active chat run (CopilotKit sends
-		// it on the chat's thread).
-		return s.direct(c, a, in)
+	principal := principalOf(c)
+	stats := &runStats{m: s.metrics, agent: a.id, logger: s.logger, debug: string(in.ForwardedProp("genuiDebug")) == "true"}
+	req := runs.StartRequest{
+		Principal: principal, AgentID: a.id, Agent: a.chain, Input: in,
+		Header: c.Request().Header.Clone(), Stats: stats,
+		// A card's request answered by the adapter itself may come while
+		// the chat's run holds the thread (CopilotKit sends it on the
+		// chat's thread): registered, but outside the thread lock and
+		// the history.
+		Unlocked: s.pool.Minted(in.ForwardedProp(mcpapps.ProxiedRequestKey)),
 	}
-	run, err := s.startRun(c.Request().Context(), a, in, principal, c.Request().Header)
+	if s.authenticated() {
+		req.UpstreamPrincipal = principal
+	}
+	if stats.debug {
+		req.Repairs = stats.takeRepairs
+	}
+	rd, err := s.runs.Start(c.Request().Context(), req)
 	if err != nil {
-		return err
+		return runsError(err, in.RunID)
 	}
-	return s.serveEvents(c, run, 0)
-}
-
-// direct streams a run straight to the client, without the run log.
-func (s *Server) direct(c *echo.Context, a *agentEntry, in *agui.RunAgentInput) error {
-	s.streams.Add(1)
-	defer s.streams.Done()
-	stats := &runStats{m: s.metrics, agent: a.id, logger: s.logger}
-	ctx := agui.WithStats(agui.WithRequestHeaders(c.Request().Context(), c.Request().Header), stats)
-	w := c.Response()
-	enc := agui.NewEncoder(w)
-	if !writePreamble(w, enc) {
+	enc := agui.NewEncoder(c.Response())
+	if !writePreamble(c.Response(), enc) {
+		rd.Close()
 		return nil
 	}
-	rc := http.NewResponseController(w)
-	for ev, err := range a.chain.Run(ctx, in) {
-		if err != nil {
-			ev = agui.AsRunError(err)
-		}
-		if enc.Encode("", ev) != nil || rc.Flush() != nil {
-			return nil
-		}
-		s.metrics.events.WithLabelValues(a.id).Inc()
-	}
-	return nil
+	return s.stream(c, rd, enc)
 }

@@ -236,10 +236,7 @@ func TestThreadBusyAndSupersede(t *testing.T) {
 }
 
 func TestPrincipals(t *testing.T) {
-	cfg := Config{Listen: "x", Auth: AuthConfig{BearerTokens: map[string]string{"alice": "alice-token-1", "bob": "bob-token-22"}}, Agents: map[string]AgentConfig{"d": {Type: "demo"}}}
-	ts := newTestServer(t, cfg)
-	alice := map[string]string{"Authorization": "Bearer alice-token-1"}
-	bob := map[string]string{"Authorization": "Bearer bob-token-22"}
+	ts := serveYAML(t, twoPrincipals+`agents: {d: {type: demo}}`)
 	if r := doReq(t, "POST", ts.URL+"/agents/d/run", runBody, nil); r.StatusCode != 401 {
 		t.Errorf("no token = %d", r.StatusCode)
 	}
@@ -249,13 +246,17 @@ func TestPrincipals(t *testing.T) {
 	r := doReq(t, "POST", ts.URL+"/agents/d/run", runBody, alice)
 	io.ReadAll(r.Body)
 	r.Body.Close()
-	for _, tt := range []struct{ method, path string }{{"GET", "/runs/r/events"}, {"POST", "/runs/r/cancel"}, {"GET", "/threads/t/messages"}} {
-		if r := doReq(t, tt.method, ts.URL+tt.path, "", bob); r.StatusCode != 403 {
-			t.Errorf("bob %s %s = %d, want 403", tt.method, tt.path, r.StatusCode)
+	// Bob has no run r (alice's is hers alone) and his thread t is empty.
+	for _, tt := range []struct{ method, path string }{{"GET", "/runs/r/events"}, {"POST", "/runs/r/cancel"}} {
+		if r := doReq(t, tt.method, ts.URL+tt.path, "", bob); r.StatusCode != 404 {
+			t.Errorf("bob %s %s = %d, want 404", tt.method, tt.path, r.StatusCode)
 		}
 		if r := doReq(t, tt.method, ts.URL+tt.path, "", alice); r.StatusCode != 200 {
 			t.Errorf("alice %s %s = %d, want 200", tt.method, tt.path, r.StatusCode)
 		}
+	}
+	if _, h, _ := getJSON(t, ts.URL+"/threads/t/messages", bob); len(h["messages"].([]any)) != 0 {
+		t.Errorf("bob's thread t = %v, want empty", h)
 	}
 	// Alice's history holds the demo conversation, activity messages included.
 	r = doReq(t, "GET", ts.URL+"/threads/t/messages", "", alice)

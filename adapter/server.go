@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
+	"runtime/debug"
+	rtmetrics "runtime/metrics"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -17,6 +20,7 @@ import (
 
 	"github.com/genui-adapter/genui-adapter/a2ui"
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
+	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/langgraph"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
@@ -39,19 +43,19 @@ type Server struct {
 	echo    *echo.Echo
 	a2ui    *a2ui.Validator
 
-	// runsCtx is cancelled, with a *agui.RunErr cause, to end every running
-	// stream at shutdown.
-	runsCtx    context.Context
-	cancelRuns context.CancelCauseFunc
-	streams    sync.WaitGroup // SSE responses
-	executors  sync.WaitGroup // running runs
-	draining   atomic.Bool
+	streams  sync.WaitGroup // SSE responses
+	draining atomic.Bool
 
-	log      runlog.Log
-	pool     *mcpapps.Pool    // nil without MCP servers
-	sandbox  *mcpapps.Sandbox // nil without MCP servers
-	instance string
-	local    sync.Map // run id -> *localRun, for runs this instance executes
+	log            runlog.Log
+	runs           *runs.Manager
+	pool           *mcpapps.Pool    // nil without MCP servers
+	sandbox        *mcpapps.Sandbox // nil without MCP servers
+	instance       string
+	trustedProxies []netip.Prefix
+	heavy          *limiter // the CPU-heavy A2UI routes
+	stopMemory     context.CancelFunc
+	memoryDone     chan struct{}
+	freed          atomic.Int64 // bytes the stores released since the last check
 }
 
 // NewServer builds the service from a validated config. A nil logger
@@ -71,11 +75,36 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 	if s.instance == "" {
 		s.instance = newInstanceID()
 	}
-	if s.log, err = openRunLog(cfg); err != nil {
+	s.trustedProxies = trustedProxies(cfg.Auth.TrustedProxies)
+	s.heavy = newLimiter(cfg.A2UIAPI.maxConcurrent(), cfg.A2UIAPI.maxPerPrincipal())
+	if s.log, err = s.openRunLog(); err != nil {
 		return nil, err
 	}
-	if s.pool, err = newPool(cfg, logger); err != nil {
+	if s.runs, err = runs.New(s.log, runs.Config{
+		Instance:               s.instance,
+		DetachGrace:            cfg.detachGrace(),
+		Supersede:              cfg.ThreadPolicy == "supersede",
+		LeaseTTL:               time.Duration(cfg.RunLog.LeaseTTL),
+		MaxReadersPerPrincipal: cfg.Limits.MaxReadersPerPrincipal,
+		MaxTranscriptBytes:     cfg.History.MaxRunBytes,
+		MaxLiveTranscriptBytes: cfg.History.MaxLiveBytes,
+		MaxThreadBytes:         cfg.History.MaxThreadBytes,
+		MaxTailBytes:           cfg.Limits.MaxTailBytes,
+		Batch:                  cfg.RunLog.Backend == "redis",
+		Logger:                 logger,
+		Observer:               s.metrics,
+	}); err != nil {
 		s.log.Close()
+		return nil, err
+	}
+	s.metrics.watchStores(s.log, s.runs)
+	{
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopMemory, s.memoryDone = cancel, make(chan struct{})
+		go func() { defer close(s.memoryDone); s.returnMemory(ctx) }()
+	}
+	if s.pool, err = newPool(cfg, logger); err != nil {
+		s.Close()
 		return nil, err
 	}
 	{
@@ -88,11 +117,11 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.runsCtx, s.cancelRuns = context.WithCancelCause(context.Background())
 	for _, id := range cfg.agentIDs() {
 		ac := cfg.Agents[id]
 		backend, err := newBackend(ac, cfg)
 		if err != nil {
+			s.Close()
 			return nil, fmt.Errorf("agent %s: %w", id, err)
 		}
 		s.agents[id] = &agentEntry{id: id, cfg: ac, chain: s.chain(id, ac, backend)}
@@ -105,6 +134,22 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// trustedProxies parses auth.trustedProxies (validated), default loopback.
+func trustedProxies(list []string) []netip.Prefix {
+	if len(list) == 0 {
+		list = []string{"127.0.0.0/8", "::1/128"}
+	}
+	var out []netip.Prefix
+	for _, p := range list {
+		if pf, err := netip.ParsePrefix(p); err == nil {
+			out = append(out, pf.Masked())
+		} else if a, err := netip.ParseAddr(p); err == nil {
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+		}
+	}
+	return out
+}
+
 // newBackend builds the agent a config entry names.
 func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
 	switch ac.Type {
@@ -112,12 +157,13 @@ func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
 		return &demoAgent{delay: time.Duration(ac.Delay)}, nil
 	case "agui":
 		return &agui.HTTPAgent{
-			URL:            ac.URL,
-			Headers:        ac.Headers,
-			ForwardHeaders: ac.ForwardHeaders,
-			ConnectTimeout: time.Duration(ac.ConnectTimeout),
-			IdleTimeout:    time.Duration(ac.IdleTimeout),
-			MaxEventSize:   cfg.MaxEventBytes,
+			URL:             ac.URL,
+			Headers:         ac.Headers,
+			ForwardHeaders:  ac.ForwardHeaders,
+			ConnectTimeout:  time.Duration(ac.ConnectTimeout),
+			IdleTimeout:     time.Duration(ac.IdleTimeout),
+			MaxEventSize:    cfg.MaxEventBytes,
+			ClientThreadIDs: ac.UpstreamThreads == "client",
 		}, nil
 	case "langgraph":
 		return &langgraph.Agent{
@@ -125,6 +171,10 @@ func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
 			Graph:           ac.Graph,
 			APIKey:          ac.APIKey,
 			AssistantConfig: ac.AssistantConfig,
+			Headers:         ac.Headers,
+			ForwardHeaders:  ac.ForwardHeaders,
+			ConnectTimeout:  time.Duration(ac.ConnectTimeout),
+			IdleTimeout:     time.Duration(ac.IdleTimeout),
 			MaxEventSize:    cfg.MaxEventBytes,
 		}, nil
 	}
@@ -181,20 +231,46 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
 
 // openRunLog builds the configured run log.
-func openRunLog(cfg Config) (runlog.Log, error) {
+func (s *Server) openRunLog() (runlog.Log, error) {
+	cfg := s.cfg
 	rl := cfg.RunLog
 	if rl.Backend == "redis" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		return runlog.NewRedis(ctx, rl.URL, runlog.RedisOptions{
 			Prefix: rl.Prefix, Retention: time.Duration(rl.Retention), MaxEventsPerRun: rl.MaxEventsPerRun,
-			OwnerLost: func(r runlog.Run) []byte {
-				b, _ := (&agui.RunError{Message: fmt.Sprintf("the adapter instance running this run (%s) stopped", r.Instance), Code: "owner_lost"}).MarshalJSON()
-				return b
-			},
+			MaxRunBytes: rl.MaxRunBytes, HistoryRetention: time.Duration(cfg.History.Retention), LeaseTTL: time.Duration(rl.LeaseTTL),
 		})
 	}
-	return runlog.NewMemory(runlog.MemoryOptions{MaxBytes: rl.MaxBytes, Retention: time.Duration(rl.Retention), MaxEventsPerRun: rl.MaxEventsPerRun}), nil
+	return runlog.NewMemory(runlog.MemoryOptions{
+		MaxBytes: rl.MaxBytes, MaxRunBytes: rl.MaxRunBytes, Retention: time.Duration(rl.Retention), MaxEventsPerRun: rl.MaxEventsPerRun,
+		MaxHistoryBytes: cfg.History.MaxBytes, HistoryRetention: time.Duration(cfg.History.Retention),
+		OnRelease: func(n int64) { s.freed.Add(n) },
+	}), nil
+}
+
+// returnMemory gives memory back to the OS after the stores released a
+// lot of it (8 MiB since the last check, checked every 5 s) or when the
+// heap holds more than 32 MiB free but not returned: an idle process
+// would otherwise keep the garbage of a burst of runs until the runtime's
+// periodic GC (2 min) and slow background scavenger get to it, and RSS
+// would stay at its peak. It ends with ctx.
+func (s *Server) returnMemory(ctx context.Context) {
+	sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rtmetrics.Read(sample)
+		free := sample[0].Value.Kind() == rtmetrics.KindUint64 && sample[0].Value.Uint64() > 32<<20
+		if s.freed.Swap(0) > 8<<20 || free {
+			debug.FreeOSMemory()
+		}
+	}
 }
 
 func newInstanceID() string {
@@ -213,10 +289,18 @@ func (s *Server) SandboxHandler() http.Handler {
 	return s.sandbox
 }
 
-// Close releases the run log and the MCP sessions. Call it after Drain.
+// Close releases the runs, the run log and the MCP sessions. Call it
+// after Drain.
 func (s *Server) Close() error {
+	if s.stopMemory != nil {
+		s.stopMemory()
+		<-s.memoryDone
+	}
 	if s.pool != nil {
 		s.pool.Close()
+	}
+	if s.runs != nil {
+		s.runs.Close()
 	}
 	return s.log.Close()
 }
@@ -230,7 +314,7 @@ func (s *Server) Drain(grace time.Duration) {
 	s.draining.Store(true)
 	done := make(chan struct{})
 	go func() {
-		s.executors.Wait()
+		s.runs.Wait()
 		s.streams.Wait()
 		close(done)
 	}()
@@ -241,7 +325,7 @@ func (s *Server) Drain(grace time.Duration) {
 		return
 	case <-t.C:
 	}
-	s.cancelRuns(&agui.RunErr{Code: agui.CodeShutdown, Message: "the server is shutting down; retry the run"})
+	s.runs.Shutdown(&agui.RunErr{Code: agui.CodeShutdown, Message: "the server is shutting down; retry the run"})
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):

@@ -23,6 +23,21 @@ type proxiedRequest struct {
 // allowedMethods are the only methods a card may use.
 var allowedMethods = []string{"tools/call", "resources/read", "resources/list", "ping", "notifications/message"}
 
+// Minted reports whether a proxied request (forwardedProps.__proxiedMCPRequest)
+// names a server of this pool, so that the adapter answers it without
+// calling the agent.
+func (p *Pool) Minted(raw agui.JSON) bool {
+	var req proxiedRequest
+	if p == nil || json.Unmarshal(raw, &req) != nil {
+		return false
+	}
+	if req.ServerID != "" && p.Has(req.ServerID) {
+		return true
+	}
+	_, ok := p.ByHash(req.ServerHash)
+	return req.ServerHash != "" && ok
+}
+
 // answerProxied answers a card's request when it names a server this pool
 // minted (ours false otherwise, and the request goes to the backend). The
 // card may only reach the server that produced it, only with the allowed

@@ -2,88 +2,205 @@ package runlog
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"fmt"
-	"iter"
 	"sync"
 	"time"
 )
 
 // MemoryOptions bound a Memory log. Zero values mean the defaults.
 type MemoryOptions struct {
-	// MaxBytes caps the event bytes kept across all runs (default 256 MiB);
-	// the oldest events are evicted first, ended runs before running ones.
+	// MaxBytes caps what all runs hold together: their events plus a
+	// small record each (default 128 MiB). Over it, ended runs go first,
+	// oldest first, then the oldest events of running runs.
 	MaxBytes int64
-	// Retention drops ended runs this long after they end (default 1 h).
-	Retention time.Duration
+	// MaxRunBytes caps one run's events (default 16 MiB); its oldest
+	// events go first (a reader behind them gets ErrGap).
+	MaxRunBytes int64
 	// MaxEventsPerRun caps one run's kept events (default 100 000).
 	MaxEventsPerRun int
+	// Retention drops ended runs this long after they end (default 1 h).
+	Retention time.Duration
+	// MaxHistoryBytes caps all thread histories together (default 64 MiB);
+	// over it the least recently used threads go first.
+	MaxHistoryBytes int64
+	// HistoryRetention drops a thread's history this long after it was
+	// last saved or read (default 24 h).
+	HistoryRetention time.Duration
+	// OnRelease, if set, is told (outside any lock) how many bytes an
+	// eviction or expiry freed, so that the process can return memory.
+	OnRelease func(bytes int64)
 }
 
-// Memory is the single-instance run log.
+// Memory defaults.
+const (
+	DefaultMaxBytes         = 128 << 20
+	DefaultMaxRunBytes      = 16 << 20
+	DefaultMaxEventsPerRun  = 100000
+	DefaultRetention        = time.Hour
+	DefaultMaxHistoryBytes  = 64 << 20
+	DefaultHistoryRetention = 24 * time.Hour
+)
+
+// runOverhead approximates what a run's record costs beyond its ids.
+const runOverhead = 256
+
+// entryOverhead approximates what an Entry costs beyond its data.
+const entryOverhead = 48
+
+// Memory is the single-instance run log. Its janitor goroutine expires
+// runs and histories by age until Close.
 type Memory struct {
-	opts    MemoryOptions
-	mu      sync.Mutex
-	runs    map[string]*memRun
-	order   []string // run ids, oldest first
-	active  map[string]string
-	history map[string][]byte
-	bytes   int64
+	opts MemoryOptions
+
+	mu        sync.Mutex
+	runs      map[Ref]*memRun
+	order     *list.List // *memRun, oldest first
+	active    map[Ref]string
+	bytes     int64
+	hist      map[Ref]*memHistory
+	histLRU   *list.List // *memHistory, least recently used first
+	histBytes int64
+	onCancel  func(Cancel)
+	released  int64 // freed since the last OnRelease call
+
+	stop chan struct{}
+	done chan struct{}
 }
 
 type memRun struct {
 	run      Run
-	entries  []Entry
-	first    int64 // seq of entries[0] (or next seq when empty)
+	entries  []Entry // live entries are entries[head:]
+	head     int
+	first    int64 // seq of entries[head] (or next when none)
 	next     int64
+	bytes    int64 // events plus record
 	done     bool
 	ended    time.Time
-	notify   chan struct{} // closed on every append
-	cancels  []chan string
 	lastSeen time.Time
+	elem     *list.Element
 }
 
-// NewMemory returns an empty memory log.
+type memHistory struct {
+	ref  Ref
+	data []byte
+	used time.Time
+	elem *list.Element
+}
+
+// NewMemory returns an empty memory log and starts its janitor.
 func NewMemory(opts MemoryOptions) *Memory {
 	if opts.MaxBytes == 0 {
-		opts.MaxBytes = 256 << 20
+		opts.MaxBytes = DefaultMaxBytes
 	}
-	if opts.Retention == 0 {
-		opts.Retention = time.Hour
+	if opts.MaxRunBytes == 0 {
+		opts.MaxRunBytes = DefaultMaxRunBytes
 	}
 	if opts.MaxEventsPerRun == 0 {
-		opts.MaxEventsPerRun = 100000
+		opts.MaxEventsPerRun = DefaultMaxEventsPerRun
 	}
-	return &Memory{opts: opts, runs: map[string]*memRun{}, active: map[string]string{}, history: map[string][]byte{}}
+	if opts.Retention == 0 {
+		opts.Retention = DefaultRetention
+	}
+	if opts.MaxHistoryBytes == 0 {
+		opts.MaxHistoryBytes = DefaultMaxHistoryBytes
+	}
+	if opts.HistoryRetention == 0 {
+		opts.HistoryRetention = DefaultHistoryRetention
+	}
+	m := &Memory{
+		opts: opts, runs: map[Ref]*memRun{}, order: list.New(), active: map[Ref]string{},
+		hist: map[Ref]*memHistory{}, histLRU: list.New(),
+		stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go m.janitor()
+	return m
 }
 
 var _ Log = (*Memory)(nil)
+
+func (m *Memory) janitor() {
+	defer close(m.done)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case now := <-t.C:
+			m.mu.Lock()
+			m.expireLocked(now)
+			m.mu.Unlock()
+			m.release()
+		}
+	}
+}
+
+// release reports freed bytes to OnRelease, outside the lock.
+func (m *Memory) release() {
+	m.mu.Lock()
+	n := m.released
+	m.released = 0
+	m.mu.Unlock()
+	if n > 0 && m.opts.OnRelease != nil {
+		m.opts.OnRelease(n)
+	}
+}
+
+func recordSize(r Run) int64 {
+	return runOverhead + int64(len(r.ID)+len(r.ThreadID)+len(r.Owner)+len(r.AgentID)+len(r.Instance))
+}
 
 func (m *Memory) Start(ctx context.Context, r Run, supersede bool) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.expireLocked(time.Now())
-	if _, ok := m.runs[r.ID]; ok {
+	ref := r.Ref()
+	if _, ok := m.runs[ref]; ok {
 		return "", ErrRunExists
 	}
-	prev := m.active[r.ThreadID]
-	if prev != "" && !supersede {
-		return prev, ErrThreadBusy
+	prev := ""
+	if !r.Unlocked {
+		prev = m.active[r.Thread()]
+		if prev != "" && !supersede {
+			return prev, ErrThreadBusy
+		}
+		m.active[r.Thread()] = r.ID
 	}
 	r.Status = StatusRunning
 	if r.Created.IsZero() {
 		r.Created = time.Now()
 	}
-	m.runs[r.ID] = &memRun{run: r, first: 1, next: 1, notify: make(chan struct{}), lastSeen: time.Now()}
-	m.order = append(m.order, r.ID)
-	m.active[r.ThreadID] = r.ID
+	mr := &memRun{run: r, first: 1, next: 1, lastSeen: time.Now(), bytes: recordSize(r)}
+	mr.elem = m.order.PushBack(mr)
+	m.runs[ref] = mr
+	m.bytes += mr.bytes
+	m.evictLocked(nil)
 	return prev, nil
 }
 
-func (m *Memory) Append(ctx context.Context, runID string, events [][]byte, terminal bool) (int64, error) {
+func (m *Memory) Append(ctx context.Context, r Run, events [][]byte, terminal bool) (int64, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	mr := m.runs[runID]
+	seq, err := m.appendLocked(r.Ref(), events, terminal)
+	m.mu.Unlock()
+	m.release()
+	return seq, err
+}
+
+func (m *Memory) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendResult {
+	out := make([]AppendResult, len(reqs))
+	m.mu.Lock()
+	for i, r := range reqs {
+		out[i].Last, out[i].Err = m.appendLocked(r.Run.Ref(), r.Events, r.Terminal)
+	}
+	m.mu.Unlock()
+	m.release()
+	return out
+}
+
+func (m *Memory) appendLocked(ref Ref, events [][]byte, terminal bool) (int64, error) {
+	mr := m.runs[ref]
 	if mr == nil {
 		return 0, ErrUnknownRun
 	}
@@ -94,221 +211,256 @@ func (m *Memory) Append(ctx context.Context, runID string, events [][]byte, term
 	for i, data := range events {
 		seq = mr.next
 		mr.next++
-		mr.entries = append(mr.entries, Entry{Seq: seq, Data: append([]byte(nil), data...), Terminal: terminal && i == len(events)-1})
-		m.bytes += int64(len(data))
-		if len(mr.entries) > m.opts.MaxEventsPerRun {
-			m.bytes -= int64(len(mr.entries[0].Data))
-			mr.entries[0] = Entry{}
-			mr.entries = mr.entries[1:]
-			mr.first++
-		}
+		mr.entries = append(mr.entries, Entry{Seq: seq, Data: data, Terminal: terminal && i == len(events)-1})
+		n := int64(len(data) + entryOverhead)
+		mr.bytes += n
+		m.bytes += n
+	}
+	// Per run: oldest events first, but never the one just added.
+	for mr.live() > 1 && (mr.live() > m.opts.MaxEventsPerRun || mr.bytes-recordSize(mr.run) > m.opts.MaxRunBytes) {
+		m.dropOldest(mr)
 	}
 	if terminal && len(events) > 0 {
-		data := events[len(events)-1]
 		mr.done = true
 		mr.ended = time.Now()
-		if m.active[mr.run.ThreadID] == runID {
-			delete(m.active, mr.run.ThreadID)
+		th := mr.run.Thread()
+		if !mr.run.Unlocked && m.active[th] == ref.ID {
+			delete(m.active, th)
 		}
-		if mr.run.Status == StatusRunning {
-			mr.run.Status = StatusFinished
-			if isRunError(data) {
-				mr.run.Status = StatusError
-			}
+		mr.run.Status = StatusFinished
+		if isRunError(events[len(events)-1]) {
+			mr.run.Status = StatusError
 		}
 	}
-	close(mr.notify)
-	mr.notify = make(chan struct{})
-	m.evictLocked()
+	m.evictLocked(mr)
 	return seq, nil
 }
 
-// evictLocked keeps the byte budget: oldest events of ended runs first,
-// then of running ones.
-func (m *Memory) evictLocked() {
-	for _, endedFirst := range []bool{true, false} {
-		for _, id := range m.order {
-			if m.bytes <= m.opts.MaxBytes {
-				return
-			}
-			mr := m.runs[id]
-			if mr == nil || (endedFirst && !mr.done) {
-				continue
-			}
-			for len(mr.entries) > 0 && m.bytes > m.opts.MaxBytes {
-				m.bytes -= int64(len(mr.entries[0].Data))
-				mr.entries = mr.entries[1:]
-				mr.first++
-			}
+func (mr *memRun) live() int { return len(mr.entries) - mr.head }
+
+// dropOldest evicts a run's oldest live event.
+func (m *Memory) dropOldest(mr *memRun) {
+	e := mr.entries[mr.head]
+	n := int64(len(e.Data) + entryOverhead)
+	mr.entries[mr.head] = Entry{}
+	mr.head++
+	mr.first++
+	mr.bytes -= n
+	m.bytes -= n
+	m.released += n
+	if mr.head > 64 && mr.head > len(mr.entries)/2 {
+		mr.entries = append(mr.entries[:0:0], mr.entries[mr.head:]...)
+		mr.head = 0
+	}
+}
+
+// evictLocked keeps the total: whole ended runs, oldest first; then the
+// oldest events of running runs (never the last event of keep).
+func (m *Memory) evictLocked(keep *memRun) {
+	for el := m.order.Front(); el != nil && m.bytes > m.opts.MaxBytes; {
+		next := el.Next()
+		if mr := el.Value.(*memRun); mr.done {
+			m.removeLocked(mr)
 		}
+		el = next
+	}
+	for el := m.order.Front(); el != nil && m.bytes > m.opts.MaxBytes; el = el.Next() {
+		mr := el.Value.(*memRun)
+		for mr.live() > 0 && m.bytes > m.opts.MaxBytes && !(mr == keep && mr.live() == 1) {
+			m.dropOldest(mr)
+		}
+	}
+}
+
+func (m *Memory) removeLocked(mr *memRun) {
+	m.order.Remove(mr.elem)
+	delete(m.runs, mr.run.Ref())
+	m.bytes -= mr.bytes
+	m.released += mr.bytes
+	if !mr.run.Unlocked && m.active[mr.run.Thread()] == mr.run.ID {
+		delete(m.active, mr.run.Thread())
 	}
 }
 
 func (m *Memory) expireLocked(now time.Time) {
-	keep := m.order[:0]
-	for _, id := range m.order {
-		mr := m.runs[id]
-		if mr.done && now.Sub(mr.ended) > m.opts.Retention {
-			for _, e := range mr.entries {
-				m.bytes -= int64(len(e.Data))
-			}
-			delete(m.runs, id)
-			continue
+	for el := m.order.Front(); el != nil; {
+		next := el.Next()
+		if mr := el.Value.(*memRun); mr.done && now.Sub(mr.ended) > m.opts.Retention {
+			m.removeLocked(mr)
 		}
-		keep = append(keep, id)
+		el = next
 	}
-	m.order = keep
-}
-
-func (m *Memory) Events(ctx context.Context, runID string, after int64) iter.Seq2[Entry, error] {
-	return func(yield func(Entry, error) bool) {
-		cursor := after
-		for {
-			m.mu.Lock()
-			mr := m.runs[runID]
-			if mr == nil {
-				m.mu.Unlock()
-				yield(Entry{}, ErrUnknownRun)
-				return
-			}
-			if first := mr.first; cursor+1 < first {
-				m.mu.Unlock()
-				yield(Entry{}, fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, first, cursor))
-				return
-			}
-			var batch []Entry
-			if i := int(cursor + 1 - mr.first); i < len(mr.entries) {
-				batch = append(batch, mr.entries[i:]...)
-			}
-			notify := mr.notify
-			done := mr.done
-			m.mu.Unlock()
-			for _, e := range batch {
-				if !yield(e, nil) || e.Terminal {
-					return
-				}
-				cursor = e.Seq
-			}
-			if done && len(batch) == 0 {
-				return // ended and nothing after the cursor
-			}
-			if len(batch) > 0 {
-				continue
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-notify:
-			}
+	for el := m.histLRU.Front(); el != nil; {
+		next := el.Next()
+		if h := el.Value.(*memHistory); now.Sub(h.used) > m.opts.HistoryRetention {
+			m.removeHistoryLocked(h)
+		} else {
+			break // the list is ordered by use
 		}
+		el = next
 	}
 }
 
-func (m *Memory) Check(ctx context.Context, runID string, after int64) error {
+func (m *Memory) Read(ctx context.Context, ref Ref, after int64, max int) ([]Entry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	mr := m.runs[runID]
+	mr := m.runs[ref]
 	if mr == nil {
-		return ErrUnknownRun
+		return nil, ErrUnknownRun
 	}
 	if after+1 < mr.first {
-		return fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, mr.first, after)
+		return nil, fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, mr.first, after)
 	}
-	return nil
+	i := mr.head + int(after+1-mr.first)
+	if i >= len(mr.entries) {
+		return nil, nil
+	}
+	end := len(mr.entries)
+	if max > 0 && end-i > max {
+		end = i + max
+	}
+	return append([]Entry(nil), mr.entries[i:end]...), nil
 }
 
-func (m *Memory) Get(ctx context.Context, runID string) (Run, error) {
+func (m *Memory) Get(ctx context.Context, ref Ref) (Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	mr := m.runs[runID]
+	mr := m.runs[ref]
 	if mr == nil {
 		return Run{}, ErrUnknownRun
 	}
 	return mr.run, nil
 }
 
-func (m *Memory) Active(ctx context.Context, threadID string) (string, error) {
+func (m *Memory) Active(ctx context.Context, thread Ref) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.active[threadID], nil
+	return m.active[thread], nil
 }
 
-func (m *Memory) RequestCancel(ctx context.Context, runID, reason string) error {
+func (m *Memory) RequestCancel(ctx context.Context, r Run, reason string) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	mr := m.runs[runID]
-	if mr == nil {
+	_, ok := m.runs[r.Ref()]
+	fn := m.onCancel
+	m.mu.Unlock()
+	if !ok {
 		return ErrUnknownRun
 	}
-	for _, c := range mr.cancels {
-		select {
-		case c <- reason:
-		default:
-		}
+	if fn != nil {
+		fn(Cancel{Run: r.Ref(), Reason: reason})
 	}
 	return nil
 }
 
-func (m *Memory) Cancels(ctx context.Context, runID string) <-chan string {
-	c := make(chan string, 1)
+// Subscribe delivers every cancel request (one instance holds them all).
+func (m *Memory) Subscribe(ctx context.Context, instance string, fn func(Cancel)) error {
 	m.mu.Lock()
-	if mr := m.runs[runID]; mr != nil {
-		mr.cancels = append(mr.cancels, c)
-	}
+	m.onCancel = fn
 	m.mu.Unlock()
 	context.AfterFunc(ctx, func() {
 		m.mu.Lock()
-		defer m.mu.Unlock()
-		if mr := m.runs[runID]; mr != nil {
-			for i, x := range mr.cancels {
-				if x == c {
-					mr.cancels = append(mr.cancels[:i], mr.cancels[i+1:]...)
-					break
-				}
-			}
-		}
+		m.onCancel = nil
+		m.mu.Unlock()
 	})
-	return c
+	return nil
 }
 
-func (m *Memory) Touch(ctx context.Context, runID string) error {
+func (m *Memory) Touch(ctx context.Context, ref Ref) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if mr := m.runs[runID]; mr != nil {
+	if mr := m.runs[ref]; mr != nil {
 		mr.lastSeen = time.Now()
 	}
 	return nil
 }
 
-func (m *Memory) LastSeen(ctx context.Context, runID string) (time.Time, error) {
+func (m *Memory) LastSeen(ctx context.Context, ref Ref) (time.Time, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	mr := m.runs[runID]
+	mr := m.runs[ref]
 	if mr == nil {
 		return time.Time{}, ErrUnknownRun
 	}
 	return mr.lastSeen, nil
 }
 
-// Lease is a no-op: in one process the owner cannot be lost.
-func (m *Memory) Lease(ctx context.Context, runID, instance string, ttl time.Duration) error {
+// Lease: in one process the owner cannot be lost.
+func (m *Memory) Lease(ctx context.Context, runs []Run, instance string, ttl time.Duration) ([]LeaseResult, error) {
+	return nil, nil
+}
+
+// EndIfOwnerLost: in one process the owner cannot be lost.
+func (m *Memory) EndIfOwnerLost(ctx context.Context, r Run, event []byte) (bool, error) {
+	return false, nil
+}
+
+// Tail: every run of a memory log is this instance's.
+func (m *Memory) Tail(ctx context.Context, cursors map[Ref]int64, block time.Duration) (map[Ref][]Entry, error) {
+	return nil, nil
+}
+
+func (m *Memory) SaveHistory(ctx context.Context, thread Ref, messages []byte) error {
+	m.mu.Lock()
+	if h := m.hist[thread]; h != nil {
+		m.removeHistoryLocked(h)
+	}
+	h := &memHistory{ref: thread, data: messages, used: time.Now()}
+	h.elem = m.histLRU.PushBack(h)
+	m.hist[thread] = h
+	m.histBytes += h.size()
+	for m.histBytes > m.opts.MaxHistoryBytes && m.histLRU.Len() > 0 {
+		m.removeHistoryLocked(m.histLRU.Front().Value.(*memHistory))
+	}
+	m.mu.Unlock()
+	m.release()
 	return nil
 }
 
-func (m *Memory) SaveHistory(ctx context.Context, threadID string, messages []byte) error {
+func (h *memHistory) size() int64 {
+	return int64(len(h.data)+len(h.ref.ID)+len(h.ref.Owner)) + runOverhead
+}
+
+func (m *Memory) removeHistoryLocked(h *memHistory) {
+	m.histLRU.Remove(h.elem)
+	delete(m.hist, h.ref)
+	m.histBytes -= h.size()
+	m.released += h.size()
+}
+
+func (m *Memory) History(ctx context.Context, thread Ref) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.history[threadID] = append([]byte(nil), messages...)
+	h := m.hist[thread]
+	if h == nil {
+		return nil, nil
+	}
+	if time.Since(h.used) > m.opts.HistoryRetention {
+		m.removeHistoryLocked(h)
+		return nil, nil
+	}
+	h.used = time.Now()
+	m.histLRU.MoveToBack(h.elem)
+	return h.data, nil
+}
+
+func (m *Memory) Ping(ctx context.Context) error { return nil }
+
+func (m *Memory) Usage() Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return Usage{Events: m.bytes, Histories: m.histBytes}
+}
+
+// Close stops the janitor.
+func (m *Memory) Close() error {
+	select {
+	case <-m.stop:
+	default:
+		close(m.stop)
+		<-m.done
+	}
 	return nil
 }
-
-func (m *Memory) History(ctx context.Context, threadID string) ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.history[threadID], nil
-}
-
-func (m *Memory) Close() error { return nil }
 
 // isRunError reports whether a terminal event is RUN_ERROR (events are
 // encoded with "type" first).

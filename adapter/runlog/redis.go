@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -19,25 +17,29 @@ type RedisOptions struct {
 	// Prefix namespaces every key (default "genui:").
 	Prefix string
 	// Retention is the TTL of a run's keys after its last write (default
-	// 1 h), and of thread histories.
+	// 1 h).
 	Retention time.Duration
-	// MaxEventsPerRun caps each run's stream (MAXLEN, default 100 000).
+	// MaxEventsPerRun caps each run's stream (default 100 000).
 	MaxEventsPerRun int
-	// OwnerLost builds the terminal event a reader appends when the run's
-	// owner stopped renewing its lease (the run's instance died). Nil: the
-	// run is left as it is.
-	OwnerLost func(r Run) []byte
+	// MaxRunBytes caps the bytes of each run's stream (default 16 MiB);
+	// the oldest events go first.
+	MaxRunBytes int64
+	// HistoryRetention is the TTL of a thread's history, refreshed when it
+	// is saved or read (default 24 h).
+	HistoryRetention time.Duration
+	// LeaseTTL is how long a new run holds its thread before its owner's
+	// first lease renewal (default 5 s).
+	LeaseTTL time.Duration
 }
 
 // Redis is the run log on Redis Streams: one stream per run (ids
-// "<seq>-0"), XREAD BLOCK for tails, pub/sub for cancels, an owner lease
-// per running run, and TTLs on everything.
+// "<seq>-0"), XREAD for tails, one pub/sub channel per instance for
+// cancels, an owner lease per running run (its thread's key expires with
+// the lease), and TTLs on everything. Ids are escaped in keys (see key),
+// so no id can address another run's keys.
 type Redis struct {
 	rdb  *redis.Client
 	opts RedisOptions
-
-	mu      sync.Mutex
-	threads map[string]string // run id -> thread id, to skip a lookup per append
 }
 
 var _ Log = (*Redis)(nil)
@@ -60,131 +62,191 @@ func NewRedis(ctx context.Context, url string, opts RedisOptions) (*Redis, error
 		opts.Prefix = "genui:"
 	}
 	if opts.Retention == 0 {
-		opts.Retention = time.Hour
+		opts.Retention = DefaultRetention
 	}
 	if opts.MaxEventsPerRun == 0 {
-		opts.MaxEventsPerRun = 100000
+		opts.MaxEventsPerRun = DefaultMaxEventsPerRun
 	}
-	return &Redis{rdb: rdb, opts: opts, threads: map[string]string{}}, nil
+	if opts.MaxRunBytes == 0 {
+		opts.MaxRunBytes = DefaultMaxRunBytes
+	}
+	if opts.HistoryRetention == 0 {
+		opts.HistoryRetention = DefaultHistoryRetention
+	}
+	if opts.LeaseTTL == 0 {
+		opts.LeaseTTL = 5 * time.Second
+	}
+	if err := appendScript.Load(pctx, rdb).Err(); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("runlog: redis %s: load script: %w", o.Addr, err)
+	}
+	return &Redis{rdb: rdb, opts: opts}, nil
 }
 
-func (r *Redis) key(parts ...string) string { return r.opts.Prefix + strings.Join(parts, ":") }
-
-func (r *Redis) runKeys(id string) (meta, seq, stream, end string) {
-	return r.key("run", id), r.key("run", id, "seq"), r.key("run", id, "ev"), r.key("run", id, "end")
+// escape makes an id safe inside a key: '%', ':' (the separator), '{' and
+// '}' (cluster hash tags) and control bytes are percent-encoded, so the
+// escaped form never holds a separator and escaping is injective.
+func escape(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r == '%' || r == ':' || r == '{' || r == '}' || r < 0x20 || r == 0x7f }) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' || c == ':' || c == '{' || c == '}' || c < 0x20 || c == 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
+
+// key is prefix + kind + ":" + escaped owner + ":" + escaped id (+ ":" +
+// suffix).
+func (r *Redis) key(kind string, ref Ref, suffix string) string {
+	k := r.opts.Prefix + kind + ":" + escape(ref.Owner) + ":" + escape(ref.ID)
+	if suffix != "" {
+		k += ":" + suffix
+	}
+	return k
+}
+
+// runKeys are a run's keys.
+type runKeys struct {
+	meta, seq, stream, end, seen, lease, leased, cancel, bytes, active string
+}
+
+func (r *Redis) keys(run Run) runKeys {
+	ref := run.Ref()
+	return runKeys{
+		meta: r.key("run", ref, ""), seq: r.key("run", ref, "seq"), stream: r.key("run", ref, "ev"),
+		end: r.key("run", ref, "end"), seen: r.key("run", ref, "seen"), lease: r.key("run", ref, "lease"),
+		leased: r.key("run", ref, "leased"), cancel: r.key("run", ref, "cancel"), bytes: r.key("run", ref, "bytes"),
+		active: r.key("thread", run.Thread(), "active"),
+	}
+}
+
+func (r *Redis) cancelChannel(instance string) string {
+	return r.opts.Prefix + "cancels:" + escape(instance)
+}
+
+func ms(d time.Duration) int64 { return d.Milliseconds() }
+
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// startScript registers a run: its record, counters and lease, and,
+// unless unlocked, its thread (for the lease's TTL).
+var startScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return {-1, ''} end
+local prev = ''
+if ARGV[7] == '1' then
+  local cur = redis.call('GET', KEYS[4])
+  if cur then
+    if ARGV[4] ~= '1' then return {-2, cur} end
+    prev = cur
+  end
+  redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[3])
+end
+redis.call('DEL', KEYS[7], KEYS[8], KEYS[9], KEYS[10])
+redis.call('HSET', KEYS[1], 'run', ARGV[1], 'status', 'running')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[2], 0, 'PX', ARGV[2])
+redis.call('SET', KEYS[3], ARGV[6], 'PX', ARGV[2])
+redis.call('SET', KEYS[5], ARGV[8], 'PX', ARGV[3])
+redis.call('SET', KEYS[6], ARGV[8], 'PX', ARGV[2])
+return {0, prev}
+`)
 
 func (r *Redis) Start(ctx context.Context, run Run, supersede bool) (string, error) {
-	meta, seq, _, _ := r.runKeys(run.ID)
 	run.Status = StatusRunning
 	if run.Created.IsZero() {
 		run.Created = time.Now()
 	}
 	b, _ := json.Marshal(run)
-	ok, err := r.rdb.HSetNX(ctx, meta, "run", b).Result()
+	k := r.keys(run)
+	res, err := startScript.Run(ctx, r.rdb,
+		[]string{k.meta, k.seq, k.seen, k.active, k.lease, k.leased, k.stream, k.end, k.bytes, k.cancel},
+		b, ms(r.opts.Retention), ms(r.opts.LeaseTTL), flag(supersede), run.ID, time.Now().UnixMilli(), flag(!run.Unlocked), run.Instance,
+	).Slice()
 	if err != nil {
 		return "", err
 	}
-	if !ok {
+	code, _ := res[0].(int64)
+	prev, _ := res[1].(string)
+	switch code {
+	case -1:
 		return "", ErrRunExists
+	case -2:
+		return prev, ErrThreadBusy
 	}
-	ttl := r.opts.Retention
-	active := r.key("thread", run.ThreadID, "active")
-	var prev string
-	if supersede {
-		prev, err = r.rdb.SetArgs(ctx, active, run.ID, redis.SetArgs{Get: true, TTL: ttl}).Result()
-		if errors.Is(err, redis.Nil) {
-			err = nil
-		}
-	} else {
-		var set bool
-		set, err = r.rdb.SetNX(ctx, active, run.ID, ttl).Result()
-		if err == nil && !set {
-			prev, _ = r.rdb.Get(ctx, active).Result()
-			r.rdb.Del(ctx, meta)
-			return prev, ErrThreadBusy
-		}
-	}
-	if err != nil {
-		r.rdb.Del(ctx, meta)
-		return "", err
-	}
-	pipe := r.rdb.TxPipeline()
-	pipe.HSet(ctx, meta, "status", StatusRunning)
-	pipe.Set(ctx, seq, 0, ttl)
-	pipe.PExpire(ctx, meta, ttl)
-	pipe.Set(ctx, r.key("run", run.ID, "seen"), time.Now().UnixMilli(), ttl)
-	_, err = pipe.Exec(ctx)
-	return prev, err
+	return prev, nil
 }
 
-// appendScript appends one event unless the run has ended, refreshing
-// every key's TTL; a terminal event marks the end, sets the status and
-// frees the thread if it is still this run's.
+// appendScript appends events unless the run has ended (or, for
+// requireLost, unless its owner still holds the lease), trims the stream
+// to its caps (never the newest event), refreshes every TTL; a terminal
+// event marks the end, sets the status, frees the thread if it is still
+// this run's and drops the lease.
 var appendScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
-local n = #ARGV - 5
+if ARGV[7] == '1' and redis.call('EXISTS', KEYS[7]) == 1 then return -3 end
+local n = #ARGV - 7
 local seq = 0
+local bytes = tonumber(redis.call('GET', KEYS[6]) or '0')
 for i = 1, n do
   seq = redis.call('INCR', KEYS[2])
   local t = '0'
   if i == n then t = ARGV[2] end
-  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[3], seq .. '-0', 'd', ARGV[5 + i], 't', t)
+  redis.call('XADD', KEYS[3], seq .. '-0', 'd', ARGV[7 + i], 't', t)
+  bytes = bytes + string.len(ARGV[7 + i])
+end
+local maxEvents = tonumber(ARGV[3])
+local maxBytes = tonumber(ARGV[6])
+local len = redis.call('XLEN', KEYS[3])
+while len > 1 and (len > maxEvents or bytes > maxBytes) do
+  local first = redis.call('XRANGE', KEYS[3], '-', '+', 'COUNT', 1)[1]
+  bytes = bytes - string.len(first[2][2])
+  redis.call('XDEL', KEYS[3], first[1])
+  len = len - 1
 end
 local ttl = tonumber(ARGV[4])
+redis.call('SET', KEYS[6], bytes, 'PX', ttl)
 if ARGV[2] == '1' then
   redis.call('SET', KEYS[4], '1', 'PX', ttl)
   redis.call('HSET', KEYS[1], 'status', ARGV[5])
   if redis.call('GET', KEYS[5]) == ARGV[1] then redis.call('DEL', KEYS[5]) end
+  redis.call('DEL', KEYS[7])
 end
 for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
 return seq
 `)
 
-func (r *Redis) Append(ctx context.Context, runID string, events [][]byte, terminal bool) (int64, error) {
-	r.mu.Lock()
-	thread, ok := r.threads[runID]
-	r.mu.Unlock()
-	if !ok {
-		run, err := r.Get(ctx, runID)
-		if err != nil {
-			return 0, err
-		}
-		thread = run.ThreadID
-		r.mu.Lock()
-		if len(r.threads) > 10000 {
-			clear(r.threads)
-		}
-		r.threads[runID] = thread
-		r.mu.Unlock()
-	}
-	return r.append(ctx, Run{ID: runID, ThreadID: thread}, events, terminal)
+func (r *Redis) Append(ctx context.Context, run Run, events [][]byte, terminal bool) (int64, error) {
+	return r.append(ctx, run, events, terminal, false)
 }
 
-func (r *Redis) append(ctx context.Context, run Run, events [][]byte, terminal bool) (int64, error) {
-	if len(events) == 0 {
-		return 0, nil
+func (r *Redis) appendArgs(run Run, events [][]byte, terminal, requireLost bool) ([]string, []any) {
+	k := r.keys(run)
+	status := StatusFinished
+	if terminal && isRunError(events[len(events)-1]) {
+		status = StatusError
 	}
-	meta, seq, stream, end := r.runKeys(run.ID)
-	t, status := "0", StatusFinished
-	if terminal {
-		t = "1"
-		if isRunError(events[len(events)-1]) {
-			status = StatusError
-		}
-	}
-	args := make([]any, 0, 5+len(events))
-	args = append(args, run.ID, t, r.opts.MaxEventsPerRun, r.opts.Retention.Milliseconds(), status)
+	args := make([]any, 0, 7+len(events))
+	args = append(args, run.ID, flag(terminal), r.opts.MaxEventsPerRun, ms(r.opts.Retention), status, r.opts.MaxRunBytes, flag(requireLost))
 	for _, e := range events {
 		args = append(args, e)
 	}
-	n, err := appendScript.Run(ctx, r.rdb, []string{meta, seq, stream, end, r.key("thread", run.ThreadID, "active")}, args...).Int64()
-	if terminal && err == nil && n > 0 {
-		r.mu.Lock()
-		delete(r.threads, run.ID)
-		r.mu.Unlock()
-	}
+	return []string{k.meta, k.seq, k.stream, k.end, k.active, k.bytes, k.lease}, args
+}
+
+func appendResult(n int64, err error) (int64, error) {
 	switch {
 	case err != nil:
 		return 0, err
@@ -192,13 +254,82 @@ func (r *Redis) append(ctx context.Context, run Run, events [][]byte, terminal b
 		return 0, ErrFinished
 	case n == -2:
 		return 0, ErrUnknownRun
+	case n == -3:
+		return 0, errLeaseHeld
 	}
 	return n, nil
 }
 
-func (r *Redis) Get(ctx context.Context, runID string) (Run, error) {
-	meta, _, _, _ := r.runKeys(runID)
-	vals, err := r.rdb.HMGet(ctx, meta, "run", "status").Result()
+func (r *Redis) append(ctx context.Context, run Run, events [][]byte, terminal, requireLost bool) (int64, error) {
+	if len(events) == 0 {
+		return 0, nil
+	}
+	keys, args := r.appendArgs(run, events, terminal, requireLost)
+	return appendResult(appendScript.Run(ctx, r.rdb, keys, args...).Int64())
+}
+
+// AppendBatch appends for many runs in one pipeline.
+func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendResult {
+	out := make([]AppendResult, len(reqs))
+	send := func(idx []int) []int {
+		pipe := r.rdb.Pipeline()
+		cmds := make(map[int]*redis.Cmd, len(idx))
+		for _, i := range idx {
+			keys, args := r.appendArgs(reqs[i].Run, reqs[i].Events, reqs[i].Terminal, false)
+			cmds[i] = appendScript.EvalSha(ctx, pipe, keys, args...)
+		}
+		_, _ = pipe.Exec(ctx)
+		var missing []int
+		for _, i := range idx {
+			n, err := cmds[i].Int64()
+			if isNoScript(err) {
+				missing = append(missing, i)
+				continue
+			}
+			out[i].Last, out[i].Err = appendResult(n, err)
+		}
+		return missing
+	}
+	var idx []int
+	for i, q := range reqs {
+		if len(q.Events) > 0 {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return out
+	}
+	if missing := send(idx); len(missing) > 0 {
+		// The script cache was flushed (a Redis restart): load it and
+		// send what it refused again (those did not run).
+		if err := appendScript.Load(ctx, r.rdb).Err(); err != nil {
+			for _, i := range missing {
+				out[i].Err = err
+			}
+			return out
+		}
+		for _, i := range send(missing) {
+			out[i].Err = errors.New("runlog: redis refused the append script")
+		}
+	}
+	return out
+}
+
+var errLeaseHeld = errors.New("the owner holds the lease")
+
+func (r *Redis) EndIfOwnerLost(ctx context.Context, run Run, event []byte) (bool, error) {
+	_, err := r.append(ctx, run, [][]byte{event}, true, true)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, errLeaseHeld), errors.Is(err, ErrFinished):
+		return false, nil
+	}
+	return false, err
+}
+
+func (r *Redis) Get(ctx context.Context, ref Ref) (Run, error) {
+	vals, err := r.rdb.HMGet(ctx, r.key("run", ref, ""), "run", "status").Result()
 	if err != nil {
 		return Run{}, err
 	}
@@ -210,14 +341,17 @@ func (r *Redis) Get(ctx context.Context, runID string) (Run, error) {
 	if err := json.Unmarshal([]byte(s), &run); err != nil {
 		return Run{}, err
 	}
+	if run.Owner != ref.Owner || run.ID != ref.ID {
+		return Run{}, ErrUnknownRun // cannot happen: keys are escaped
+	}
 	if st, ok := vals[1].(string); ok {
 		run.Status = st
 	}
 	return run, nil
 }
 
-func (r *Redis) Active(ctx context.Context, threadID string) (string, error) {
-	id, err := r.rdb.Get(ctx, r.key("thread", threadID, "active")).Result()
+func (r *Redis) Active(ctx context.Context, thread Ref) (string, error) {
+	id, err := r.rdb.Get(ctx, r.key("thread", thread, "active")).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
 	}
@@ -229,119 +363,64 @@ func parseSeq(id string) int64 {
 	return n
 }
 
-func (r *Redis) Events(ctx context.Context, runID string, after int64) iter.Seq2[Entry, error] {
-	return func(yield func(Entry, error) bool) {
-		run, err := r.Get(ctx, runID)
-		if err != nil {
-			yield(Entry{}, err)
-			return
-		}
-		_, seqKey, stream, end := r.runKeys(runID)
-		if err := r.gap(ctx, runID, after); err != nil {
-			yield(Entry{}, err)
-			return
-		}
-		cursor := after
-		for ctx.Err() == nil {
-			res, err := r.rdb.XRead(ctx, &redis.XReadArgs{Streams: []string{stream, strconv.FormatInt(cursor, 10) + "-0"}, Count: 512, Block: time.Second}).Result()
-			if err != nil && !errors.Is(err, redis.Nil) {
-				if ctx.Err() == nil {
-					yield(Entry{}, err)
-				}
-				return
-			}
-			got := 0
-			for _, s := range res {
-				for _, m := range s.Messages {
-					got++
-					d, _ := m.Values["d"].(string)
-					e := Entry{Seq: parseSeq(m.ID), Data: []byte(d), Terminal: m.Values["t"] == "1"}
-					if e.Seq != cursor+1 {
-						yield(Entry{}, fmt.Errorf("%w: expected event %d, got %d", ErrGap, cursor+1, e.Seq))
-						return
-					}
-					if !yield(e, nil) || e.Terminal {
-						return
-					}
-					cursor = e.Seq
-				}
-			}
-			if got > 0 {
-				continue
-			}
-			// Nothing new for a while: has the run ended (all read), or
-			// has its owner died?
-			if n, _ := r.rdb.Exists(ctx, end).Result(); n == 1 {
-				if last, _ := r.rdb.Get(ctx, seqKey).Int64(); last <= cursor {
-					return
-				}
-				continue
-			}
-			if r.opts.OwnerLost != nil {
-				if n, _ := r.rdb.Exists(ctx, r.key("run", runID, "lease")).Result(); n == 0 {
-					if lastSeen, err := r.rdb.Get(ctx, r.key("run", runID, "leased")).Result(); err == nil && lastSeen != "" {
-						// The owner held a lease and let it lapse: end it.
-						_, _ = r.append(ctx, run, [][]byte{r.opts.OwnerLost(run)}, true)
-					}
-				}
-			}
-		}
+func toEntries(msgs []redis.XMessage) []Entry {
+	out := make([]Entry, 0, len(msgs))
+	for _, m := range msgs {
+		d, _ := m.Values["d"].(string)
+		out = append(out, Entry{Seq: parseSeq(m.ID), Data: []byte(d), Terminal: m.Values["t"] == "1"})
 	}
+	return out
 }
 
-// gap checks that the first retained event follows the cursor.
-func (r *Redis) gap(ctx context.Context, runID string, after int64) error {
-	_, seqKey, stream, _ := r.runKeys(runID)
-	// Read the counter before the stream: an append in between can only
-	// make the stream non-empty, never empty.
-	last, _ := r.rdb.Get(ctx, seqKey).Int64()
-	first, err := r.rdb.XRangeN(ctx, stream, "-", "+", 1).Result()
-	if err != nil {
-		return err
+func (r *Redis) Read(ctx context.Context, ref Ref, after int64, max int) ([]Entry, error) {
+	if max <= 0 {
+		max = 1024
 	}
-	if len(first) > 0 {
-		if f := parseSeq(first[0].ID); after+1 < f {
-			return fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, f, after)
-		}
-	} else if last > after {
-		return fmt.Errorf("%w: the run's events expired", ErrGap)
+	pipe := r.rdb.Pipeline()
+	exists := pipe.Exists(ctx, r.key("run", ref, ""))
+	seq := pipe.Get(ctx, r.key("run", ref, "seq"))
+	rng := pipe.XRangeN(ctx, r.key("run", ref, "ev"), strconv.FormatInt(after+1, 10)+"-0", "+", int64(max))
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
 	}
-	return nil
+	if exists.Val() == 0 {
+		return nil, ErrUnknownRun
+	}
+	last, _ := seq.Int64()
+	entries := toEntries(rng.Val())
+	if len(entries) > 0 && entries[0].Seq != after+1 {
+		return nil, fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, entries[0].Seq, after)
+	}
+	if len(entries) == 0 && last > after {
+		return nil, fmt.Errorf("%w: events after %d expired", ErrGap, after)
+	}
+	return entries, nil
 }
 
-func (r *Redis) Check(ctx context.Context, runID string, after int64) error {
-	if _, err := r.Get(ctx, runID); err != nil {
+func (r *Redis) RequestCancel(ctx context.Context, run Run, reason string) error {
+	if _, err := r.Get(ctx, run.Ref()); err != nil {
 		return err
 	}
-	return r.gap(ctx, runID, after)
-}
-
-func (r *Redis) RequestCancel(ctx context.Context, runID, reason string) error {
-	if _, err := r.Get(ctx, runID); err != nil {
-		return err
-	}
+	msg, _ := json.Marshal(Cancel{Run: run.Ref(), Reason: reason})
 	pipe := r.rdb.TxPipeline()
-	pipe.Set(ctx, r.key("run", runID, "cancel"), reason, r.opts.Retention)
-	pipe.Publish(ctx, r.key("run", runID, "cancel"), reason)
+	pipe.Set(ctx, r.key("run", run.Ref(), "cancel"), reason, r.opts.Retention)
+	pipe.Publish(ctx, r.cancelChannel(run.Instance), msg)
 	_, err := pipe.Exec(ctx)
 	return err
 }
 
-// Cancels subscribes to the run's cancel channel; the goroutine it starts
-// ends with ctx.
-func (r *Redis) Cancels(ctx context.Context, runID string) <-chan string {
-	out := make(chan string, 1)
-	ps := r.rdb.Subscribe(ctx, r.key("run", runID, "cancel"))
+// Subscribe listens on the instance's cancel channel (one connection per
+// instance, whatever the number of runs); the goroutine it starts ends
+// with ctx.
+func (r *Redis) Subscribe(ctx context.Context, instance string, fn func(Cancel)) error {
+	ps := r.rdb.Subscribe(ctx, r.cancelChannel(instance))
+	if _, err := ps.Receive(ctx); err != nil {
+		ps.Close()
+		return err
+	}
 	go func() {
 		defer ps.Close()
 		ch := ps.Channel()
-		// A request made before we subscribed is in the key.
-		if reason, err := r.rdb.Get(ctx, r.key("run", runID, "cancel")).Result(); err == nil {
-			select {
-			case out <- reason:
-			default:
-			}
-		}
 		for {
 			select {
 			case <-ctx.Done():
@@ -350,49 +429,129 @@ func (r *Redis) Cancels(ctx context.Context, runID string) <-chan string {
 				if !ok {
 					return
 				}
-				select {
-				case out <- m.Payload:
-				default:
+				var c Cancel
+				if json.Unmarshal([]byte(m.Payload), &c) == nil {
+					fn(c)
 				}
 			}
 		}
 	}()
-	return out
+	return nil
 }
 
-func (r *Redis) Touch(ctx context.Context, runID string) error {
-	return r.rdb.Set(ctx, r.key("run", runID, "seen"), time.Now().UnixMilli(), r.opts.Retention).Err()
+func (r *Redis) Touch(ctx context.Context, ref Ref) error {
+	return r.rdb.Set(ctx, r.key("run", ref, "seen"), time.Now().UnixMilli(), r.opts.Retention).Err()
 }
 
-func (r *Redis) LastSeen(ctx context.Context, runID string) (time.Time, error) {
-	ms, err := r.rdb.Get(ctx, r.key("run", runID, "seen")).Int64()
+func (r *Redis) LastSeen(ctx context.Context, ref Ref) (time.Time, error) {
+	n, err := r.rdb.Get(ctx, r.key("run", ref, "seen")).Int64()
 	if errors.Is(err, redis.Nil) {
 		return time.Time{}, ErrUnknownRun
 	}
 	if err != nil {
 		return time.Time{}, err
 	}
-	return time.UnixMilli(ms), nil
+	return time.UnixMilli(n), nil
 }
 
-func (r *Redis) Lease(ctx context.Context, runID, instance string, ttl time.Duration) error {
-	pipe := r.rdb.TxPipeline()
-	pipe.Set(ctx, r.key("run", runID, "lease"), instance, ttl)
-	pipe.Set(ctx, r.key("run", runID, "leased"), instance, r.opts.Retention)
-	_, err := pipe.Exec(ctx)
-	return err
+// leaseScript renews a running run's lease and, for a locked run, its
+// thread's TTL, if the thread is still the run's (else the run is lost);
+// it returns a pending cancel reason and whether the run is lost.
+var leaseScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[5]) == 1 then return {'', 0} end
+local lost = 0
+if ARGV[5] == '1' then
+  if redis.call('GET', KEYS[3]) == ARGV[4] then
+    redis.call('PEXPIRE', KEYS[3], ARGV[2])
+  else
+    lost = 1
+  end
+end
+if lost == 0 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
+end
+local c = redis.call('GET', KEYS[4])
+if not c then c = '' end
+return {c, lost}
+`)
+
+// Lease renews every run's lease in one round trip.
+func (r *Redis) Lease(ctx context.Context, runs []Run, instance string, ttl time.Duration) ([]LeaseResult, error) {
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	pipe := r.rdb.Pipeline()
+	cmds := make([]*redis.Cmd, len(runs))
+	for i, run := range runs {
+		k := r.keys(run)
+		cmds[i] = leaseScript.Eval(ctx, pipe, []string{k.lease, k.leased, k.active, k.cancel, k.end},
+			instance, ms(ttl), ms(r.opts.Retention), run.ID, flag(!run.Unlocked))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]LeaseResult, 0, len(runs))
+	for i, c := range cmds {
+		res, err := c.Slice()
+		if err != nil {
+			return nil, err
+		}
+		reason, _ := res[0].(string)
+		lost, _ := res[1].(int64)
+		out = append(out, LeaseResult{Run: runs[i].Ref(), Cancel: reason, Lost: lost == 1})
+	}
+	return out, nil
 }
 
-func (r *Redis) SaveHistory(ctx context.Context, threadID string, messages []byte) error {
-	return r.rdb.Set(ctx, r.key("thread", threadID, "history"), messages, r.opts.Retention).Err()
+func isNoScript(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") }
+
+// Tail reads the streams of all cursors in one XREAD BLOCK.
+func (r *Redis) Tail(ctx context.Context, cursors map[Ref]int64, block time.Duration) (map[Ref][]Entry, error) {
+	if len(cursors) == 0 {
+		return nil, nil
+	}
+	refs := make([]Ref, 0, len(cursors))
+	streams := make([]string, 0, 2*len(cursors))
+	byKey := make(map[string]Ref, len(cursors))
+	for ref := range cursors {
+		refs = append(refs, ref)
+		k := r.key("run", ref, "ev")
+		byKey[k] = ref
+		streams = append(streams, k)
+	}
+	for _, ref := range refs {
+		streams = append(streams, strconv.FormatInt(cursors[ref], 10)+"-0")
+	}
+	res, err := r.rdb.XRead(ctx, &redis.XReadArgs{Streams: streams, Count: 512, Block: block}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[Ref][]Entry, len(res))
+	for _, s := range res {
+		out[byKey[s.Stream]] = toEntries(s.Messages)
+	}
+	return out, nil
 }
 
-func (r *Redis) History(ctx context.Context, threadID string) ([]byte, error) {
-	b, err := r.rdb.Get(ctx, r.key("thread", threadID, "history")).Bytes()
+func (r *Redis) SaveHistory(ctx context.Context, thread Ref, messages []byte) error {
+	return r.rdb.Set(ctx, r.key("thread", thread, "history"), messages, r.opts.HistoryRetention).Err()
+}
+
+func (r *Redis) History(ctx context.Context, thread Ref) ([]byte, error) {
+	b, err := r.rdb.GetEx(ctx, r.key("thread", thread, "history"), r.opts.HistoryRetention).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
 	return b, err
 }
+
+func (r *Redis) Ping(ctx context.Context) error { return r.rdb.Ping(ctx).Err() }
+
+// Usage: Redis keeps nothing in this process.
+func (r *Redis) Usage() Usage { return Usage{} }
 
 func (r *Redis) Close() error { return r.rdb.Close() }

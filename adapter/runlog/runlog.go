@@ -1,23 +1,29 @@
-// Package runlog keeps the events of runs so that any reader, on any
-// instance, can replay them after a cursor and then follow them live:
-// a run outlives the request that started it. Two backends share one
-// interface: Memory (one instance, bounded by bytes and age) and Redis
-// (Redis Streams, for several instances behind a load balancer).
+// Package runlog stores runs so that they outlive the requests that
+// started them: each run's events (for replay after a cursor), its
+// record, the thread it holds, cancel requests addressed to it, and the
+// compacted history of each thread. Two backends share one interface:
+// Memory (one instance, bounded by bytes and age) and Redis (Redis
+// Streams, for several instances behind a load balancer).
 //
-// Sequence numbers start at 1 and are the SSE event ids clients see.
-// A cursor older than what is retained is an explicit ErrGap, never a
-// silent hole.
+// Every run and thread is named by a Ref: its id scoped to the principal
+// that owns it. Two principals using the same id address two different
+// runs, so no id can reach, or reveal, another principal's run; and ids
+// are escaped in Redis keys, so no id can address another run's keys.
+//
+// Sequence numbers start at 1 and are the SSE event ids clients see. A
+// cursor older than what is retained is an explicit ErrGap, never a silent
+// hole. Following a run live is the caller's business (package runs fans
+// out in process); this package only stores and, for Redis, tails.
 package runlog
 
 import (
 	"context"
 	"errors"
-	"iter"
 	"time"
 )
 
 var (
-	// ErrUnknownRun: no such run (or it has expired).
+	// ErrUnknownRun: no such run for this principal (or it has expired).
 	ErrUnknownRun = errors.New("unknown run")
 	// ErrGap: events after the cursor were evicted.
 	ErrGap = errors.New("events after this cursor are no longer retained")
@@ -29,6 +35,12 @@ var (
 	ErrFinished = errors.New("run has ended")
 )
 
+// Ref names a run or a thread: an id in the namespace of its owner.
+type Ref struct {
+	Owner string `json:"owner"`
+	ID    string `json:"id"`
+}
+
 // Run describes a run.
 type Run struct {
 	ID       string    `json:"id"`
@@ -38,7 +50,16 @@ type Run struct {
 	Instance string    `json:"instance"` // the adapter instance executing it
 	Status   string    `json:"status"`   // running, finished, error
 	Created  time.Time `json:"created"`
+	// Unlocked runs do not hold their thread (an MCP Apps card's request
+	// made while the chat's run is live) and keep no history.
+	Unlocked bool `json:"unlocked,omitempty"`
 }
+
+// Ref is the run's name.
+func (r Run) Ref() Ref { return Ref{Owner: r.Owner, ID: r.ID} }
+
+// Thread is the name of the run's thread.
+func (r Run) Thread() Ref { return Ref{Owner: r.Owner, ID: r.ThreadID} }
 
 // Run statuses.
 const (
@@ -54,44 +75,96 @@ type Entry struct {
 	Terminal bool   // the run's last event
 }
 
+// Cancel is a request to stop a run, delivered to the instance running it.
+type Cancel struct {
+	Run    Ref    `json:"run"`
+	Reason string `json:"reason"`
+}
+
+// LeaseResult is what renewing a run's lease learned.
+type LeaseResult struct {
+	Run Ref
+	// Cancel is a pending cancel reason, if one was requested (a
+	// fallback for a published request that was missed).
+	Cancel string
+	// Lost: the run no longer holds its thread (the lease lapsed and
+	// another run may have taken it); its owner must end it.
+	Lost bool
+}
+
+// AppendRequest is one run's events for AppendBatch.
+type AppendRequest struct {
+	Run      Run
+	Events   [][]byte
+	Terminal bool
+}
+
+// AppendResult is the outcome of one AppendRequest: the last event's
+// sequence number, or why it failed.
+type AppendResult struct {
+	Last int64
+	Err  error
+}
+
+// Usage is the bytes a backend holds in this process, per store.
+type Usage struct {
+	Events    int64
+	Histories int64
+}
+
 // Log is a run log. Implementations are safe for concurrent use.
 type Log interface {
-	// Start registers a run. With supersede false, a thread with an
-	// active run gives ErrThreadBusy (and the active run's id); with
-	// supersede true the new run takes the thread and the old run's id is
-	// returned so the caller can cancel it.
+	// Start registers a run. Unless it is Unlocked, it takes its thread:
+	// with supersede false a thread with an active run gives
+	// ErrThreadBusy (and that run's id); with supersede true the new run
+	// takes the thread and the old run's id is returned so the caller
+	// can cancel it. A run id already used by the same owner gives
+	// ErrRunExists.
 	Start(ctx context.Context, r Run, supersede bool) (active string, err error)
 	// Append adds the next events, in order, and returns the last one's
 	// sequence number; terminal marks the last event as the run's end,
-	// which frees the thread and sets the status. Appending several events
-	// at once is one round trip for Redis.
-	Append(ctx context.Context, runID string, events [][]byte, terminal bool) (int64, error)
-	// Events replays the events after the cursor and then follows the run
-	// until its terminal event (or ctx ends). An evicted cursor yields
-	// ErrGap first; an unknown run ErrUnknownRun.
-	Events(ctx context.Context, runID string, after int64) iter.Seq2[Entry, error]
-	// Check reports, without waiting, what Events would fail with first:
-	// ErrUnknownRun, ErrGap, or nil.
-	Check(ctx context.Context, runID string, after int64) error
+	// which frees the thread and sets the status. The log keeps the
+	// slices it is given; callers must not change them afterwards.
+	Append(ctx context.Context, r Run, events [][]byte, terminal bool) (int64, error)
+	// AppendBatch is Append for several runs at once (one round trip for
+	// Redis); the results are in the order of the requests.
+	AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendResult
+	// Read returns up to max retained events after the cursor, without
+	// waiting. An evicted cursor gives ErrGap; an unknown run
+	// ErrUnknownRun.
+	Read(ctx context.Context, run Ref, after int64, max int) ([]Entry, error)
 	// Get returns a run's description.
-	Get(ctx context.Context, runID string) (Run, error)
+	Get(ctx context.Context, run Ref) (Run, error)
 	// Active returns the id of the thread's active run, or "".
-	Active(ctx context.Context, threadID string) (string, error)
-	// RequestCancel asks the run's owner, wherever it executes, to stop.
-	RequestCancel(ctx context.Context, runID string, reason string) error
-	// Cancels delivers cancel requests for a run to its owner until ctx
-	// ends.
-	Cancels(ctx context.Context, runID string) <-chan string
+	Active(ctx context.Context, thread Ref) (string, error)
+	// RequestCancel asks the instance running r to stop it.
+	RequestCancel(ctx context.Context, r Run, reason string) error
+	// Subscribe delivers cancel requests for runs of instance to fn until
+	// ctx ends; fn must not block.
+	Subscribe(ctx context.Context, instance string, fn func(Cancel)) error
 	// Touch records that a reader is attached, for detach grace across
 	// instances; LastSeen returns when that last happened.
-	Touch(ctx context.Context, runID string) error
-	LastSeen(ctx context.Context, runID string) (time.Time, error)
-	// Lease renews the owner's claim on a running run; a run whose lease
-	// lapses is taken over by a reader and ended with owner_lost.
-	Lease(ctx context.Context, runID, instance string, ttl time.Duration) error
+	Touch(ctx context.Context, run Ref) error
+	LastSeen(ctx context.Context, run Ref) (time.Time, error)
+	// Lease renews the owner's claim on running runs (and on the threads
+	// they hold) for ttl; a run whose lease lapses is ended by a reader
+	// (EndIfOwnerLost) and its thread is free again.
+	Lease(ctx context.Context, runs []Run, instance string, ttl time.Duration) ([]LeaseResult, error)
+	// EndIfOwnerLost appends event as r's terminal event if r is running
+	// and its owner's lease has lapsed, and reports whether it did.
+	EndIfOwnerLost(ctx context.Context, r Run, event []byte) (bool, error)
+	// Tail waits up to block for events after the cursors of runs kept
+	// in another instance's log, and returns those that arrived. Memory
+	// has no other instance and returns nothing at once.
+	Tail(ctx context.Context, cursors map[Ref]int64, block time.Duration) (map[Ref][]Entry, error)
 	// SaveHistory and History keep a thread's compacted messages (JSON).
-	SaveHistory(ctx context.Context, threadID string, messages []byte) error
-	History(ctx context.Context, threadID string) ([]byte, error)
+	// Reading a history counts as using it (for retention and LRU).
+	SaveHistory(ctx context.Context, thread Ref, messages []byte) error
+	History(ctx context.Context, thread Ref) ([]byte, error)
+	// Ping checks that the backend answers.
+	Ping(ctx context.Context) error
+	// Usage reports the bytes held in this process.
+	Usage() Usage
 	// Close releases the backend.
 	Close() error
 }

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 )
@@ -29,18 +29,19 @@ func prefix() string {
 
 type backend struct {
 	name string
-	new  func(t *testing.T, maxEvents int) Log
+	new  func(t *testing.T, mo MemoryOptions, ro RedisOptions) Log
 }
-
-var lostEvent = []byte(`{"type":"RUN_ERROR","message":"owner lost","code":"owner_lost"}`)
 
 func backends() []backend {
 	return []backend{
-		{"memory", func(t *testing.T, maxEvents int) Log {
-			return NewMemory(MemoryOptions{MaxEventsPerRun: maxEvents})
+		{"memory", func(t *testing.T, mo MemoryOptions, _ RedisOptions) Log {
+			m := NewMemory(mo)
+			t.Cleanup(func() { m.Close() })
+			return m
 		}},
-		{"redis", func(t *testing.T, maxEvents int) Log {
-			r, err := NewRedis(context.Background(), redisURL(), RedisOptions{Prefix: prefix(), MaxEventsPerRun: maxEvents, OwnerLost: func(Run) []byte { return lostEvent }})
+		{"redis", func(t *testing.T, _ MemoryOptions, ro RedisOptions) Log {
+			ro.Prefix = prefix()
+			r, err := NewRedis(context.Background(), redisURL(), ro)
 			if err != nil {
 				t.Fatalf("Redis is required for these tests (GENUI_TEST_REDIS or 127.0.0.1:6379): %v", err)
 			}
@@ -52,213 +53,364 @@ func backends() []backend {
 
 func ev(n int) []byte { return []byte(fmt.Sprintf(`{"type":"CUSTOM","name":"n","value":%d}`, n)) }
 
-func collect(t *testing.T, l Log, runID string, after int64) ([]Entry, error) {
+var finished = []byte(`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`)
+
+func readAll(t *testing.T, l Log, ref Ref, after int64) ([]Entry, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	var out []Entry
-	for e, err := range l.Events(ctx, runID, after) {
+	for {
+		got, err := l.Read(context.Background(), ref, after, 2)
 		if err != nil {
 			return out, err
 		}
-		out = append(out, e)
+		if len(got) == 0 {
+			return out, nil
+		}
+		out = append(out, got...)
+		after = got[len(got)-1].Seq
 	}
-	return out, nil
+}
+
+func run(owner, id, thread string) Run {
+	return Run{ID: id, ThreadID: thread, AgentID: "a", Owner: owner, Instance: "i1"}
 }
 
 func TestLog(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			ctx := context.Background()
-			t.Run("replay then tail", func(t *testing.T) {
-				l := b.new(t, 0)
-				if _, err := l.Start(ctx, Run{ID: "r1", ThreadID: "t1", AgentID: "a", Owner: "alice"}, false); err != nil {
+			t.Run("append and read after a cursor", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				r := run("alice", "r1", "t1")
+				if _, err := l.Start(ctx, r, false); err != nil {
 					t.Fatal(err)
 				}
 				for i := 1; i <= 3; i++ {
-					if seq, err := l.Append(ctx, "r1", [][]byte{ev(i)}, false); err != nil || seq != int64(i) {
+					if seq, err := l.Append(ctx, r, [][]byte{ev(i)}, false); err != nil || seq != int64(i) {
 						t.Fatalf("Append = %d, %v", seq, err)
 					}
 				}
-				var wg sync.WaitGroup
-				var got []Entry
-				var gotErr error
-				wg.Go(func() { got, gotErr = collect(t, l, "r1", 1) })
-				time.Sleep(50 * time.Millisecond)
-				l.Append(ctx, "r1", [][]byte{ev(4)}, false)
-				l.Append(ctx, "r1", [][]byte{[]byte(`{"type":"RUN_FINISHED","threadId":"t1","runId":"r1"}`)}, true)
-				wg.Wait()
-				if gotErr != nil || len(got) != 4 || got[0].Seq != 2 || !got[3].Terminal || string(got[2].Data) != string(ev(4)) {
-					t.Fatalf("Events(after 1) = %+v, %v", got, gotErr)
+				if got, err := readAll(t, l, r.Ref(), 1); err != nil || len(got) != 2 || got[0].Seq != 2 || string(got[1].Data) != string(ev(3)) {
+					t.Fatalf("Read(after 1) = %+v, %v", got, err)
 				}
-				if _, err := l.Append(ctx, "r1", [][]byte{ev(9)}, false); !errors.Is(err, ErrFinished) {
+				l.Append(ctx, r, [][]byte{finished}, true)
+				if _, err := l.Append(ctx, r, [][]byte{ev(9)}, false); !errors.Is(err, ErrFinished) {
 					t.Errorf("Append after terminal = %v, want ErrFinished", err)
 				}
-				run, _ := l.Get(ctx, "r1")
-				if run.Status != StatusFinished || run.Owner != "alice" || run.AgentID != "a" {
-					t.Errorf("run = %+v", run)
+				got, _ := l.Get(ctx, r.Ref())
+				if got.Status != StatusFinished || got.Owner != "alice" || got.AgentID != "a" || got.Instance != "i1" {
+					t.Errorf("run = %+v", got)
 				}
-				if a, _ := l.Active(ctx, "t1"); a != "" {
+				if a, _ := l.Active(ctx, r.Thread()); a != "" {
 					t.Errorf("thread still active: %q", a)
 				}
-				// A finished run replays completely and ends.
-				if all, err := collect(t, l, "r1", 0); err != nil || len(all) != 5 {
-					t.Errorf("replay = %d events, %v", len(all), err)
+				if all, err := readAll(t, l, r.Ref(), 0); err != nil || len(all) != 4 || !all[3].Terminal {
+					t.Errorf("replay = %+v, %v", all, err)
 				}
-				if rest, err := collect(t, l, "r1", 5); err != nil || len(rest) != 0 {
-					t.Errorf("after the end = %v, %v", rest, err)
+			})
+			t.Run("ids are scoped to their owner", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				a, bb := run("alice", "same", "t"), run("bob", "same", "t")
+				if _, err := l.Start(ctx, a, false); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := l.Start(ctx, bb, false); err != nil {
+					t.Fatalf("bob's run with alice's ids: %v, want his own", err)
+				}
+				l.Append(ctx, a, [][]byte{ev(1)}, false)
+				if got, _ := readAll(t, l, bb.Ref(), 0); len(got) != 0 {
+					t.Errorf("bob reads alice's events: %+v", got)
+				}
+				if _, err := l.Get(ctx, Ref{Owner: "carol", ID: "same"}); !errors.Is(err, ErrUnknownRun) {
+					t.Errorf("carol's view of the id = %v, want ErrUnknownRun", err)
+				}
+				l.SaveHistory(ctx, a.Thread(), []byte(`"alice"`))
+				if h, _ := l.History(ctx, bb.Thread()); h != nil {
+					t.Errorf("bob's history = %s", h)
+				}
+			})
+			t.Run("ids cannot address other keys", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				victim := run("alice", "x", "t")
+				l.Start(ctx, victim, false)
+				l.Append(ctx, victim, [][]byte{ev(1)}, false)
+				for _, id := range []string{"x:end", "x:ev", "x:seq", "x:lease", "x%3Aend", "x}{"} {
+					for _, owner := range []string{"alice", "alice:run:x", "alice%3Arun"} {
+						r := run(owner, id, "t-"+id)
+						if _, err := l.Start(ctx, r, false); err != nil {
+							t.Fatalf("Start(%q, %q) = %v", owner, id, err)
+						}
+						if _, err := l.Append(ctx, r, [][]byte{finished}, true); err != nil {
+							t.Fatalf("Append(%q, %q) = %v", owner, id, err)
+						}
+					}
+				}
+				if seq, err := l.Append(ctx, victim, [][]byte{ev(2)}, false); err != nil || seq != 2 {
+					t.Errorf("the victim's next append = %d, %v", seq, err)
+				}
+				if a, _ := l.Active(ctx, victim.Thread()); a != "x" {
+					t.Errorf("the victim's thread = %q", a)
 				}
 			})
 			t.Run("busy thread and supersede", func(t *testing.T) {
-				l := b.new(t, 0)
-				l.Start(ctx, Run{ID: "a1", ThreadID: "t"}, false)
-				if prev, err := l.Start(ctx, Run{ID: "a2", ThreadID: "t"}, false); !errors.Is(err, ErrThreadBusy) || prev != "a1" {
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				l.Start(ctx, run("o", "a1", "t"), false)
+				if prev, err := l.Start(ctx, run("o", "a2", "t"), false); !errors.Is(err, ErrThreadBusy) || prev != "a1" {
 					t.Errorf("second Start = %q, %v, want busy a1", prev, err)
 				}
-				if prev, err := l.Start(ctx, Run{ID: "a3", ThreadID: "t"}, true); err != nil || prev != "a1" {
+				if prev, err := l.Start(ctx, run("o", "a3", "t"), true); err != nil || prev != "a1" {
 					t.Errorf("supersede = %q, %v", prev, err)
 				}
-				if a, _ := l.Active(ctx, "t"); a != "a3" {
+				if a, _ := l.Active(ctx, Ref{"o", "t"}); a != "a3" {
 					t.Errorf("active = %q", a)
 				}
-				if _, err := l.Start(ctx, Run{ID: "a3", ThreadID: "other"}, false); !errors.Is(err, ErrRunExists) {
+				if _, err := l.Start(ctx, run("o", "a3", "other"), false); !errors.Is(err, ErrRunExists) {
 					t.Errorf("reused run id = %v", err)
 				}
+				// An unlocked run does not take (or need) the thread.
+				un := run("o", "card", "t")
+				un.Unlocked = true
+				if _, err := l.Start(ctx, un, false); err != nil {
+					t.Errorf("unlocked run on a busy thread = %v", err)
+				}
 				// The superseded run ending does not free the thread.
-				l.Append(ctx, "a1", [][]byte{[]byte(`{"type":"RUN_ERROR","message":"x"}`)}, true)
-				if a, _ := l.Active(ctx, "t"); a != "a3" {
+				l.Append(ctx, run("o", "a1", "t"), [][]byte{[]byte(`{"type":"RUN_ERROR","message":"x"}`)}, true)
+				if a, _ := l.Active(ctx, Ref{"o", "t"}); a != "a3" {
 					t.Errorf("active after old run ended = %q", a)
 				}
-				if r, _ := l.Get(ctx, "a1"); r.Status != StatusError {
+				if r, _ := l.Get(ctx, Ref{"o", "a1"}); r.Status != StatusError {
 					t.Errorf("status = %q, want error", r.Status)
 				}
 			})
 			t.Run("gap and unknown", func(t *testing.T) {
-				l := b.new(t, 3)
-				l.Start(ctx, Run{ID: "g", ThreadID: "tg"}, false)
+				l := b.new(t, MemoryOptions{MaxEventsPerRun: 3}, RedisOptions{MaxEventsPerRun: 3})
+				g := run("o", "g", "tg")
+				l.Start(ctx, g, false)
 				for i := 1; i <= 5; i++ {
-					l.Append(ctx, "g", [][]byte{ev(i)}, false)
+					l.Append(ctx, g, [][]byte{ev(i)}, false)
 				}
-				if _, err := collect(t, l, "g", 1); !errors.Is(err, ErrGap) {
+				if _, err := l.Read(ctx, g.Ref(), 1, 10); !errors.Is(err, ErrGap) {
 					t.Errorf("evicted cursor: %v, want ErrGap", err)
 				}
-				l.Append(ctx, "g", [][]byte{[]byte(`{"type":"RUN_FINISHED"}`)}, true)
-				if got, err := collect(t, l, "g", 3); err != nil || len(got) != 3 || got[0].Seq != 4 {
+				if got, err := l.Read(ctx, g.Ref(), 2, 10); err != nil || len(got) != 3 || got[0].Seq != 3 {
 					t.Errorf("retained cursor = %+v, %v", got, err)
 				}
-				if _, err := collect(t, l, "nope", 0); !errors.Is(err, ErrUnknownRun) {
+				if _, err := l.Read(ctx, Ref{"o", "nope"}, 0, 10); !errors.Is(err, ErrUnknownRun) {
 					t.Errorf("unknown run: %v", err)
 				}
 			})
-			t.Run("cancel reaches the owner", func(t *testing.T) {
-				l := b.new(t, 0)
-				l.Start(ctx, Run{ID: "c", ThreadID: "tc"}, false)
-				// A request made before the owner listens is not lost.
-				l.RequestCancel(ctx, "c", "early")
+			t.Run("bytes per run", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{MaxRunBytes: 1000}, RedisOptions{MaxRunBytes: 1000})
+				r := run("o", "big", "tb")
+				l.Start(ctx, r, false)
+				for range 20 {
+					l.Append(ctx, r, [][]byte{[]byte(strings.Repeat("x", 200))}, false)
+				}
+				got, err := l.Read(ctx, r.Ref(), 17, 100)
+				if err != nil || len(got) == 0 || len(got) > 5 {
+					t.Errorf("recent events = %d, %v", len(got), err)
+				}
+				if _, err := l.Read(ctx, r.Ref(), 0, 100); !errors.Is(err, ErrGap) {
+					t.Errorf("oldest events kept past the per-run cap: %v", err)
+				}
+			})
+			t.Run("cancels reach the owner's instance", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				got := make(chan Cancel, 4)
 				cctx, cancel := context.WithCancel(ctx)
 				defer cancel()
-				ch := l.Cancels(cctx, "c")
-				select {
-				case r := <-ch:
-					if b.name == "redis" && r != "early" {
-						t.Errorf("reason = %q", r)
-					}
-				case <-time.After(3 * time.Second):
-					if b.name == "redis" {
-						t.Fatal("early cancel lost")
-					}
+				if err := l.Subscribe(cctx, "i1", func(c Cancel) { got <- c }); err != nil {
+					t.Fatal(err)
 				}
-				time.Sleep(50 * time.Millisecond)
-				l.RequestCancel(ctx, "c", "stop")
+				r := run("o", "c", "tc")
+				l.Start(ctx, r, false)
+				l.RequestCancel(ctx, r, "stop")
 				select {
-				case r := <-ch:
-					if r != "stop" {
-						t.Errorf("reason = %q", r)
+				case c := <-got:
+					if c.Run != r.Ref() || c.Reason != "stop" {
+						t.Errorf("cancel = %+v", c)
 					}
 				case <-time.After(3 * time.Second):
 					t.Fatal("cancel not delivered")
 				}
-				if err := l.RequestCancel(ctx, "nope", "x"); !errors.Is(err, ErrUnknownRun) {
+				if err := l.RequestCancel(ctx, run("o", "nope", "t"), "x"); !errors.Is(err, ErrUnknownRun) {
 					t.Errorf("cancel unknown = %v", err)
 				}
 			})
 			t.Run("touch and history", func(t *testing.T) {
-				l := b.new(t, 0)
-				l.Start(ctx, Run{ID: "h", ThreadID: "th"}, false)
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				r := run("o", "h", "th")
+				l.Start(ctx, r, false)
 				before := time.Now().Add(-time.Second)
-				l.Touch(ctx, "h")
-				if s, err := l.LastSeen(ctx, "h"); err != nil || s.Before(before) {
+				l.Touch(ctx, r.Ref())
+				if s, err := l.LastSeen(ctx, r.Ref()); err != nil || s.Before(before) {
 					t.Errorf("LastSeen = %v, %v", s, err)
 				}
-				l.SaveHistory(ctx, "th", []byte(`[{"id":"u"}]`))
-				if h, _ := l.History(ctx, "th"); string(h) != `[{"id":"u"}]` {
+				l.SaveHistory(ctx, r.Thread(), []byte(`[{"id":"u"}]`))
+				if h, _ := l.History(ctx, r.Thread()); string(h) != `[{"id":"u"}]` {
 					t.Errorf("History = %s", h)
 				}
-				if h, _ := l.History(ctx, "none"); h != nil {
+				if h, _ := l.History(ctx, Ref{"o", "none"}); h != nil {
 					t.Errorf("History of unknown thread = %s", h)
+				}
+			})
+			t.Run("append batch", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				r1, r2 := run("o", "b1", "t1"), run("o", "b2", "t2")
+				l.Start(ctx, r1, false)
+				l.Start(ctx, r2, false)
+				res := l.AppendBatch(ctx, []AppendRequest{
+					{Run: r1, Events: [][]byte{ev(1), ev(2), ev(3)}},
+					{Run: r2, Events: [][]byte{ev(1), []byte(`{"type":"RUN_ERROR","message":"x"}`)}, Terminal: true},
+					{Run: run("o", "nope", "t3"), Events: [][]byte{ev(1)}},
+				})
+				if res[0].Last != 3 || res[0].Err != nil || res[1].Last != 2 || res[1].Err != nil || !errors.Is(res[2].Err, ErrUnknownRun) {
+					t.Fatalf("AppendBatch = %+v", res)
+				}
+				got, _ := readAll(t, l, r2.Ref(), 0)
+				if len(got) != 2 || got[0].Terminal || !got[1].Terminal {
+					t.Fatalf("events = %+v", got)
+				}
+				if r, _ := l.Get(ctx, r2.Ref()); r.Status != StatusError {
+					t.Errorf("status = %s", r.Status)
 				}
 			})
 		})
 	}
 }
 
-func TestRedisOwnerLost(t *testing.T) {
-	l := backends()[1].new(t, 0)
+func TestRedisLeaseAndOwnerLost(t *testing.T) {
+	l := backends()[1].new(t, MemoryOptions{}, RedisOptions{LeaseTTL: 300 * time.Millisecond}).(*Redis)
 	ctx := context.Background()
-	l.Start(ctx, Run{ID: "o", ThreadID: "to"}, false)
-	l.Lease(ctx, "o", "instance-a", 300*time.Millisecond)
-	l.Append(ctx, "o", [][]byte{ev(1)}, false)
-	// The owner dies: no more lease renewals. A reader ends the run.
-	got, err := collect(t, l, "o", 0)
-	if err != nil || len(got) != 2 || string(got[1].Data) != string(lostEvent) || !got[1].Terminal {
-		t.Fatalf("events = %+v, %v", got, err)
+	lost := []byte(`{"type":"RUN_ERROR","message":"owner lost","code":"owner_lost"}`)
+	r := run("o", "o", "to")
+	l.Start(ctx, r, false)
+	l.Append(ctx, r, [][]byte{ev(1)}, false)
+	if ended, err := l.EndIfOwnerLost(ctx, r, lost); ended || err != nil {
+		t.Fatalf("EndIfOwnerLost while leased = %v, %v", ended, err)
 	}
-	if a, _ := l.Active(ctx, "to"); a != "" {
-		t.Errorf("thread still busy after owner_lost")
+	res, err := l.Lease(ctx, []Run{r}, "i1", 300*time.Millisecond)
+	if err != nil || len(res) != 1 || res[0].Lost || res[0].Cancel != "" {
+		t.Fatalf("Lease = %+v, %v", res, err)
+	}
+	l.RequestCancel(ctx, r, "cancel")
+	if res, _ := l.Lease(ctx, []Run{r}, "i1", 300*time.Millisecond); res[0].Cancel != "cancel" {
+		t.Errorf("the lease did not report the pending cancel: %+v", res)
+	}
+	// The owner dies: no more renewals. The thread is free within the
+	// lease time, and a reader ends the run.
+	time.Sleep(400 * time.Millisecond)
+	if a, _ := l.Active(ctx, r.Thread()); a != "" {
+		t.Errorf("thread still held after the lease lapsed: %q", a)
+	}
+	if ended, err := l.EndIfOwnerLost(ctx, r, lost); !ended || err != nil {
+		t.Fatalf("EndIfOwnerLost after the lease lapsed = %v, %v", ended, err)
+	}
+	got, _ := readAll(t, l, r.Ref(), 0)
+	if len(got) != 2 || string(got[1].Data) != string(lost) || !got[1].Terminal {
+		t.Fatalf("events = %+v", got)
+	}
+	// A run whose thread was taken while its lease lapsed is lost.
+	r2 := run("o", "o2", "t2")
+	l.Start(ctx, r2, false)
+	time.Sleep(400 * time.Millisecond)
+	l.Start(ctx, run("o", "o3", "t2"), false)
+	if res, _ := l.Lease(ctx, []Run{r2}, "i1", time.Second); !res[0].Lost {
+		t.Errorf("the lease of a run whose thread was taken = %+v, want Lost", res)
 	}
 }
 
-func TestMemoryByteBudget(t *testing.T) {
-	m := NewMemory(MemoryOptions{MaxBytes: 100})
+func TestRedisTail(t *testing.T) {
+	l := backends()[1].new(t, MemoryOptions{}, RedisOptions{})
 	ctx := context.Background()
-	m.Start(ctx, Run{ID: "old", ThreadID: "a"}, false)
-	m.Append(ctx, "old", [][]byte{make([]byte, 40)}, false)
-	m.Append(ctx, "old", [][]byte{[]byte(`{"type":"RUN_FINISHED"}`)}, true)
-	m.Start(ctx, Run{ID: "new", ThreadID: "b"}, false)
-	m.Append(ctx, "new", [][]byte{make([]byte, 40)}, false)
-	m.Append(ctx, "new", [][]byte{make([]byte, 40)}, false)
-	// The ended run's events went first.
-	if _, err := collect(t, m, "old", 0); !errors.Is(err, ErrGap) {
-		t.Errorf("old run: %v, want ErrGap", err)
+	r1, r2 := run("o", "t1", "a"), run("o", "t2", "b")
+	l.Start(ctx, r1, false)
+	l.Start(ctx, r2, false)
+	l.Append(ctx, r1, [][]byte{ev(1), ev(2)}, false)
+	done := make(chan map[Ref][]Entry)
+	go func() {
+		got, _ := l.Tail(ctx, map[Ref]int64{r1.Ref(): 1, r2.Ref(): 0}, 2*time.Second)
+		done <- got
+	}()
+	got := <-done
+	if len(got[r1.Ref()]) != 1 || got[r1.Ref()][0].Seq != 2 || len(got[r2.Ref()]) != 0 {
+		t.Fatalf("Tail = %+v", got)
 	}
-	m.Append(ctx, "new", [][]byte{make([]byte, 40)}, false)
-	if _, err := collect(t, m, "new", 0); !errors.Is(err, ErrGap) {
-		t.Errorf("running run over budget: %v, want ErrGap", err)
-	}
-	if m.bytes > 100 {
-		t.Errorf("kept %d bytes, budget 100", m.bytes)
+	go func() {
+		got, _ := l.Tail(ctx, map[Ref]int64{r1.Ref(): 2, r2.Ref(): 0}, 2*time.Second)
+		done <- got
+	}()
+	time.Sleep(100 * time.Millisecond)
+	l.Append(ctx, r2, [][]byte{ev(7)}, false)
+	if got := <-done; len(got[r2.Ref()]) != 1 {
+		t.Fatalf("blocking Tail = %+v", got)
 	}
 }
 
-func TestAppendBatch(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			l := b.new(t, 0)
-			ctx := context.Background()
-			l.Start(ctx, Run{ID: "b", ThreadID: "tb"}, false)
-			if seq, err := l.Append(ctx, "b", [][]byte{ev(1), ev(2), ev(3)}, false); err != nil || seq != 3 {
-				t.Fatalf("Append batch = %d, %v", seq, err)
+func TestMemoryBudgets(t *testing.T) {
+	ctx := context.Background()
+	t.Run("events", func(t *testing.T) {
+		var freed int64
+		m := NewMemory(MemoryOptions{MaxBytes: 2000, OnRelease: func(n int64) { freed += n }})
+		defer m.Close()
+		old := run("o", "old", "a")
+		m.Start(ctx, old, false)
+		m.Append(ctx, old, [][]byte{make([]byte, 400)}, false)
+		m.Append(ctx, old, [][]byte{finished}, true)
+		nw := run("o", "new", "b")
+		m.Start(ctx, nw, false)
+		for range 3 {
+			m.Append(ctx, nw, [][]byte{make([]byte, 400)}, false)
+		}
+		// The ended run went first, whole.
+		if _, err := m.Get(ctx, old.Ref()); !errors.Is(err, ErrUnknownRun) {
+			t.Errorf("old run: %v, want it evicted", err)
+		}
+		for range 3 {
+			m.Append(ctx, nw, [][]byte{make([]byte, 400)}, false)
+		}
+		if _, err := m.Read(ctx, nw.Ref(), 0, 10); !errors.Is(err, ErrGap) {
+			t.Errorf("running run over budget: %v, want ErrGap", err)
+		}
+		if u := m.Usage(); u.Events > 2000 {
+			t.Errorf("kept %d bytes, budget 2000", u.Events)
+		}
+		if freed == 0 {
+			t.Errorf("OnRelease was not told")
+		}
+	})
+	t.Run("histories", func(t *testing.T) {
+		m := NewMemory(MemoryOptions{MaxHistoryBytes: 3000, HistoryRetention: 300 * time.Millisecond})
+		defer m.Close()
+		for i := range 10 {
+			m.SaveHistory(ctx, Ref{"o", fmt.Sprint("t", i)}, make([]byte, 500))
+			if i == 5 {
+				m.History(ctx, Ref{"o", "t0"}) // used again: kept longer
 			}
-			if seq, err := l.Append(ctx, "b", [][]byte{ev(4), []byte(`{"type":"RUN_ERROR","message":"x"}`)}, true); err != nil || seq != 5 {
-				t.Fatalf("Append terminal batch = %d, %v", seq, err)
-			}
-			got, err := collect(t, l, "b", 0)
-			if err != nil || len(got) != 5 || got[3].Terminal || !got[4].Terminal {
-				t.Fatalf("events = %+v, %v", got, err)
-			}
-			if r, _ := l.Get(ctx, "b"); r.Status != StatusError {
-				t.Errorf("status = %s", r.Status)
-			}
-		})
-	}
+		}
+		if u := m.Usage(); u.Histories > 3000 {
+			t.Errorf("histories hold %d bytes, budget 3000", u.Histories)
+		}
+		if h, _ := m.History(ctx, Ref{"o", "t1"}); h != nil {
+			t.Errorf("least recently used thread kept")
+		}
+		if h, _ := m.History(ctx, Ref{"o", "t9"}); h == nil {
+			t.Errorf("newest thread evicted")
+		}
+		time.Sleep(1500 * time.Millisecond) // the janitor ticks each second
+		if u := m.Usage(); u.Histories != 0 {
+			t.Errorf("histories after their retention: %d bytes", u.Histories)
+		}
+	})
+	t.Run("retention", func(t *testing.T) {
+		m := NewMemory(MemoryOptions{Retention: 100 * time.Millisecond})
+		defer m.Close()
+		r := run("o", "r", "t")
+		m.Start(ctx, r, false)
+		m.Append(ctx, r, [][]byte{make([]byte, 1000), finished}, true)
+		time.Sleep(1300 * time.Millisecond)
+		if u := m.Usage(); u.Events != 0 {
+			t.Errorf("ended run kept after its retention: %d bytes", u.Events)
+		}
+	})
 }

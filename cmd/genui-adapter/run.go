@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -61,6 +62,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// The stores' budgets are sized to fit under the soft memory limit;
+	// GOMEMLIMIT, when set, wins.
+	if lim := cfg.MemoryLimitBytes(); lim > 0 && getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(lim)
+		logger.Info("memory limit", "bytes", lim)
+	}
 
 	// The MCP Apps sandbox origin is its own listener, opened first so that
 	// its public origin is known (":0" in tests).

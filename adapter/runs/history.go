@@ -1,0 +1,100 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/genui-adapter/genui-adapter/adapter/runlog"
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// storedHistory is a thread's compacted messages as the log keeps them.
+type storedHistory struct {
+	Owner    string         `json:"owner"`
+	Messages []agui.Message `json:"messages"`
+	// Trimmed counts the oldest messages dropped to keep the thread
+	// within MaxThreadBytes, over its whole life.
+	Trimmed int `json:"trimmed,omitempty"`
+}
+
+// Thread is a principal's thread as clients see it.
+type Thread struct {
+	Messages    []agui.Message
+	Trimmed     int
+	ActiveRunID string
+}
+
+// Thread returns the principal's thread: its stored messages and its
+// active run. A thread that does not exist (or is another principal's) is
+// empty, exactly like a new one.
+func (m *Manager) Thread(ctx context.Context, principal, threadID string) (Thread, error) {
+	ref := runlog.Ref{Owner: principal, ID: threadID}
+	h, err := m.history(ctx, ref)
+	if err != nil {
+		return Thread{}, err
+	}
+	active, err := m.log.Active(ctx, ref)
+	if err != nil {
+		return Thread{}, fmt.Errorf("run log: %w", err)
+	}
+	msgs := h.Messages
+	if msgs == nil {
+		msgs = []agui.Message{}
+	}
+	return Thread{Messages: msgs, Trimmed: h.Trimmed, ActiveRunID: active}, nil
+}
+
+func (m *Manager) history(ctx context.Context, thread runlog.Ref) (storedHistory, error) {
+	b, err := m.log.History(ctx, thread)
+	if err != nil {
+		return storedHistory{}, fmt.Errorf("run log: %w", err)
+	}
+	var h storedHistory
+	if b == nil {
+		return h, nil
+	}
+	if err := json.Unmarshal(b, &h); err != nil || h.Owner != thread.Owner {
+		return storedHistory{}, nil // unreadable: as if absent
+	}
+	return h, nil
+}
+
+// encodeHistory encodes msgs within max bytes: the oldest messages are
+// dropped first (and a tool result whose call was dropped with them), and
+// a single message still too large has its content replaced by the cut
+// marker.
+func encodeHistory(owner string, msgs []agui.Message, trimmed int, max int64) []byte {
+	sizes := make([]int64, len(msgs))
+	var total int64 = 64 + int64(len(owner))
+	for i, m := range msgs {
+		b, _ := json.Marshal(m)
+		sizes[i] = int64(len(b)) + 1
+		total += sizes[i]
+	}
+	first := 0
+	for total > max && first < len(msgs)-1 {
+		total -= sizes[first]
+		first++
+	}
+	for first < len(msgs)-1 && msgs[first].Role == agui.RoleTool {
+		total -= sizes[first]
+		first++
+	}
+	trimmed += first
+	kept := msgs[first:]
+	if total > max && len(kept) == 1 {
+		m := kept[0]
+		m.Content = agui.Text(CutNote)
+		if m.Role == agui.RoleActivity {
+			m.Role, m.ActivityType = agui.RoleAssistant, ""
+		}
+		m.ToolCalls = nil
+		kept = []agui.Message{m}
+	}
+	b, _ := json.Marshal(storedHistory{Owner: owner, Messages: kept, Trimmed: trimmed})
+	return b
+}
+
+// CutNote replaces a message too large to keep in a thread's history.
+const CutNote = "[genui-adapter: this message was too large to keep in the thread's history]"

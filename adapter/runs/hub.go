@@ -1,0 +1,326 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/adapter/runlog"
+)
+
+// hub fans one run's events out to every reader of it on this instance:
+// the executor (for a run executed here) or the tailer (for a run executed
+// elsewhere) publishes committed events; readers take them from a small
+// ring of recent events and fall back to the log for older ones. Readers
+// cost no goroutine and no backend connection each.
+type hub struct {
+	budget *atomic.Int64 // bytes held by all rings of the Manager
+	max    int64         // the Manager's cap on that total
+
+	mu     sync.Mutex
+	ring   []runlog.Entry // contiguous: seqs first .. next-1
+	bytes  int64
+	first  int64
+	next   int64
+	done   bool  // the terminal event is in (or the run ended without one)
+	err    error // a failure readers report in-band
+	notify chan struct{}
+	// run, readers and progress serve the tailer (remote runs).
+	run      runlog.Run
+	readers  int
+	progress time.Time
+	// pos is each attached reader's last read event: the executor waits
+	// for a reader that fell behind the ring (backpressure, as a direct
+	// connection would apply) rather than run ahead of it into eviction.
+	pos   map[*Reader]int64
+	moved chan struct{} // closed when a reader advances or leaves
+}
+
+// ringEntries bounds a ring by count; bytes are bounded per hub and in
+// total.
+const (
+	ringEntries = 256
+	ringBytes   = 256 << 10
+)
+
+func newHub(next int64, budget *atomic.Int64, max int64) *hub {
+	return &hub{first: next, next: next, notify: make(chan struct{}), budget: budget, max: max, progress: time.Now(),
+		pos: map[*Reader]int64{}, moved: make(chan struct{})}
+}
+
+// publish adds committed events (in order, contiguous after next-1) and
+// wakes the readers.
+func (h *hub) publish(entries []runlog.Entry) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, e := range entries {
+		if e.Seq < h.next {
+			continue // already seen (a tail overlapping a backlog)
+		}
+		if e.Seq != h.next || h.done {
+			// A hole (evicted while tailing): restart the ring after it.
+			h.dropAll()
+			h.first = e.Seq
+		}
+		h.next = e.Seq + 1
+		n := int64(len(e.Data)) + 48
+		for len(h.ring) > 0 && (len(h.ring) >= ringEntries || h.bytes+n > ringBytes || h.budget.Load()+n > h.max) {
+			h.dropFirst()
+		}
+		if h.bytes+n <= ringBytes && h.budget.Load()+n <= h.max {
+			h.budget.Add(n)
+			h.ring = append(h.ring, e)
+			h.bytes += n
+		} else {
+			// Not kept (the ring is empty now): readers read it from
+			// the log.
+			h.first = h.next
+		}
+		if e.Terminal {
+			h.done = true
+		}
+	}
+	h.progress = time.Now()
+	h.wakeLocked()
+}
+
+func (h *hub) dropFirst() {
+	n := int64(len(h.ring[0].Data)) + 48
+	h.ring[0] = runlog.Entry{}
+	h.ring = h.ring[1:]
+	h.bytes -= n
+	h.budget.Add(-n)
+	h.first++
+}
+
+func (h *hub) dropAll() {
+	for len(h.ring) > 0 {
+		h.dropFirst()
+	}
+	h.ring = nil
+}
+
+// finish ends the hub: err (nil for a run that ended without a terminal
+// event, e.g. its record expired) is what readers that reach the end
+// report.
+func (h *hub) finish(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.done {
+		h.done, h.err = true, err
+	}
+	h.wakeLocked()
+}
+
+// release frees the ring's bytes (the hub is no longer used).
+func (h *hub) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dropAll()
+}
+
+func (h *hub) wakeLocked() {
+	close(h.notify)
+	h.notify = make(chan struct{})
+}
+
+// join registers a reader at its cursor.
+func (h *hub) join(r *Reader) {
+	h.mu.Lock()
+	h.pos[r] = r.cursor
+	h.mu.Unlock()
+}
+
+// leave unregisters a reader.
+func (h *hub) leave(r *Reader) {
+	h.mu.Lock()
+	delete(h.pos, r)
+	h.movedLocked()
+	h.mu.Unlock()
+}
+
+func (h *hub) setPos(r *Reader, seq int64) {
+	h.mu.Lock()
+	if p, ok := h.pos[r]; ok && p != seq {
+		h.pos[r] = seq
+		h.movedLocked()
+	}
+	h.mu.Unlock()
+}
+
+func (h *hub) movedLocked() {
+	close(h.moved)
+	h.moved = make(chan struct{})
+}
+
+// lagging reports whether a reader fell behind the newer half of the
+// ring (so that the ring, not the log, serves every attached reader, and
+// the log's eviction never cuts a live stream), and a channel closed when
+// that may have changed.
+func (h *hub) lagging() (bool, <-chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	half := h.first + int64(len(h.ring)/2)
+	for _, p := range h.pos {
+		behind := h.next - 1 - p
+		if p+1 < h.first || behind > ringEntries/2 || (h.bytes > ringBytes/2 && p+1 < half) {
+			return true, h.moved
+		}
+	}
+	return false, nil
+}
+
+// waitReaders blocks while a reader lags behind the ring, until ctx ends.
+func (h *hub) waitReaders(ctx context.Context) {
+	for {
+		lag, moved := h.lagging()
+		if !lag {
+			return
+		}
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// cursor is the seq the tailer reads after.
+func (h *hub) cursor() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.next - 1
+}
+
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Reader reads one run's events after a cursor: Read returns what is
+// there without waiting; Wait says when to read again. A Reader is used by
+// one goroutine; Close it when done.
+type Reader struct {
+	m      *Manager
+	run    runlog.Run
+	hub    *hub      // nil: the run had ended when the reader attached
+	local  *localRun // the run executes here
+	remote bool      // the hub is tailed from another instance
+	cursor int64
+	notify <-chan struct{}
+	end    bool
+	once   sync.Once
+	capped bool // counts against the principal's readers
+}
+
+// maxBatch bounds one Read.
+const maxBatch = 512
+
+// Run is the run being read.
+func (r *Reader) Run() runlog.Run { return r.run }
+
+// Read appends the next events to buf. end reports that the run's last
+// event has been read (or the run ended without one); err is a failure to
+// report to the client in-band (ErrGap: events were evicted while it
+// read).
+func (r *Reader) Read(ctx context.Context, buf []runlog.Entry) (entries []runlog.Entry, end bool, err error) {
+	if r.end {
+		return buf, true, nil
+	}
+	if r.hub != nil {
+		h := r.hub
+		h.mu.Lock()
+		if r.cursor+1 >= h.first {
+			n0 := len(buf)
+			i := int(r.cursor + 1 - h.first)
+			for ; i < len(h.ring) && len(buf) < maxBatch; i++ {
+				buf = append(buf, h.ring[i])
+			}
+			more := i < len(h.ring)
+			last := r.cursor
+			if len(buf) > n0 {
+				last = buf[len(buf)-1].Seq
+			}
+			caughtUp := !more && last+1 >= h.next
+			done, herr := h.done, h.err
+			r.notify = h.notify
+			h.mu.Unlock()
+			if len(buf) > n0 {
+				r.cursor = last
+				if buf[len(buf)-1].Terminal {
+					r.end = true
+				}
+				h.setPos(r, last)
+			}
+			if more {
+				r.notify = closed
+			}
+			if caughtUp && done && !r.end {
+				// The run ended without a terminal event: the hub's
+				// error says why (after whatever the log still holds).
+				if len(buf) > n0 {
+					r.notify = closed
+					return buf, false, nil
+				}
+				return r.readLog(ctx, buf, herr)
+			}
+			return buf, r.end, nil
+		}
+		h.mu.Unlock()
+	}
+	return r.readLog(ctx, buf, nil)
+}
+
+// readLog reads from the log: a reader behind the ring, or of a run that
+// had ended.
+func (r *Reader) readLog(ctx context.Context, buf []runlog.Entry, endErr error) ([]runlog.Entry, bool, error) {
+	lctx, cancel := context.WithTimeout(ctx, r.m.cfg.OpTimeout)
+	defer cancel()
+	got, err := r.m.log.Read(lctx, r.run.Ref(), r.cursor, maxBatch-len(buf))
+	if err != nil {
+		if errors.Is(err, runlog.ErrUnknownRun) {
+			r.end = true
+			return buf, true, nil // expired while read
+		}
+		return buf, true, err
+	}
+	buf = append(buf, got...)
+	if len(got) > 0 {
+		r.cursor = got[len(got)-1].Seq
+		if r.hub != nil {
+			r.hub.setPos(r, r.cursor)
+		}
+		if got[len(got)-1].Terminal {
+			r.end = true
+		}
+		r.notify = closed // read on: there may be more
+		return buf, r.end, nil
+	}
+	if r.hub == nil || endErr != nil || r.hubDone() {
+		r.end = true
+		return buf, true, endErr
+	}
+	// Nothing in the log beyond the cursor yet: wait for the hub.
+	r.hub.mu.Lock()
+	r.notify = r.hub.notify
+	r.hub.mu.Unlock()
+	return buf, false, nil
+}
+
+func (r *Reader) hubDone() bool {
+	r.hub.mu.Lock()
+	defer r.hub.mu.Unlock()
+	return r.hub.done
+}
+
+// Wait returns a channel closed when Read may have more.
+func (r *Reader) Wait() <-chan struct{} {
+	if r.notify == nil {
+		return closed
+	}
+	return r.notify
+}
+
+// Close detaches the reader.
+func (r *Reader) Close() {
+	r.once.Do(func() { r.m.detach(r) })
+}

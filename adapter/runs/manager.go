@@ -1,0 +1,481 @@
+// Package runs executes agent runs that outlive their requests, and is
+// the one place that holds the rules about them:
+//
+//   - Every request that runs an agent is a registered run: a unique id
+//     (ErrRunExists on reuse), an owner, cancellable, resumable, and (unless
+//     it is a card's request) in its thread's history.
+//   - Runs and threads are scoped to the principal that starts them: two
+//     principals using the same ids have two runs and two threads, so no
+//     principal can read, continue, supersede, resume, cancel or stop
+//     another's, and no answer tells one that the other's exists (unknown
+//     and foreign ids both give ErrNotFound).
+//   - An executor goroutine runs the agent chain and commits every event to
+//     the run log before any reader sees it; readers of a run on one
+//     instance share one in-process tail (hub), whether the run executes
+//     here or, with Redis, on another instance (one tailer goroutine reads
+//     every remote run in one XREAD).
+//   - A run with no reader attached goes on for the detach grace, then is
+//     cancelled; the response that starts a run is a reader before the
+//     executor starts, so a grace of 0 never cancels a connected client's
+//     run.
+//   - Memory is bounded by configuration: the run log's budgets (package
+//     runlog), each run's transcript (cut with agui.CutMarker beyond its
+//     cap, and all running transcripts together), each thread's stored
+//     history (oldest messages dropped first) and the in-process tails.
+//   - With Redis, an owner that cannot renew its lease (a Redis stall)
+//     ends its runs with owner_lost within the lease time, and their
+//     threads are free again when the lease lapses.
+//
+// The HTTP edge calls Start, Attach, Cancel, Stop and Thread; it never
+// touches the run log itself.
+package runs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/adapter/runlog"
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// Errors the edge maps to answers.
+var (
+	// ErrNotFound: no such run or thread for this principal.
+	ErrNotFound = errors.New("no such run")
+	// ErrRunExists: the principal already used this run id.
+	ErrRunExists = errors.New("run id already used")
+	// ErrTooManyReaders: the principal has MaxReadersPerPrincipal readers.
+	ErrTooManyReaders = errors.New("too many concurrent readers")
+	// ErrGap: the events after the cursor were evicted.
+	ErrGap = runlog.ErrGap
+)
+
+// BusyError: the thread has an active run (the principal's own).
+type BusyError struct{ RunID string }
+
+func (e *BusyError) Error() string { return fmt.Sprintf("thread has an active run %q", e.RunID) }
+
+// Cancel reasons.
+const (
+	ReasonCancel    = "cancel"
+	ReasonAbort     = "abort" // CopilotKit's stop route
+	ReasonSupersede = "superseded"
+)
+
+// Config shapes a Manager. Zero values mean the documented defaults.
+type Config struct {
+	// Instance names this process in run records.
+	Instance string
+	// DetachGrace is how long a run goes on with no reader attached.
+	DetachGrace time.Duration
+	// Supersede: a new run on a busy thread cancels the thread's active
+	// run (the same principal's) instead of failing with BusyError.
+	Supersede bool
+	// LeaseTTL is the owner lease of a running run with Redis (default
+	// 5 s): the time within which a stalled owner gives its runs up and
+	// their threads are free again.
+	LeaseTTL time.Duration
+	// MaxReadersPerPrincipal caps one principal's concurrent resume and
+	// connect readers on this instance (default 64).
+	MaxReadersPerPrincipal int
+	// MaxTranscriptBytes caps what one run adds to its thread's history
+	// (default 1 MiB); beyond it the history is cut with agui.CutMarker.
+	MaxTranscriptBytes int64
+	// MaxLiveTranscriptBytes caps the transcripts of all running runs
+	// together (default 64 MiB).
+	MaxLiveTranscriptBytes int64
+	// MaxThreadBytes caps one thread's stored history (default 1 MiB):
+	// its oldest messages are dropped first.
+	MaxThreadBytes int64
+	// MaxTailBytes caps the recent events kept in process for readers of
+	// all runs together (default 32 MiB); older ones are read from the
+	// log.
+	MaxTailBytes int64
+	// OpTimeout bounds one run-log operation (default 5 s).
+	OpTimeout time.Duration
+	// Batch appends the events of many runs together (one pipeline per
+	// batch), for a log across the network (Redis).
+	Batch bool
+	// Logger receives run lifecycle logs; nil discards.
+	Logger *slog.Logger
+	// Observer receives counts for metrics; nil discards.
+	Observer Observer
+}
+
+// Defaults.
+const (
+	DefaultDetachGrace            = 30 * time.Second
+	DefaultLeaseTTL               = 5 * time.Second
+	DefaultMaxReadersPerPrincipal = 64
+	DefaultMaxTranscriptBytes     = 1 << 20
+	DefaultMaxLiveTranscriptBytes = 64 << 20
+	DefaultMaxThreadBytes         = 1 << 20
+	DefaultMaxTailBytes           = 32 << 20
+)
+
+// Observer is told what metrics count.
+type Observer interface {
+	RunStarted(agent string)
+	// RunEnded reports the terminal event's type and code ("" for
+	// RUN_FINISHED), or type "" when the run ended without one.
+	RunEnded(agent string, terminal agui.EventType, code string)
+	EventsRelayed(agent string, n int)
+}
+
+type noObserver struct{}
+
+func (noObserver) RunStarted(string)                       {}
+func (noObserver) RunEnded(string, agui.EventType, string) {}
+func (noObserver) EventsRelayed(string, int)               {}
+
+// Manager runs and follows runs. It is safe for concurrent use.
+type Manager struct {
+	log    runlog.Log
+	cfg    Config
+	logger *slog.Logger
+	obs    Observer
+
+	stop      context.CancelFunc // ends the supervisor, tailer, subscription
+	bg        sync.WaitGroup     // those goroutines
+	executors sync.WaitGroup
+
+	mu       sync.Mutex
+	local    map[runlog.Ref]*localRun
+	remote   map[runlog.Ref]*hub
+	readers  map[string]int // per principal
+	shutdown *agui.RunErr   // set once: new runs are refused
+
+	live      atomic.Int64 // bytes of running transcripts
+	tailBytes atomic.Int64 // bytes of all hubs' rings
+	wakeTail  chan struct{}
+
+	// The appenders' queue (Batch).
+	qmu   sync.Mutex
+	queue []*committer
+	qwake chan struct{}
+}
+
+// localRun is a run this instance executes.
+type localRun struct {
+	run     runlog.Run
+	hub     *hub
+	cancel  context.CancelCauseFunc
+	readers atomic.Int32
+	// lastLeft is when the last local reader left (UnixNano), for the
+	// detach grace.
+	lastLeft     atomic.Int64
+	leased       time.Time // last lease renewal (the supervisor's)
+	executorDone atomic.Bool
+}
+
+// New starts a Manager on log. Close it after Shutdown and Wait.
+func New(log runlog.Log, cfg Config) (*Manager, error) {
+	if cfg.LeaseTTL == 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
+	if cfg.MaxReadersPerPrincipal == 0 {
+		cfg.MaxReadersPerPrincipal = DefaultMaxReadersPerPrincipal
+	}
+	if cfg.MaxTranscriptBytes == 0 {
+		cfg.MaxTranscriptBytes = DefaultMaxTranscriptBytes
+	}
+	if cfg.MaxLiveTranscriptBytes == 0 {
+		cfg.MaxLiveTranscriptBytes = DefaultMaxLiveTranscriptBytes
+	}
+	if cfg.MaxThreadBytes == 0 {
+		cfg.MaxThreadBytes = DefaultMaxThreadBytes
+	}
+	if cfg.MaxTailBytes == 0 {
+		cfg.MaxTailBytes = DefaultMaxTailBytes
+	}
+	if cfg.OpTimeout == 0 {
+		cfg.OpTimeout = 5 * time.Second
+	}
+	m := &Manager{
+		log: log, cfg: cfg, logger: cfg.Logger, obs: cfg.Observer,
+		local: map[runlog.Ref]*localRun{}, remote: map[runlog.Ref]*hub{}, readers: map[string]int{},
+		wakeTail: make(chan struct{}, 1), qwake: make(chan struct{}, 1),
+	}
+	if m.logger == nil {
+		m.logger = slog.New(slog.DiscardHandler)
+	}
+	if m.obs == nil {
+		m.obs = noObserver{}
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	m.stop = stop
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := log.Subscribe(ctx, cfg.Instance, m.onCancel); err != nil && sctx.Err() == nil {
+		stop()
+		return nil, fmt.Errorf("runs: subscribe to cancels: %w", err)
+	}
+	m.bg.Add(2)
+	go func() { defer m.bg.Done(); m.supervise(ctx) }()
+	go func() { defer m.bg.Done(); m.tail(ctx) }()
+	if cfg.Batch {
+		for range appendWorkers {
+			m.bg.Add(1)
+			go func() { defer m.bg.Done(); m.appender(ctx) }()
+		}
+	}
+	return m, nil
+}
+
+// Close stops the Manager's goroutines (not the runs: Shutdown and Wait
+// first).
+func (m *Manager) Close() {
+	m.stop()
+	m.bg.Wait()
+}
+
+// StartRequest is what a run starts with.
+type StartRequest struct {
+	Principal string
+	// UpstreamPrincipal is stored in the agent's context (agui.WithPrincipal):
+	// "" for an unauthenticated deployment.
+	UpstreamPrincipal string
+	AgentID           string
+	Agent             agui.Agent
+	Input             *agui.RunAgentInput
+	// Header is the starting request's headers (for forwarded headers).
+	Header http.Header
+	// Stats receives the run's measurements.
+	Stats agui.Stats
+	// Repairs, if set, returns the repairs made since its last call; they
+	// are carried in the stream as CUSTOM events (debug runs).
+	Repairs func() []string
+	// Unlocked runs (an MCP Apps card's request) do not hold their
+	// thread and keep no history.
+	Unlocked bool
+}
+
+// Start registers a run and starts it. The returned Reader is attached
+// before the executor starts.
+func (m *Manager) Start(ctx context.Context, req StartRequest) (*Reader, error) {
+	in := req.Input
+	m.mu.Lock()
+	down := m.shutdown
+	m.mu.Unlock()
+	if down != nil {
+		return nil, down
+	}
+	run := runlog.Run{ID: in.RunID, ThreadID: in.ThreadID, AgentID: req.AgentID, Owner: req.Principal, Instance: m.cfg.Instance, Unlocked: req.Unlocked}
+	lctx, cancel := context.WithTimeout(ctx, m.cfg.OpTimeout)
+	defer cancel()
+	prev, err := m.log.Start(lctx, run, m.cfg.Supersede && !req.Unlocked)
+	switch {
+	case errors.Is(err, runlog.ErrThreadBusy):
+		return nil, &BusyError{RunID: prev}
+	case errors.Is(err, runlog.ErrRunExists):
+		return nil, ErrRunExists
+	case err != nil:
+		return nil, fmt.Errorf("run log: %w", err)
+	}
+	run.Status = runlog.StatusRunning
+	if prev != "" {
+		if p, err := m.log.Get(lctx, runlog.Ref{Owner: req.Principal, ID: prev}); err == nil {
+			_ = m.log.RequestCancel(lctx, p, ReasonSupersede)
+		}
+	}
+	lr := &localRun{run: run, hub: newHub(1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now()}
+	lr.readers.Store(1) // the starting response
+	rctx, rcancel := context.WithCancelCause(context.Background())
+	lr.cancel = rcancel
+	m.mu.Lock()
+	m.local[run.Ref()] = lr
+	m.mu.Unlock()
+	m.executors.Add(1)
+	go m.execute(rctx, lr, req)
+	m.obs.RunStarted(req.AgentID)
+	m.logger.Info("run started", "agent", req.AgentID, "threadId", in.ThreadID, "runId", in.RunID, "principal", req.Principal, "unlocked", req.Unlocked)
+	rd := &Reader{m: m, run: run, hub: lr.hub, local: lr}
+	lr.hub.join(rd)
+	return rd, nil
+}
+
+// Attach returns a reader of the principal's run after cursor. An
+// unknown run, or another principal's, is ErrNotFound; an evicted cursor
+// ErrGap.
+func (m *Manager) Attach(ctx context.Context, principal, runID string, after int64) (*Reader, error) {
+	ref := runlog.Ref{Owner: principal, ID: runID}
+	lctx, cancel := context.WithTimeout(ctx, m.cfg.OpTimeout)
+	defer cancel()
+	run, err := m.log.Get(lctx, ref)
+	if errors.Is(err, runlog.ErrUnknownRun) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run log: %w", err)
+	}
+	if _, err := m.log.Read(lctx, ref, after, 1); err != nil {
+		if errors.Is(err, runlog.ErrUnknownRun) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.readers[principal] >= m.cfg.MaxReadersPerPrincipal {
+		return nil, ErrTooManyReaders
+	}
+	m.readers[principal]++
+	r := &Reader{m: m, run: run, cursor: after, capped: true}
+	if lr := m.local[ref]; lr != nil {
+		lr.readers.Add(1)
+		r.local, r.hub = lr, lr.hub
+		lr.hub.join(r)
+		return r, nil
+	}
+	if run.Status == runlog.StatusRunning {
+		// Executed elsewhere (or by a process that is gone): share one
+		// tail per run on this instance.
+		h := m.remote[ref]
+		if h == nil {
+			h = newHub(after+1, &m.tailBytes, m.cfg.MaxTailBytes)
+			h.run = run
+			m.remote[ref] = h
+			select {
+			case m.wakeTail <- struct{}{}:
+			default:
+			}
+		}
+		h.mu.Lock()
+		h.readers++
+		h.mu.Unlock()
+		r.hub, r.remote = h, true
+	}
+	return r, nil
+}
+
+// detach is Reader.Close.
+func (m *Manager) detach(r *Reader) {
+	if r.capped {
+		m.mu.Lock()
+		if m.readers[r.run.Owner]--; m.readers[r.run.Owner] <= 0 {
+			delete(m.readers, r.run.Owner)
+		}
+		m.mu.Unlock()
+	}
+	if r.hub != nil {
+		r.hub.leave(r)
+	}
+	switch {
+	case r.local != nil:
+		if r.local.readers.Add(-1) == 0 {
+			r.local.lastLeft.Store(time.Now().UnixNano())
+			if r.local.executorDone.Load() {
+				r.local.hub.release()
+			} else if m.cfg.DetachGrace == 0 {
+				m.checkDetached(r.local)
+			}
+		}
+	case r.remote:
+		m.mu.Lock()
+		h := r.hub
+		h.mu.Lock()
+		h.readers--
+		last := h.readers == 0
+		h.mu.Unlock()
+		if last && m.remote[r.run.Ref()] == h {
+			delete(m.remote, r.run.Ref())
+			h.release()
+		}
+		m.mu.Unlock()
+		// Tell the owner when this reader left (detach grace across
+		// instances).
+		lctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
+		_ = m.log.Touch(lctx, r.run.Ref())
+		cancel()
+	}
+}
+
+// Cancel asks the principal's run to stop and reports whether it was
+// running.
+func (m *Manager) Cancel(ctx context.Context, principal, runID, reason string) (runlog.Run, bool, error) {
+	run, err := m.log.Get(ctx, runlog.Ref{Owner: principal, ID: runID})
+	if errors.Is(err, runlog.ErrUnknownRun) {
+		return run, false, ErrNotFound
+	}
+	if err != nil {
+		return run, false, fmt.Errorf("run log: %w", err)
+	}
+	if run.Status != runlog.StatusRunning {
+		return run, false, nil
+	}
+	if err := m.log.RequestCancel(ctx, run, reason); err != nil {
+		return run, false, fmt.Errorf("run log: %w", err)
+	}
+	return run, true, nil
+}
+
+// Active returns the id of the principal's thread's active run, or "".
+func (m *Manager) Active(ctx context.Context, principal, threadID string) (string, error) {
+	return m.log.Active(ctx, runlog.Ref{Owner: principal, ID: threadID})
+}
+
+// onCancel delivers a cancel request to a local run.
+func (m *Manager) onCancel(c runlog.Cancel) {
+	m.mu.Lock()
+	lr := m.local[c.Run]
+	m.mu.Unlock()
+	if lr != nil {
+		m.logger.Info("run cancel requested", "runId", c.Run.ID, "reason", c.Reason)
+		lr.cancel(causeFor(c.Reason))
+	}
+}
+
+func causeFor(reason string) *agui.RunErr {
+	switch reason {
+	case ReasonAbort:
+		return &agui.RunErr{Code: "abort", Message: "Run stopped by user"}
+	case ReasonSupersede:
+		return &agui.RunErr{Code: "superseded", Message: "a newer run on this thread replaced this one"}
+	}
+	return &agui.RunErr{Code: "cancelled", Message: "the run was cancelled"}
+}
+
+// Ready reports whether the run log answers.
+func (m *Manager) Ready(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	return m.log.Ping(ctx)
+}
+
+// Shutdown refuses new runs and ends every running one with cause.
+func (m *Manager) Shutdown(cause *agui.RunErr) {
+	m.mu.Lock()
+	if m.shutdown == nil {
+		m.shutdown = cause
+	}
+	runs := make([]*localRun, 0, len(m.local))
+	for _, lr := range m.local {
+		runs = append(runs, lr)
+	}
+	m.mu.Unlock()
+	for _, lr := range runs {
+		lr.cancel(cause)
+	}
+}
+
+// Running reports how many runs this instance executes.
+func (m *Manager) Running() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.local)
+}
+
+// Wait blocks until every executor has ended.
+func (m *Manager) Wait() { m.executors.Wait() }
+
+// TailBytes reports the bytes the in-process tails hold.
+func (m *Manager) TailBytes() int64 { return m.tailBytes.Load() }
+
+// TranscriptBytes reports the bytes the running runs' transcripts hold.
+func (m *Manager) TranscriptBytes() int64 { return m.live.Load() }

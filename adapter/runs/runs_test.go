@@ -1,0 +1,222 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/genui-adapter/genui-adapter/adapter/runlog"
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// script is an agent that yields its events (RUN_STARTED and RUN_FINISHED
+// around them), pausing between them, until ctx ends.
+func script(pause time.Duration, evs ...agui.Event) agui.Agent {
+	return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) {
+			all := append([]agui.Event{&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}}, evs...)
+			all = append(all, &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+			for _, ev := range all {
+				select {
+				case <-ctx.Done():
+					yield(&agui.RunError{Message: "stopped", Code: context.Cause(ctx).(*agui.RunErr).Code}, nil)
+					return
+				case <-time.After(pause):
+				}
+				if !yield(ev, nil) {
+					return
+				}
+			}
+		}
+	})
+}
+
+func newManager(t *testing.T, cfg Config) *Manager {
+	t.Helper()
+	l := runlog.NewMemory(runlog.MemoryOptions{})
+	m, err := New(l, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		m.Shutdown(&agui.RunErr{Code: agui.CodeShutdown, Message: "test over"})
+		m.Wait()
+		m.Close()
+		l.Close()
+	})
+	return m
+}
+
+func input(thread, run string) *agui.RunAgentInput {
+	return &agui.RunAgentInput{ThreadID: thread, RunID: run, Messages: []agui.Message{{ID: "u-" + run, Role: agui.RoleUser, Content: agui.Text("hi")}}}
+}
+
+// drain reads a reader to its end.
+func drain(t *testing.T, rd *Reader) []runlog.Entry {
+	t.Helper()
+	defer rd.Close()
+	var all []runlog.Entry
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		got, end, err := rd.Read(ctx, nil)
+		all = append(all, got...)
+		if err != nil || end {
+			return all
+		}
+		select {
+		case <-rd.Wait():
+		case <-ctx.Done():
+			t.Fatal("reader never ended")
+		}
+	}
+}
+
+func TestStartReadAttach(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) }) // after the Manager's cleanup
+	m := newManager(t, Config{Instance: "i", DetachGrace: time.Minute})
+	text := func(d string) agui.Event { return &agui.TextMessageContent{MessageID: "m", Delta: d} }
+	rd, err := m.Start(context.Background(), StartRequest{Principal: "alice", AgentID: "a", Input: input("t", "r"),
+		Agent: script(time.Millisecond, &agui.TextMessageStart{MessageID: "m", Role: "assistant"}, text("a"), text("b"), &agui.TextMessageEnd{MessageID: "m"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := drain(t, rd)
+	if len(got) != 6 || !got[5].Terminal || got[0].Seq != 1 {
+		t.Fatalf("the starting reader got %d events", len(got))
+	}
+	// Resume after 3; another principal has no such run.
+	rd2, err := m.Attach(context.Background(), "alice", "r", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rest := drain(t, rd2); len(rest) != 3 || rest[0].Seq != 4 {
+		t.Errorf("resume after 3 = %+v", rest)
+	}
+	if _, err := m.Attach(context.Background(), "bob", "r", 0); err != ErrNotFound {
+		t.Errorf("bob's attach = %v, want ErrNotFound", err)
+	}
+	th, _ := m.Thread(context.Background(), "alice", "t")
+	if len(th.Messages) != 2 || th.Messages[1].Content.String() != "ab" {
+		t.Errorf("history = %+v", th.Messages)
+	}
+	if th, _ := m.Thread(context.Background(), "bob", "t"); len(th.Messages) != 0 {
+		t.Errorf("bob's thread t = %+v", th.Messages)
+	}
+	if _, err := m.Start(context.Background(), StartRequest{Principal: "alice", Input: input("t2", "r"), Agent: script(0)}); err != ErrRunExists {
+		t.Errorf("reused run id = %v", err)
+	}
+}
+
+func TestTranscriptBudgets(t *testing.T) {
+	m := newManager(t, Config{Instance: "i", DetachGrace: time.Minute, MaxTranscriptBytes: 2000})
+	var evs []agui.Event
+	evs = append(evs, &agui.TextMessageStart{MessageID: "m", Role: "assistant"})
+	for range 100 {
+		evs = append(evs, &agui.TextMessageContent{MessageID: "m", Delta: strings.Repeat("x", 100)})
+	}
+	evs = append(evs, &agui.TextMessageEnd{MessageID: "m"})
+	rd, _ := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("t", "r"), Agent: script(0, evs...)})
+	if got := drain(t, rd); len(got) != 104 {
+		t.Fatalf("the live stream has %d events, want all 104", len(got))
+	}
+	th, _ := m.Thread(context.Background(), "p", "t")
+	last := th.Messages[len(th.Messages)-1].Content.String()
+	if len(last) > 2000 || !strings.HasSuffix(last, agui.CutMarker) {
+		t.Errorf("cut message = %d bytes, ends %q", len(last), last[max(0, len(last)-40):])
+	}
+	if m.TranscriptBytes() != 0 {
+		t.Errorf("live transcript bytes after the run = %d", m.TranscriptBytes())
+	}
+}
+
+func TestEncodeHistoryTrimsOldest(t *testing.T) {
+	var msgs []agui.Message
+	for i := range 50 {
+		msgs = append(msgs, agui.Message{ID: fmt.Sprint("m", i), Role: agui.RoleUser, Content: agui.Text(strings.Repeat("y", 100))})
+		msgs = append(msgs, agui.Message{ID: fmt.Sprint("t", i), Role: agui.RoleTool, ToolCallID: "c", Content: agui.Text("r")})
+	}
+	b := encodeHistory("o", msgs, 3, 2000)
+	var h storedHistory
+	if err := json.Unmarshal(b, &h); err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 2000 || h.Trimmed <= 3 || h.Messages[len(h.Messages)-1].ID != "t49" || h.Messages[0].Role == agui.RoleTool {
+		t.Errorf("encoded %d bytes, trimmed %d, first %+v", len(b), h.Trimmed, h.Messages[0])
+	}
+	huge := []agui.Message{{ID: "big", Role: agui.RoleAssistant, Content: agui.Text(strings.Repeat("z", 5000))}}
+	if b := encodeHistory("o", huge, 0, 1000); len(b) > 1000 || !strings.Contains(string(b), CutNote) {
+		t.Errorf("one huge message: %d bytes", len(b))
+	}
+}
+
+// A slow reader holds the run back (backpressure) instead of losing
+// events: every event arrives, and the ring never holds more than its cap.
+func TestSlowReaderBackpressure(t *testing.T) {
+	m := newManager(t, Config{Instance: "i", DetachGrace: time.Minute})
+	var evs []agui.Event
+	for i := range 3000 {
+		evs = append(evs, &agui.Custom{Name: "n", Value: agui.JSON(fmt.Sprint(i))})
+	}
+	rd, _ := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("t", "r"), Agent: script(0, evs...)})
+	n := 0
+	ctx := context.Background()
+	for {
+		got, end, err := rd.Read(ctx, nil)
+		n += len(got)
+		if err != nil {
+			t.Fatalf("after %d events: %v", n, err)
+		}
+		if end {
+			break
+		}
+		if m.TailBytes() > ringBytes {
+			t.Fatalf("tail holds %d bytes", m.TailBytes())
+		}
+		time.Sleep(50 * time.Microsecond)
+		<-rd.Wait()
+	}
+	rd.Close()
+	if n != 3002 {
+		t.Errorf("read %d events, want 3002", n)
+	}
+}
+
+// With detach grace 0, a run ends as soon as its last reader leaves, and
+// never before its starting reader attached.
+func TestDetachGraceZero(t *testing.T) {
+	m := newManager(t, Config{Instance: "i", DetachGrace: 0})
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Go(func() {
+			rd, err := m.Start(context.Background(), StartRequest{Principal: "p", Input: input(fmt.Sprint("t", i), fmt.Sprint("r", i)), Agent: script(2*time.Millisecond, &agui.Custom{Name: "x"})})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got := drain(t, rd)
+			if !strings.Contains(string(got[len(got)-1].Data), "RUN_FINISHED") {
+				t.Errorf("run %d ended %s", i, got[len(got)-1].Data)
+			}
+		})
+	}
+	wg.Wait()
+	rd, _ := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("tx", "rx"), Agent: script(20*time.Millisecond, &agui.Custom{Name: "x"}, &agui.Custom{Name: "y"})})
+	rd.Read(context.Background(), nil)
+	rd.Close()
+	rd, err := m.Attach(context.Background(), "p", "rx", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := drain(t, rd); !strings.Contains(string(got[len(got)-1].Data), `"code":"detached"`) {
+		t.Errorf("a run left by its reader ended %s", got[len(got)-1].Data)
+	}
+}

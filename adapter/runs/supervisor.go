@@ -1,0 +1,204 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/adapter/runlog"
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// supervise is the one goroutine that watches every run this instance
+// executes: it cancels runs nobody reads for the detach grace, renews the
+// owner leases of all of them in one round trip, and ends runs whose lease
+// could not be renewed in time (owner_lost).
+func (m *Manager) supervise(ctx context.Context) {
+	grace := m.cfg.DetachGrace
+	tick := min(time.Second, max(grace/4, 50*time.Millisecond), m.cfg.LeaseTTL/3)
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	var lastLease time.Time
+	for {
+		var now time.Time
+		select {
+		case <-ctx.Done():
+			return
+		case now = <-t.C:
+		}
+		m.mu.Lock()
+		runs := make([]*localRun, 0, len(m.local))
+		for _, lr := range m.local {
+			runs = append(runs, lr)
+		}
+		m.mu.Unlock()
+		for _, lr := range runs {
+			if lr.readers.Load() == 0 {
+				m.checkDetached(lr)
+			}
+		}
+		if len(runs) == 0 || now.Sub(lastLease) < m.cfg.LeaseTTL/3 {
+			continue
+		}
+		lastLease = now
+		m.renew(ctx, runs, now)
+	}
+}
+
+// renew renews the leases of runs; a run whose lease could not be renewed
+// for LeaseTTL, or that lost its thread, is ended with owner_lost.
+func (m *Manager) renew(ctx context.Context, runs []*localRun, now time.Time) {
+	recs := make([]runlog.Run, len(runs))
+	for i, lr := range runs {
+		recs[i] = lr.run
+	}
+	lctx, cancel := context.WithTimeout(ctx, m.cfg.LeaseTTL/2)
+	res, err := m.log.Lease(lctx, recs, m.cfg.Instance, m.cfg.LeaseTTL)
+	cancel()
+	if err != nil {
+		for _, lr := range runs {
+			if now.Sub(lr.leased) >= m.cfg.LeaseTTL {
+				m.logger.Warn("cannot renew the run's lease; giving the run up", "runId", lr.run.ID, "error", err)
+				lr.cancel(ownerLost(m.cfg.Instance))
+			}
+		}
+		return
+	}
+	if res == nil {
+		return // a log whose owner cannot be lost
+	}
+	for i, r := range res {
+		lr := runs[i]
+		lr.leased = now
+		switch {
+		case r.Lost:
+			m.logger.Warn("the run lost its thread (its lease lapsed); ending it", "runId", lr.run.ID)
+			lr.cancel(ownerLost(m.cfg.Instance))
+		case r.Cancel != "":
+			lr.cancel(causeFor(r.Cancel))
+		}
+	}
+}
+
+func ownerLost(instance string) *agui.RunErr {
+	return &agui.RunErr{Code: "owner_lost", Message: "the adapter instance running this run (" + instance + ") lost its run log lease"}
+}
+
+// ownerLostEvent is the terminal event a reader appends for a run whose
+// owner stopped renewing its lease.
+func ownerLostEvent(r runlog.Run) []byte {
+	b, _ := (&agui.RunError{Message: "the adapter instance running this run (" + r.Instance + ") stopped", Code: "owner_lost"}).MarshalJSON()
+	return b
+}
+
+// checkDetached cancels a local run that has had no reader, here or on
+// another instance, for the detach grace.
+func (m *Manager) checkDetached(lr *localRun) {
+	if lr.readers.Load() > 0 || lr.executorDone.Load() {
+		return
+	}
+	grace := m.cfg.DetachGrace
+	if left := lr.lastLeft.Load(); left != 0 && time.Since(time.Unix(0, left)) < grace {
+		return
+	}
+	if grace > 0 {
+		// Readers on other instances touch the run.
+		lctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
+		seen, err := m.log.LastSeen(lctx, lr.run.Ref())
+		cancel()
+		if err != nil || time.Since(seen) < grace {
+			return
+		}
+	}
+	if lr.readers.Load() > 0 {
+		return
+	}
+	lr.cancel(detachCause(grace))
+}
+
+// tail follows, in one loop, every run executed on another instance that
+// has readers here: one XREAD for all of them, published to their hubs.
+// It also touches those runs for their owner's detach grace, and ends
+// (owner_lost) a run whose owner's lease lapsed.
+func (m *Manager) tail(ctx context.Context) {
+	var lastCheck time.Time
+	var failingSince time.Time
+	for {
+		m.mu.Lock()
+		hubs := make(map[runlog.Ref]*hub, len(m.remote))
+		for ref, h := range m.remote {
+			hubs[ref] = h
+		}
+		m.mu.Unlock()
+		if len(hubs) == 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-m.wakeTail:
+				continue
+			}
+		}
+		cursors := make(map[runlog.Ref]int64, len(hubs))
+		for ref, h := range hubs {
+			cursors[ref] = h.cursor()
+		}
+		res, err := m.log.Tail(ctx, cursors, 200*time.Millisecond)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			if failingSince.IsZero() {
+				failingSince = time.Now()
+				m.logger.Warn("cannot tail remote runs", "error", err)
+			}
+			if time.Since(failingSince) > 2*m.cfg.OpTimeout {
+				for _, h := range hubs {
+					h.finish(err)
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			continue
+		}
+		failingSince = time.Time{}
+		for ref, entries := range res {
+			if h := hubs[ref]; h != nil {
+				h.publish(entries)
+			}
+		}
+		if time.Since(lastCheck) < time.Second {
+			continue
+		}
+		lastCheck = time.Now()
+		for ref, h := range hubs {
+			m.checkRemote(ctx, ref, h)
+		}
+	}
+}
+
+// checkRemote touches a remote run for its owner and, when it has been
+// idle, checks that its owner is alive and that it has not ended without a
+// terminal event this instance can still read.
+func (m *Manager) checkRemote(ctx context.Context, ref runlog.Ref, h *hub) {
+	lctx, cancel := context.WithTimeout(ctx, m.cfg.OpTimeout)
+	defer cancel()
+	_ = m.log.Touch(lctx, ref)
+	h.mu.Lock()
+	idle := time.Since(h.progress) > time.Second && !h.done
+	run := h.run
+	h.mu.Unlock()
+	if !idle {
+		return
+	}
+	if _, err := m.log.EndIfOwnerLost(lctx, run, ownerLostEvent(run)); err != nil {
+		return
+	}
+	// An ended run whose terminal event the tail did not bring (its
+	// stream expired): readers read what the log still has, then end.
+	if cur, err := m.log.Get(lctx, ref); errors.Is(err, runlog.ErrUnknownRun) || (err == nil && cur.Status != runlog.StatusRunning) {
+		h.finish(nil)
+	}
+}
