@@ -381,3 +381,46 @@ func TestPoolReconnects(t *testing.T) {
 		t.Errorf("secret called %d times", n)
 	}
 }
+
+// TestMiddlewareBoundsWhatARoundKeeps: endless arguments and text cannot
+// grow the middleware without end: oversized arguments become a tool
+// error, and the follow-up run gets a cut transcript.
+func TestMiddlewareBoundsWhatARoundKeeps(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	chunk := strings.Repeat("x", 64<<10)
+	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
+		if n > 0 {
+			return []agui.Event{&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
+		}
+		evs := []agui.Event{&agui.TextMessageStart{MessageID: "m", Role: "assistant"}}
+		for range 200 { // 12.5 MiB of text
+			evs = append(evs, &agui.TextMessageContent{MessageID: "m", Delta: chunk})
+		}
+		evs = append(evs, &agui.TextMessageEnd{MessageID: "m"}, &agui.ToolCallStart{ToolCallID: "c1", ToolCallName: "weather", ParentMessageID: "m"})
+		for range 40 { // 2.5 MiB of arguments
+			evs = append(evs, &agui.ToolCallArgs{ToolCallID: "c1", Delta: chunk})
+		}
+		return append(evs, &agui.ToolCallEnd{ToolCallID: "c1"}, &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	}}
+	evs := runAll(t, mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}})(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r"})
+	var res *agui.ToolCallResult
+	for _, e := range evs {
+		if r, ok := e.(*agui.ToolCallResult); ok {
+			res = r
+		}
+	}
+	if res == nil || !strings.Contains(res.Content, "larger than") {
+		t.Fatalf("oversized arguments gave %+v", res)
+	}
+	size := 0
+	for _, m := range be.inputs[1].Messages {
+		size += len(m.Content.String())
+		for _, c := range m.ToolCalls {
+			size += len(c.Function.Arguments)
+		}
+	}
+	if size > 9<<20 {
+		t.Errorf("the follow-up run got %d bytes of transcript, want ≤ 8 MiB", size)
+	}
+}

@@ -169,7 +169,17 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 		if round > 0 {
 			input.RunID = fmt.Sprintf("%s-round-%d", in.RunID, round)
 		}
+		// What the agent gets back in the follow-up: bounded, so that an
+		// endless stream cannot grow it without end.
 		tr := agui.NewTranscript(nil)
+		kept := 0
+		tr.SetBudget(func(n int) bool {
+			if kept+n > maxRoundBytes {
+				return false
+			}
+			kept += n
+			return true
+		})
 		emit := func(ev agui.Event) bool {
 			tr.Apply(ev)
 			return r.yield(ev, nil)
@@ -224,7 +234,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 					args[e.ToolCallID] = &strings.Builder{}
 				}
 			case *agui.ToolCallArgs:
-				if b := args[e.ToolCallID]; b != nil {
+				if b := args[e.ToolCallID]; b != nil && b.Len() <= maxArgBytes {
 					b.WriteString(e.Delta)
 				}
 			case *agui.ToolCallEnd:
@@ -280,9 +290,19 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 	}
 }
 
+// Bounds on what one round keeps for the follow-up run.
+const (
+	maxRoundBytes = 8 << 20 // the round's transcript
+	maxArgBytes   = 1 << 20 // one tool call's arguments
+)
+
 // execute calls the tool and builds the events the client gets.
 func (r *rounds) execute(ctx context.Context, c *call) {
 	var input map[string]any
+	if len(c.args) > maxArgBytes {
+		c.events = []agui.Event{errorResult(c.id, fmt.Sprintf("arguments are larger than %d bytes", maxArgBytes))}
+		return
+	}
 	if strings.TrimSpace(c.args) == "" {
 		input = map[string]any{}
 	} else if err := json.Unmarshal([]byte(c.args), &input); err != nil {
