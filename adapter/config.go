@@ -47,6 +47,8 @@ type Config struct {
 	SandboxKey string `yaml:"sandboxKey,omitempty"`
 	// MCPServers are the MCP servers agents may use (by id).
 	MCPServers map[string]MCPServerConfig `yaml:"mcpServers,omitempty"`
+	// MCPApps configures the cards' capabilities.
+	MCPApps MCPAppsConfig `yaml:"mcpApps,omitempty"`
 	// RunLog keeps runs' events for resume, cancel and history.
 	RunLog RunLogConfig `yaml:"runlog,omitempty"`
 	// Auth binds runs to principals; without it everyone is "anonymous".
@@ -150,6 +152,29 @@ type MCPServerConfig struct {
 	Command []string          `yaml:"command,omitempty"`
 	URL     string            `yaml:"url,omitempty"`
 	Headers map[string]string `yaml:"headers,omitempty"`
+	// CallerHeaders name HTTP headers that tell the server who a request
+	// is made for: {principal: X-Genui-Principal, thread: X-Genui-Thread}
+	// (HTTP servers; every request also carries _meta["genui-adapter/caller"]).
+	CallerHeaders map[string]string `yaml:"callerHeaders,omitempty"`
+	// ForwardHeaders copies inbound request headers to the server's
+	// requests made for that run or card, e.g. [Authorization] to pass
+	// the end user's bearer token on (HTTP servers).
+	ForwardHeaders []string `yaml:"forwardHeaders,omitempty"`
+}
+
+// MCPAppsConfig is the MCP Apps trust boundary.
+type MCPAppsConfig struct {
+	// CapabilityKey signs card capabilities; instances behind one load
+	// balancer need the same key (default: derived from sandboxKey, else
+	// random per process).
+	CapabilityKey string `yaml:"capabilityKey,omitempty"`
+	// CapabilityTTL is how long a card's capability is valid (default
+	// 24 h; renewed when its thread is replayed to its owner).
+	CapabilityTTL Duration `yaml:"capabilityTTL,omitempty"`
+	// AcceptPlainServerHash also answers a card's requests that carry a
+	// plain server hash or id instead of the card's capability, for
+	// frontends that cache one. Off by default.
+	AcceptPlainServerHash bool `yaml:"acceptPlainServerHash,omitempty"`
 }
 
 // CopilotKitConfig places the CopilotRuntime routes.
@@ -402,6 +427,14 @@ func (c *Config) Validate() error {
 		if (len(m.Command) > 0) == (m.URL != "") {
 			return bad("mcpServers.%s: set exactly one of command (stdio) or url (streamable HTTP)", id)
 		}
+		if m.URL == "" && (len(m.CallerHeaders) > 0 || len(m.ForwardHeaders) > 0) {
+			return bad("mcpServers.%s: callerHeaders and forwardHeaders are for HTTP servers (url)", id)
+		}
+		for k := range m.CallerHeaders {
+			if k != "principal" && k != "thread" {
+				return bad("mcpServers.%s.callerHeaders: %q is not principal or thread", id, k)
+			}
+		}
 		if m.URL != "" {
 			u, err := url.Parse(m.URL)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
@@ -437,7 +470,7 @@ func (c *Config) Validate() error {
 	}
 	if c.History.Retention < 0 || c.History.MaxBytes < 0 || c.History.MaxThreadBytes < 0 || c.History.MaxRunBytes < 0 || c.History.MaxLiveBytes < 0 ||
 		c.Limits.BodyTimeout < 0 || c.Limits.WriteTimeout < 0 || c.Limits.MaxReadersPerPrincipal < 0 || c.Limits.MaxTailBytes < 0 || c.RunLog.MaxRunBytes < 0 || c.RunLog.LeaseTTL < 0 ||
-		c.A2UIAPI.MaxBodyBytes < 0 || c.A2UIAPI.MaxConcurrent < 0 || c.A2UIAPI.MaxConcurrentPerPrincipal < 0 || c.A2UIAPI.MaxErrors < 0 ||
+		c.A2UIAPI.MaxBodyBytes < 0 || c.MCPApps.CapabilityTTL < 0 || c.A2UIAPI.MaxConcurrent < 0 || c.A2UIAPI.MaxConcurrentPerPrincipal < 0 || c.A2UIAPI.MaxErrors < 0 ||
 		(c.MemoryLimit != nil && *c.MemoryLimit < 0) {
 		return bad("limits and durations must not be negative")
 	}
@@ -560,6 +593,9 @@ func (c Config) Redacted() string {
 		cp.SandboxKey = redacted
 	}
 	cp.RunLog.URL = redactURL(c.RunLog.URL)
+	if cp.MCPApps.CapabilityKey != "" {
+		cp.MCPApps.CapabilityKey = redacted
+	}
 	if len(c.MCPServers) > 0 {
 		cp.MCPServers = map[string]MCPServerConfig{}
 		for id, m := range c.MCPServers {

@@ -152,7 +152,7 @@ func (s *Server) connect(c *echo.Context, agentID string, body []byte) error {
 		replay := "replay-" + newInstanceID()
 		for _, ev := range []agui.Event{
 			&agui.RunStarted{ThreadID: req.ThreadID, RunID: replay},
-			&agui.MessagesSnapshot{Messages: th.Messages},
+			&agui.MessagesSnapshot{Messages: s.renewCards(c, req.ThreadID, th.Messages)},
 			&agui.RunFinished{ThreadID: req.ThreadID, RunID: replay},
 		} {
 			if enc.Encode("", ev) != nil {

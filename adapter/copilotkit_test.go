@@ -9,12 +9,22 @@ import (
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
 const cpk = "/api/copilotkit"
 
+// testSandboxKey is the test servers' sandboxKey, from which card
+// capabilities are signed too.
+const testSandboxKey = "test-sandbox-key"
+
+// testCapability mints a card capability as a test server would.
+func testCapability(server, resource, principal, thread string, tools ...string) string {
+	return mcpapps.NewCapabilities([]byte(testSandboxKey), 0).Mint(mcpapps.Capability{Server: server, Resource: resource, Principal: principal, Thread: thread, Tools: tools})
+}
+
 func cpkServer(t *testing.T, up string) string {
-	cfg := Config{Listen: "x", CORS: CORS{Origins: []string{"http://localhost:5173"}, Credentials: true}, Agents: map[string]AgentConfig{
+	cfg := Config{Listen: "x", SandboxKey: testSandboxKey, CORS: CORS{Origins: []string{"http://localhost:5173"}, Credentials: true}, Agents: map[string]AgentConfig{
 		"default": {Type: "demo", Description: "Demo"},
 		"slow":    {Type: "agui", URL: up, Description: "Slow", A2UI: A2UIConfig{Disabled: true}},
 	}}
@@ -212,7 +222,8 @@ func TestProxiedRequestsDuringAChatRun(t *testing.T) {
 	live := doReq(t, "POST", base+"/agent/slow/run", `{"threadId":"th","runId":"chat","messages":[]}`, nil)
 	defer live.Body.Close()
 	readFrames(live.Body, func(f frame) bool { return f.id == "2" })
-	resp := doReq(t, "POST", base+"/agent/slow/run", `{"threadId":"th","runId":"card-1","messages":[],"forwardedProps":{"__proxiedMCPRequest":{"serverId":"genui","method":"resources/read","params":{"uri":"ui://genui/data-view"}}}}`, nil)
+	cp := testCapability("genui", "ui://genui/data-view", "", "th", "refresh")
+	resp := doReq(t, "POST", base+"/agent/slow/run", `{"threadId":"th","runId":"card-1","messages":[],"forwardedProps":{"__proxiedMCPRequest":{"serverHash":"`+cp+`","serverId":"genui","method":"resources/read","params":{"uri":"ui://genui/data-view"}}}}`, nil)
 	fr := readFrames(resp.Body, nil)
 	resp.Body.Close()
 	if resp.StatusCode != 200 || len(fr) != 2 || !strings.Contains(fr[1].data, `text/html;profile=mcp-app`) {
@@ -226,7 +237,7 @@ func TestProxiedRequestsDuringAChatRun(t *testing.T) {
 	} else {
 		r.Body.Close()
 	}
-	again := doReq(t, "POST", base+"/agent/slow/run", `{"threadId":"th","runId":"card-1","messages":[],"forwardedProps":{"__proxiedMCPRequest":{"serverId":"genui","method":"ping"}}}`, nil)
+	again := doReq(t, "POST", base+"/agent/slow/run", `{"threadId":"th","runId":"card-1","messages":[],"forwardedProps":{"__proxiedMCPRequest":{"serverHash":"`+cp+`","method":"ping"}}}`, nil)
 	again.Body.Close()
 	if again.StatusCode != 409 {
 		t.Errorf("the proxied request's run id reused = %d, want 409", again.StatusCode)

@@ -2,10 +2,15 @@ package adapter
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
+	"strings"
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
@@ -18,9 +23,12 @@ func handleHostScript() echo.HandlerFunc {
 }
 
 // handleSandboxURL gives the host bridge the sandbox URL of a card: POST
-// {serverId|serverHash, uri, hostOrigin} → {url, allow, prefersBorder,
-// csp}. The CSP is built here from the resource the adapter read; the
-// client never supplies a policy.
+// {serverHash (the card's capability) | serverId, uri, hostOrigin} → {url,
+// allow, prefersBorder, csp}. It takes the same auth as runs; hostOrigin
+// must be this service's origin or in cors.origins; a capability must be
+// the caller's; uri must be a ui:// resource of the card's server. The
+// CSP is built here from the resource the adapter read; the client never
+// supplies a policy.
 func handleSandboxURL(s *Server) echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		if s.pool == nil {
@@ -36,13 +44,29 @@ func handleSandboxURL(s *Server) echo.HandlerFunc {
 		if err := json.Unmarshal(body, &req); err != nil {
 			return errBadRequest("body must be {serverId|serverHash, uri, hostOrigin}", err)
 		}
+		if !s.hostOriginAllowed(c.Request(), req.HostOrigin) {
+			return &httpError{Status: http.StatusForbidden, Code: "host_origin_not_allowed", Msg: fmt.Sprintf("hostOrigin %q is neither this service's origin nor in cors.origins", req.HostOrigin)}
+		}
 		id := req.ServerID
-		if id == "" {
+		switch {
+		case mcpapps.IsCapability(req.ServerHash):
+			cp, err := s.caps.Check(req.ServerHash)
+			if err != nil || cp.Principal != s.capPrincipal(c) {
+				if err == nil {
+					err = mcpapps.ErrForeignCapability
+				}
+				return &httpError{Status: http.StatusForbidden, Code: "bad_capability", Msg: err.Error()}
+			}
+			if id != "" && id != cp.Server {
+				return errBadRequest("serverId and the card's capability name different servers", nil)
+			}
+			id = cp.Server
+		case id == "":
 			var ok bool
 			if id, ok = s.pool.ByHash(req.ServerHash); !ok {
 				return &httpError{Status: http.StatusNotFound, Code: "unknown_server", Msg: "no MCP server has this serverHash"}
 			}
-		} else if !s.pool.Has(id) {
+		case !s.pool.Has(id):
 			return &httpError{Status: http.StatusNotFound, Code: "unknown_server", Msg: "no MCP server " + id}
 		}
 		res, err := s.pool.UIResource(c.Request().Context(), id, req.URI)
@@ -55,4 +79,39 @@ func handleSandboxURL(s *Server) echo.HandlerFunc {
 		}
 		return c.JSON(http.StatusOK, map[string]any{"url": u, "allow": mcpapps.Allow(res.UI), "prefersBorder": res.UI["prefersBorder"] == true, "csp": mcpapps.CSP(res.UI)})
 	}
+}
+
+// hostOriginAllowed: the page embedding a card must be this service's
+// own origin or one of cors.origins.
+func (s *Server) hostOriginAllowed(r *http.Request, origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	return slices.Contains(s.cfg.CORS.Origins, origin) || slices.Contains(s.cfg.CORS.Origins, "*")
+}
+
+// capPrincipal is the principal card capabilities carry for this request:
+// the agents' view of it ("" without auth).
+func (s *Server) capPrincipal(c *echo.Context) string {
+	if !s.authenticated() {
+		return ""
+	}
+	return principalOf(c)
+}
+
+// renewCards re-signs the capabilities of the cards in a thread replayed
+// to its owner (after a reload their capabilities may have expired).
+func (s *Server) renewCards(c *echo.Context, thread string, msgs []agui.Message) []agui.Message {
+	out := make([]agui.Message, len(msgs))
+	for i, m := range msgs {
+		if m.Role == agui.RoleActivity && m.ActivityType == mcpapps.ActivityType && m.Content.Object != nil {
+			m.Content = agui.Object(s.caps.Renew(m.Content.Object, s.capPrincipal(c), thread))
+		}
+		out[i] = m
+	}
+	return out
 }

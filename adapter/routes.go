@@ -30,7 +30,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/runs/:runId/cancel", handleRunCancel(s), auth)
 	e.GET("/threads/:threadId/messages", handleThreadMessages(s), auth)
 	e.GET("/static/mcp-apps-host.js", handleHostScript())
-	e.POST("/mcp-apps/sandbox", handleSandboxURL(s))
+	e.POST("/mcp-apps/sandbox", handleSandboxURL(s), auth)
 	if !s.cfg.CopilotKit.Disabled {
 		base := s.cfg.CopilotKit.base()
 		e.GET(base+"/info", handleCPKInfo(s))

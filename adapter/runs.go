@@ -177,7 +177,7 @@ func handleThreadMessages(s *Server) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		out := map[string]any{"threadId": id, "messages": th.Messages, "activeRunId": th.ActiveRunID}
+		out := map[string]any{"threadId": id, "messages": s.renewCards(c, id, th.Messages), "activeRunId": th.ActiveRunID}
 		if th.Trimmed > 0 {
 			out["trimmed"] = th.Trimmed
 		}

@@ -53,6 +53,7 @@ type Server struct {
 	instance       string
 	trustedProxies []netip.Prefix
 	heavy          *limiter // the CPU-heavy A2UI routes
+	caps           *mcpapps.Capabilities
 	stopMemory     context.CancelFunc
 	memoryDone     chan struct{}
 	freed          atomic.Int64 // bytes the stores released since the last check
@@ -76,6 +77,11 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		s.instance = newInstanceID()
 	}
 	s.trustedProxies = trustedProxies(cfg.Auth.TrustedProxies)
+	capKey := cfg.MCPApps.CapabilityKey
+	if capKey == "" {
+		capKey = cfg.SandboxKey
+	}
+	s.caps = mcpapps.NewCapabilities([]byte(capKey), time.Duration(cfg.MCPApps.CapabilityTTL))
 	s.heavy = newLimiter(cfg.A2UIAPI.maxConcurrent(), cfg.A2UIAPI.maxPerPrincipal())
 	if s.log, err = s.openRunLog(); err != nil {
 		return nil, err
@@ -187,7 +193,7 @@ func newPool(cfg Config, logger *slog.Logger) (*mcpapps.Pool, error) {
 	servers := builtinServers()
 	for _, id := range sortedKeys(cfg.MCPServers) {
 		m := cfg.MCPServers[id]
-		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers})
+		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders})
 	}
 	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logf: func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) }})
 }
@@ -217,12 +223,14 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			Logf:       func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) },
 		}),
 		mcpapps.Middleware(s.pool, mcpapps.Config{
-			Servers:       ac.MCPServers,
-			ProxyOnly:     []string{dataview.ServerID},
-			MaxToolRounds: ac.MaxToolRounds,
-			Logf:          func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) },
+			Servers:               ac.MCPServers,
+			ProxyOnly:             []string{dataview.ServerID},
+			MaxToolRounds:         ac.MaxToolRounds,
+			Logf:                  func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) },
+			Caps:                  s.caps,
+			AcceptPlainServerHash: s.cfg.MCPApps.AcceptPlainServerHash,
 		}),
-		dataview.Cards(s.pool, func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["mcp-apps"] }),
+		dataview.Cards(s.pool, s.caps, func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["mcp-apps"] }),
 		agui.Normalize(agui.Canonical),
 	)
 }

@@ -50,6 +50,9 @@ type Content struct {
 // Text returns string content.
 func Text(s string) Content { return Content{Text: s, set: true} }
 
+// Object returns object content (activity messages).
+func Object(b json.RawMessage) Content { return Content{Object: b, set: true} }
+
 // IsZero reports whether the content is absent.
 func (c Content) IsZero() bool { return !c.set && c.Text == "" && c.Parts == nil && c.Object == nil }
 

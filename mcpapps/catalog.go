@@ -47,28 +47,46 @@ func ResourceURIOf(meta map[string]any) (uri string, ok bool) {
 	return "", true
 }
 
-// VisibilityOf returns _meta.ui.visibility, defaulting to both.
-func VisibilityOf(meta map[string]any) []string {
+// VisibilityOf returns _meta.ui.visibility, defaulting to both when it is
+// absent. A malformed value is read in its most restrictive sense: a
+// string is a one-element list, unknown entries are dropped, and anything
+// else means neither (malformed reports that, for logging).
+func VisibilityOf(meta map[string]any) (vis []string, malformed bool) {
 	ui, _ := meta["ui"].(map[string]any)
-	raw, ok := ui["visibility"].([]any)
-	if !ok {
-		if s, ok := ui["visibility"].([]string); ok {
-			return s
-		}
-		return []string{"model", "app"}
+	raw, present := ui["visibility"]
+	if !present {
+		return []string{"model", "app"}, false
 	}
-	var out []string
-	for _, v := range raw {
-		if s, ok := v.(string); ok && (s == "model" || s == "app") {
-			out = append(out, s)
+	var in []any
+	switch x := raw.(type) {
+	case []any:
+		in = x
+	case []string:
+		for _, s := range x {
+			in = append(in, s)
+		}
+	case string:
+		in, malformed = []any{x}, true
+	default:
+		return nil, true
+	}
+	for _, v := range in {
+		s, ok := v.(string)
+		if !ok || (s != "model" && s != "app") {
+			malformed = true
+			continue
+		}
+		if !slices.Contains(vis, s) {
+			vis = append(vis, s)
 		}
 	}
-	return out
+	return vis, malformed
 }
 
-// toolFromMCP builds a catalogue entry; bad is set when the tool names a
-// UI that is not ui:// (it is then treated as having no UI).
-func toolFromMCP(t *mcp.Tool) (tool Tool, badURI string) {
+// toolFromMCP builds a catalogue entry; badURI is set when the tool names
+// a UI that is not ui:// (it is then treated as having no UI), badVis when
+// its visibility was malformed (read restrictively).
+func toolFromMCP(t *mcp.Tool) (tool Tool, badURI string, badVis bool) {
 	schema, _ := json.Marshal(t.InputSchema)
 	if t.InputSchema == nil {
 		schema = []byte(`{"type":"object"}`)
@@ -77,7 +95,8 @@ func toolFromMCP(t *mcp.Tool) (tool Tool, badURI string) {
 	if !ok {
 		badURI, uri = uri, ""
 	}
-	return Tool{Name: t.Name, Description: t.Description, InputSchema: schema, ResourceURI: uri, Visibility: VisibilityOf(t.Meta)}, badURI
+	vis, badVis := VisibilityOf(t.Meta)
+	return Tool{Name: t.Name, Description: t.Description, InputSchema: schema, ResourceURI: uri, Visibility: vis}, badURI, badVis
 }
 
 // Resource is a UI resource as read from its server.

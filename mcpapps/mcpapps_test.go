@@ -58,6 +58,9 @@ func TestCatalogue(t *testing.T) {
 		"secret":     {"", []string{"model"}},
 		"bad_uri":    {"", []string{"model", "app"}},
 		"wrong_mime": {"ui://fx/wrong.html", []string{"model", "app"}},
+		// Malformed visibility, read in its most restrictive sense.
+		"string_vis": {"", []string{"app"}},
+		"odd_vis":    {"", nil},
 	}
 	for name, w := range want {
 		tool, ok := p.Tool("fx", name)
@@ -92,7 +95,7 @@ func TestCSP(t *testing.T) {
 		"frameDomains":    []any{"https://player.example.com"},
 	}, "permissions": map[string]any{"camera": map[string]any{}, "clipboardWrite": map[string]any{}}}
 	got := mcpapps.CSP(ui)
-	want := "default-src 'none'; script-src 'self' 'unsafe-inline' https://cdn.example.com https://*.tiles.org; style-src 'self' 'unsafe-inline' https://cdn.example.com https://*.tiles.org; img-src 'self' data: https://cdn.example.com https://*.tiles.org; media-src 'self' data: https://cdn.example.com https://*.tiles.org; font-src 'self' https://cdn.example.com https://*.tiles.org; connect-src 'self' https://api.example.com; frame-src https://player.example.com; base-uri 'self'; object-src 'none'"
+	want := "default-src 'none'; script-src 'self' 'unsafe-inline' https://cdn.example.com https://*.tiles.org; style-src 'self' 'unsafe-inline' https://cdn.example.com https://*.tiles.org; img-src 'self' data: https://cdn.example.com https://*.tiles.org; media-src 'self' data: https://cdn.example.com https://*.tiles.org; font-src 'self' https://cdn.example.com https://*.tiles.org; connect-src 'self' https://api.example.com; frame-src https://player.example.com; base-uri 'none'; object-src 'none'; form-action 'none'"
 	if got != want {
 		t.Errorf("CSP =\n%s\nwant\n%s", got, want)
 	}
@@ -199,7 +202,7 @@ func TestMiddlewareExecutesAndContinues(t *testing.T) {
 	if err := json.Unmarshal(card.Content, &content); err != nil {
 		t.Fatal(err)
 	}
-	if card.ActivityType != "mcp-apps" || content.ResourceURI != "ui://fx/weather.html" || content.ServerHash != p.Hash("fx") || content.ServerHash == "" || content.ServerID != "fx" || content.ToolInput["city"] != "Paris" {
+	if card.ActivityType != "mcp-apps" || content.ResourceURI != "ui://fx/weather.html" || !mcpapps.IsCapability(content.ServerHash) || content.ServerID != "fx" || content.ToolInput["city"] != "Paris" || !strings.Contains(string(card.Content), `"toolCallId":"c1"`) {
 		t.Errorf("card = %s", card.Content)
 	}
 	if sc, _ := content.Result["structuredContent"].(map[string]any); sc["tempC"] != float64(21) || content.Result["resultType"] != nil {
@@ -282,6 +285,8 @@ func TestMiddlewareMaxRounds(t *testing.T) {
 	}
 }
 
+// TestProxiedRequests: a card's requests are answered only with the
+// card's capability, for its own server, conversation and tools.
 func TestProxiedRequests(t *testing.T) {
 	fx := mcpappstest.New()
 	other := mcpappstest.New()
@@ -293,39 +298,74 @@ func TestProxiedRequests(t *testing.T) {
 			_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) && yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID, Result: agui.JSON(`"backend"`)}, nil)
 		}
 	})
-	mw := mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}})(be)
-	ask := func(req map[string]any) string {
+	caps := mcpapps.NewCapabilities([]byte("test-key"), time.Hour)
+	mw := mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}, Caps: caps})(be)
+	ctx := agui.WithPrincipal(context.Background(), "alice")
+	askOn := func(thread string, req map[string]any) string {
 		fp, _ := json.Marshal(map[string]any{"__proxiedMCPRequest": req})
-		evs := runAll(t, mw, &agui.RunAgentInput{ThreadID: "t", RunID: "r", ForwardedProps: agui.JSON(fp)})
+		var evs []agui.Event
+		for ev, err := range agui.Normalize(agui.Output)(mw).Run(ctx, &agui.RunAgentInput{ThreadID: thread, RunID: "r", ForwardedProps: agui.JSON(fp)}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, ev)
+		}
 		if len(evs) != 2 {
 			t.Fatalf("events = %v", evs)
 		}
 		return string(evs[1].(*agui.RunFinished).Result)
 	}
+	ask := func(req map[string]any) string { return askOn("t", req) }
+	cp := caps.Mint(mcpapps.Capability{Server: "fx", Resource: "ui://fx/weather.html", ToolCall: "c1", Principal: "alice", Thread: "t", Tools: []string{"refresh", "weather", "string_vis"}})
+	onlyWeather := caps.Mint(mcpapps.Capability{Server: "fx", Resource: "ui://fx/weather.html", Principal: "alice", Thread: "t", Tools: []string{"weather"}})
+	otherThread := caps.Mint(mcpapps.Capability{Server: "fx", Resource: "ui://fx/weather.html", Principal: "alice", Thread: "elsewhere", Tools: []string{"refresh"}})
+	otherPrincipal := caps.Mint(mcpapps.Capability{Server: "fx", Resource: "ui://fx/weather.html", Principal: "bob", Thread: "t", Tools: []string{"refresh"}})
+	otherKey := mcpapps.NewCapabilities([]byte("another key"), time.Hour).Mint(mcpapps.Capability{Server: "fx", Principal: "alice", Thread: "t", Tools: []string{"refresh"}})
+	forged := cp[:len(cp)-4] + "AAAA"
 	hash := p.Hash("fx")
 	for _, tt := range []struct {
 		name string
 		req  map[string]any
 		want string
 	}{
-		{"app tool allowed", map[string]any{"serverHash": hash, "method": "tools/call", "params": map[string]any{"name": "refresh", "arguments": map[string]any{}}}, `"text":"refreshed"`},
-		{"model-only tool refused", map[string]any{"serverHash": hash, "method": "tools/call", "params": map[string]any{"name": "secret"}}, `"isError":true`},
-		{"unknown tool refused", map[string]any{"serverId": "fx", "method": "tools/call", "params": map[string]any{"name": "nope"}}, `has no tool`},
-		{"resource read", map[string]any{"serverHash": hash, "method": "resources/read", "params": map[string]any{"uri": "ui://fx/weather.html"}}, `"mimeType":"text/html;profile=mcp-app"`},
-		{"resource csp kept", map[string]any{"serverHash": hash, "method": "resources/read", "params": map[string]any{"uri": "ui://fx/weather.html"}}, `"connectDomains":["https://api.example.com"]`},
-		{"method refused", map[string]any{"serverHash": hash, "method": "tools/list"}, `is not allowed`},
-		{"sampling refused", map[string]any{"serverHash": hash, "method": "sampling/createMessage"}, `is not allowed`},
-		{"ping", map[string]any{"serverHash": hash, "method": "ping"}, `{}`},
-		{"log", map[string]any{"serverHash": hash, "method": "notifications/message", "params": map[string]any{"level": "info", "data": "hi"}}, `{"success":true}`},
-		{"server not bound to the agent", map[string]any{"serverId": "other", "method": "ping"}, `not available to this agent`},
-		{"id and hash disagree", map[string]any{"serverId": "fx", "serverHash": p.Hash("other"), "method": "ping"}, `different servers`},
+		{"app tool allowed", map[string]any{"serverHash": cp, "method": "tools/call", "params": map[string]any{"name": "refresh", "arguments": map[string]any{}}}, `"text":"refreshed"`},
+		{"a string visibility is a one-element list", map[string]any{"serverHash": cp, "serverId": "fx", "method": "tools/call", "params": map[string]any{"name": "string_vis"}}, `"text":"string_vis"`},
+		{"model-only tool refused", map[string]any{"serverHash": cp, "method": "tools/call", "params": map[string]any{"name": "secret"}}, `"isError":true`},
+		{"unknown tool refused", map[string]any{"serverHash": cp, "method": "tools/call", "params": map[string]any{"name": "nope"}}, `has no tool`},
+		{"tool outside the capability refused", map[string]any{"serverHash": onlyWeather, "method": "tools/call", "params": map[string]any{"name": "refresh"}}, `does not include tool`},
+		{"no capability refused", map[string]any{"serverHash": hash, "method": "tools/call", "params": map[string]any{"name": "refresh"}}, `must carry the card's capability`},
+		{"serverId without capability refused", map[string]any{"serverId": "fx", "method": "ping"}, `must carry the card's capability`},
+		{"forged capability refused", map[string]any{"serverHash": forged, "method": "tools/call", "params": map[string]any{"name": "refresh"}}, `not valid`},
+		{"another key's capability refused", map[string]any{"serverHash": otherKey, "method": "ping"}, `not valid`},
+		{"another thread's card refused", map[string]any{"serverHash": otherThread, "method": "tools/call", "params": map[string]any{"name": "refresh"}}, `another conversation`},
+		{"another principal's card refused", map[string]any{"serverHash": otherPrincipal, "method": "ping"}, `another conversation`},
+		{"id and capability disagree", map[string]any{"serverHash": cp, "serverId": "other", "method": "ping"}, `different servers`},
+		{"resource read", map[string]any{"serverHash": cp, "method": "resources/read", "params": map[string]any{"uri": "ui://fx/weather.html"}}, `"mimeType":"text/html;profile=mcp-app"`},
+		{"resource csp kept", map[string]any{"serverHash": cp, "method": "resources/read", "params": map[string]any{"uri": "ui://fx/weather.html"}}, `"connectDomains":["https://api.example.com"]`},
+		{"data resource refused", map[string]any{"serverHash": cp, "method": "resources/read", "params": map[string]any{"uri": "file://fx/secret.json"}}, `only ui:// resources`},
+		{"method refused", map[string]any{"serverHash": cp, "method": "tools/list"}, `is not allowed`},
+		{"sampling refused", map[string]any{"serverHash": cp, "method": "sampling/createMessage"}, `is not allowed`},
+		{"ping", map[string]any{"serverHash": cp, "method": "ping"}, `{}`},
+		{"log", map[string]any{"serverHash": cp, "method": "notifications/message", "params": map[string]any{"level": "info", "data": "hi"}}, `{"success":true}`},
 	} {
 		if got := ask(tt.req); !strings.Contains(got, tt.want) {
 			t.Errorf("%s: result %s, want it to contain %s", tt.name, got, tt.want)
 		}
 	}
-	if fx.CallCount("secret") != 0 || fx.CallCount("refresh") != 1 {
+	// resources/list shows a card only the ui:// resources.
+	if got := ask(map[string]any{"serverHash": cp, "method": "resources/list"}); !strings.Contains(got, "ui://fx/weather.html") || strings.Contains(got, "secret.json") {
+		t.Errorf("resources/list = %s", got)
+	}
+	// The capability only works on its own thread.
+	if got := askOn("elsewhere", map[string]any{"serverHash": cp, "method": "ping"}); !strings.Contains(got, "another conversation") {
+		t.Errorf("a card's capability used on another thread: %s", got)
+	}
+	if fx.CallCount("secret") != 0 || fx.CallCount("refresh") != 1 || fx.CallCount("string_vis") != 1 {
 		t.Errorf("calls reaching the server: %v", fx.Calls)
+	}
+	// The server learns who is calling.
+	if c := fx.LastCaller(); c["principal"] != "alice" || c["threadId"] != "t" || c["source"] != "app" || c["toolCallId"] != "c1" {
+		t.Errorf("caller metadata = %v", c)
 	}
 	if backendCalled != 0 {
 		t.Errorf("the backend was called %d times for our own servers", backendCalled)
@@ -333,6 +373,84 @@ func TestProxiedRequests(t *testing.T) {
 	// A hash we did not mint goes to the backend unchanged.
 	if got := ask(map[string]any{"serverHash": "abc123", "method": "tools/call"}); got != `"backend"` || backendCalled != 1 {
 		t.Errorf("foreign hash: %s (backend calls %d)", got, backendCalled)
+	}
+	// With acceptPlainServerHash, frontends that cached a plain hash work.
+	plain := mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}, Caps: caps, AcceptPlainServerHash: true})(be)
+	fp, _ := json.Marshal(map[string]any{"__proxiedMCPRequest": map[string]any{"serverHash": hash, "method": "tools/call", "params": map[string]any{"name": "refresh"}}})
+	evs := runAll(t, plain, &agui.RunAgentInput{ThreadID: "t", RunID: "r", ForwardedProps: agui.JSON(fp)})
+	if got := string(evs[1].(*agui.RunFinished).Result); !strings.Contains(got, "refreshed") {
+		t.Errorf("plain hash with acceptPlainServerHash: %s", got)
+	}
+}
+
+// TestCardsCarryCapabilities: a card the middleware emits works for its
+// own conversation's proxied requests, and the agent's calls carry the
+// caller.
+func TestCardsCarryCapabilities(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
+		if n == 0 {
+			return append(callEvents([2]string{"c7", "weather"}), &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		}
+		return []agui.Event{&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
+	}}
+	mw := mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}, Caps: mcpapps.NewCapabilities(nil, 0)})(be)
+	ctx := agui.WithPrincipal(context.Background(), "carol")
+	var card mcpapps.Card
+	for ev := range mw.Run(ctx, &agui.RunAgentInput{ThreadID: "th", RunID: "r1"}) {
+		if a, ok := ev.(*agui.ActivitySnapshot); ok {
+			json.Unmarshal(a.Content, &card)
+		}
+	}
+	if c := fx.LastCaller(); c["principal"] != "carol" || c["threadId"] != "th" || c["runId"] != "r1" || c["toolCallId"] != "c7" || c["source"] != "model" {
+		t.Errorf("the agent's call carried caller %v", c)
+	}
+	if card.ToolCallID != "c7" || !mcpapps.IsCapability(card.ServerHash) {
+		t.Fatalf("card = %+v", card)
+	}
+	fp, _ := json.Marshal(map[string]any{"__proxiedMCPRequest": map[string]any{"serverHash": card.ServerHash, "serverId": card.ServerID, "method": "tools/call", "params": map[string]any{"name": "refresh"}}})
+	var res string
+	for ev := range mw.Run(ctx, &agui.RunAgentInput{ThreadID: "th", RunID: "r2", ForwardedProps: agui.JSON(fp)}) {
+		if f, ok := ev.(*agui.RunFinished); ok {
+			res = string(f.Result)
+		}
+	}
+	if !strings.Contains(res, "refreshed") {
+		t.Errorf("the card's own request = %s", res)
+	}
+}
+
+// TestCallerHeaders: an HTTP MCP server gets the caller (and the inbound
+// headers the deployment forwards) as headers.
+func TestCallerHeaders(t *testing.T) {
+	fx := mcpappstest.New()
+	var mu sync.Mutex
+	var seen []http.Header
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return fx.Server }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", URL: ts.URL, CallerHeaders: map[string]string{"principal": "X-Genui-Principal", "thread": "X-Genui-Thread"}, ForwardHeaders: []string{"Authorization"}})
+	defer p.Close()
+	in := http.Header{}
+	in.Set("Authorization", "Bearer end-user-token")
+	ctx := mcpapps.WithCaller(agui.WithRequestHeaders(context.Background(), in), mcpapps.Caller{Principal: "dave", ThreadID: "t9", Source: "app"})
+	if _, err := p.Call(ctx, "fx", "secret", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	last := seen[len(seen)-1]
+	mu.Unlock()
+	if last.Get("X-Genui-Principal") != "dave" || last.Get("X-Genui-Thread") != "t9" || last.Get("Authorization") != "Bearer end-user-token" {
+		t.Errorf("headers = %v", last)
+	}
+	if c := fx.LastCaller(); c["principal"] != "dave" {
+		t.Errorf("_meta caller = %v", c)
 	}
 }
 

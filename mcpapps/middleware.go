@@ -37,6 +37,14 @@ type Config struct {
 	// Logf receives one line per proxied-request decision and failed
 	// call; nil discards.
 	Logf func(format string, args ...any)
+	// Caps mints the capabilities of the cards this middleware emits and
+	// checks those of proxied requests (nil: a random key per process).
+	Caps *Capabilities
+	// AcceptPlainServerHash also answers proxied requests that name a
+	// server by its plain hash or id without a capability (frontends that
+	// cached a server hash). Off by default: without a capability any
+	// client that can start a run could call app-only tools.
+	AcceptPlainServerHash bool
 }
 
 // readyWait bounds how long a run waits for a bound server to connect.
@@ -99,11 +107,14 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
+	if cfg.Caps == nil {
+		cfg.Caps = NewCapabilities(nil, 0)
+	}
 	return func(next agui.Agent) agui.Agent {
 		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
 			return func(yield func(agui.Event, error) bool) {
 				if raw := in.ForwardedProp(ProxiedRequestKey); raw != nil {
-					if result, ours := answerProxied(ctx, p, cfg, raw, logf); ours {
+					if result, ours := answerProxied(ctx, p, cfg, in, raw, logf); ours {
 						_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
 							yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID, Result: result}, nil)
 						return
@@ -135,7 +146,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 					}
 					return
 				}
-				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, logf: logf, yield: yield}
+				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, logf: logf, yield: yield, thread: in.ThreadID, runID: in.RunID}
 				r.run(ctx, in, injected)
 			}
 		})
@@ -151,12 +162,14 @@ type call struct {
 }
 
 type rounds struct {
-	p     *Pool
-	next  agui.Agent
-	cfg   Config
-	bound map[string]binding
-	logf  func(string, ...any)
-	yield func(agui.Event, error) bool
+	p      *Pool
+	next   agui.Agent
+	cfg    Config
+	bound  map[string]binding
+	logf   func(string, ...any)
+	yield  func(agui.Event, error) bool
+	thread string
+	runID  string
 }
 
 // run drives the upstream, executing bound tool calls as they end, and
@@ -309,6 +322,7 @@ func (r *rounds) execute(ctx context.Context, c *call) {
 		c.events = []agui.Event{errorResult(c.id, fmt.Sprintf("arguments are not a JSON object: %v", err))}
 		return
 	}
+	ctx = WithCaller(ctx, Caller{Principal: agui.Principal(ctx), ThreadID: r.thread, RunID: r.runID, ToolCallID: c.id, Source: "model"})
 	var res *Resource
 	var resErr error
 	var wg sync.WaitGroup
@@ -330,15 +344,9 @@ func (r *rounds) execute(ctx context.Context, c *call) {
 		r.logf("mcp %s: no card for tool %s: %v", c.b.server, c.b.tool.Name, resErr)
 		return
 	}
-	content, _ := json.Marshal(map[string]any{
-		"result":      cleanResult(result),
-		"resourceUri": res.URI,
-		"serverHash":  r.p.Hash(c.b.server),
-		"serverId":    c.b.server,
-		"toolInput":   input,
-	})
-	t := true
-	c.events = append(c.events, &agui.ActivitySnapshot{MessageID: newID(), ActivityType: ActivityType, Content: agui.JSON(content), Replace: &t})
+	c.events = append(c.events, r.cfg.Caps.CardEvent(ctx, r.p, newID(), Card{
+		Result: cleanResult(result), ResourceURI: res.URI, ServerID: c.b.server, ToolInput: input, ToolCallID: c.id,
+	}, r.thread))
 }
 
 func errorResult(id, msg string) agui.Event {

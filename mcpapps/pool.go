@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/genui-adapter/genui-adapter/agui"
 )
 
 // ServerConfig says how to reach one MCP server. Exactly one of Command,
@@ -25,6 +27,13 @@ type ServerConfig struct {
 	// URL is a streamable HTTP endpoint; Headers go with every request.
 	URL     string
 	Headers map[string]string
+	// CallerHeaders name the HTTP headers that carry who a request is
+	// made for (keys "principal" and "thread"), HTTP servers only.
+	CallerHeaders map[string]string
+	// ForwardHeaders lists inbound request headers (e.g. Authorization,
+	// the end user's bearer token) copied to the server's HTTP requests
+	// made for that request's run or card, HTTP servers only.
+	ForwardHeaders []string
 	// Transport builds the transport of an in-process server (or a test
 	// fixture); it is called on every (re)connect.
 	Transport func() mcp.Transport
@@ -150,13 +159,71 @@ func (p *Pool) ByHash(hash string) (string, bool) {
 // Has reports whether id is a configured server.
 func (p *Pool) Has(id string) bool { return p.servers[id] != nil }
 
+// CallerMetaKey is the _meta key under which every MCP request the
+// adapter makes for a run or a card says who it is made for (a Caller),
+// so that the server can authorize: visibility is only a host convention.
+const CallerMetaKey = "genui-adapter/caller"
+
+// Caller is who a request to an MCP server is made for.
+type Caller struct {
+	// Principal is the authenticated principal ("anonymous" without auth).
+	Principal  string `json:"principal"`
+	ThreadID   string `json:"threadId"`
+	RunID      string `json:"runId,omitempty"`
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Source is "model" (the agent called the tool) or "app" (a card did).
+	Source string `json:"source"`
+}
+
+type callerKey struct{}
+
+// WithCaller stores who the MCP requests made with ctx are for.
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	if c.Principal == "" {
+		c.Principal = "anonymous"
+	}
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+func callerFrom(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
+}
+
+// callerMeta is the _meta of a request made with ctx.
+func callerMeta(ctx context.Context) mcp.Meta {
+	c, ok := callerFrom(ctx)
+	if !ok {
+		return nil
+	}
+	return mcp.Meta{CallerMetaKey: c}
+}
+
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	caller  map[string]string // "principal", "thread" -> header name
+	forward []string
 }
 
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
+	ctx := r.Context()
+	r = r.Clone(ctx)
+	if c, ok := callerFrom(ctx); ok {
+		if h := t.caller["principal"]; h != "" {
+			r.Header.Set(h, c.Principal)
+		}
+		if h := t.caller["thread"]; h != "" {
+			r.Header.Set(h, c.ThreadID)
+		}
+		if in := agui.RequestHeaders(ctx); in != nil {
+			for _, name := range t.forward {
+				for _, v := range in.Values(name) {
+					r.Header.Add(name, v)
+				}
+			}
+		}
+	}
 	for k, v := range t.headers {
 		r.Header.Set(k, v)
 	}
@@ -170,7 +237,7 @@ func (p *Pool) transport(c ServerConfig) mcp.Transport {
 	case c.URL != "":
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		client := &http.Client{
-			Transport: &headerTransport{base: base, headers: c.Headers},
+			Transport: &headerTransport{base: base, headers: c.Headers, caller: c.CallerHeaders, forward: c.ForwardHeaders},
 			// Keep every request on the configured origin.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
@@ -259,9 +326,12 @@ func (p *Pool) refresh(ctx context.Context, s *server) error {
 		if err != nil {
 			return err
 		}
-		tool, bad := toolFromMCP(t)
+		tool, bad, badVis := toolFromMCP(t)
 		if bad != "" {
 			p.opts.Logf("mcp %s: tool %q names UI %q, which is not ui://; it is treated as having no UI", s.cfg.ID, t.Name, bad)
+		}
+		if badVis {
+			p.opts.Logf("mcp %s: tool %q has a malformed _meta.ui.visibility %v; read restrictively as %v", s.cfg.ID, t.Name, t.Meta["ui"].(map[string]any)["visibility"], tool.Visibility)
 		}
 		tools[t.Name] = tool
 		order = append(order, t.Name)
@@ -355,7 +425,7 @@ func (p *Pool) Call(ctx context.Context, id, name string, args any) (*mcp.CallTo
 	if err != nil {
 		return nil, err
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: callerMeta(ctx)})
 	if errors.Is(err, mcp.ErrConnectionClosed) {
 		cs.Close() // let keepConnected reconnect
 	}
@@ -368,7 +438,7 @@ func (p *Pool) Read(ctx context.Context, id, uri string) (*mcp.ReadResourceResul
 	if err != nil {
 		return nil, err
 	}
-	return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri, Meta: callerMeta(ctx)})
 }
 
 // ListResources lists a server's resources.
@@ -377,7 +447,7 @@ func (p *Pool) ListResources(ctx context.Context, id string) (*mcp.ListResources
 	if err != nil {
 		return nil, err
 	}
-	return cs.ListResources(ctx, nil)
+	return cs.ListResources(ctx, &mcp.ListResourcesParams{Meta: callerMeta(ctx)})
 }
 
 // Ping pings a server.
@@ -386,7 +456,7 @@ func (p *Pool) Ping(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return cs.Ping(ctx, nil)
+	return cs.Ping(ctx, &mcp.PingParams{Meta: callerMeta(ctx)})
 }
 
 // ErrNotRenderable is wrapped when a UI resource may not be rendered.
@@ -409,7 +479,7 @@ func (p *Pool) UIResource(ctx context.Context, id, uri string) (*Resource, error
 	if len(uri) < 5 || uri[:5] != "ui://" {
 		return nil, fmt.Errorf("%w: %q is not a ui:// URI", ErrNotRenderable, uri)
 	}
-	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri, Meta: callerMeta(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -439,7 +509,11 @@ func (p *Pool) UIResource(ctx context.Context, id, uri string) (*Resource, error
 	}
 	s.resources[uri] = r
 	s.mu.Unlock()
-	p.opts.Logf("mcp %s: UI resource %s (%d bytes), CSP: %s", id, uri, len(html), CSP(ui))
+	policy, dropped := CSPReport(ui)
+	p.opts.Logf("mcp %s: UI resource %s (%d bytes), CSP: %s", id, uri, len(html), policy)
+	if len(dropped) > 0 {
+		p.opts.Logf("mcp %s: UI resource %s declares CSP domains that are not valid sources; dropped, never widened: %q", id, uri, dropped)
+	}
 	return r, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,11 +25,18 @@ type proxiedRequest struct {
 var allowedMethods = []string{"tools/call", "resources/read", "resources/list", "ping", "notifications/message"}
 
 // Minted reports whether a proxied request (forwardedProps.__proxiedMCPRequest)
-// names a server of this pool, so that the adapter answers it without
-// calling the agent.
+// is one the adapter answers itself, without calling the agent: it
+// carries a card capability (valid or not: an invalid one is refused), or
+// names a server of this pool.
 func (p *Pool) Minted(raw agui.JSON) bool {
 	var req proxiedRequest
-	if p == nil || json.Unmarshal(raw, &req) != nil {
+	if raw == nil || json.Unmarshal(raw, &req) != nil {
+		return false
+	}
+	if IsCapability(req.ServerHash) {
+		return true
+	}
+	if p == nil {
 		return false
 	}
 	if req.ServerID != "" && p.Has(req.ServerID) {
@@ -38,24 +46,47 @@ func (p *Pool) Minted(raw agui.JSON) bool {
 	return req.ServerHash != "" && ok
 }
 
-// answerProxied answers a card's request when it names a server this pool
-// minted (ours false otherwise, and the request goes to the backend). The
-// card may only reach the server that produced it, only with the allowed
-// methods, and tools/call only for tools of that server whose visibility
-// includes "app". Refusals are CallToolResult{isError:true} for tools/call
-// and {"error":...} otherwise; each decision is logged.
-func answerProxied(ctx context.Context, p *Pool, cfg Config, raw agui.JSON, logf func(string, ...any)) (agui.JSON, bool) {
+// answerProxied answers a card's request when it is the adapter's (ours
+// false otherwise, and the request goes to the backend). The request must
+// carry the card's capability (its serverHash), valid, unexpired and
+// minted for this principal and thread; a plain server hash or id is
+// accepted only with AcceptPlainServerHash. The card may only reach the
+// server that produced it, only with the allowed methods, tools/call only
+// for tools of that server whose visibility includes "app" (and that the
+// capability names), resources/read only for ui:// resources. Every MCP
+// request carries the caller (CallerMetaKey). Refusals are
+// CallToolResult{isError:true} for tools/call and {"error":...}
+// otherwise; each decision is logged.
+func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentInput, raw agui.JSON, logf func(string, ...any)) (agui.JSON, bool) {
 	var req proxiedRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, false
 	}
+	refuse := func(server, msg string) (agui.JSON, bool) {
+		logf("mcp proxied %s on %q refused: %s", req.Method, server, msg)
+		if req.Method == "tools/call" {
+			b, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": "refused: " + msg}}, "isError": true})
+			return agui.JSON(b), true
+		}
+		return errJSON(msg), true
+	}
+	principal := agui.Principal(ctx)
+	var cp *Capability
 	id := ""
 	switch {
+	case IsCapability(req.ServerHash):
+		c, err := cfg.Caps.CheckFor(req.ServerHash, principal, in.ThreadID)
+		if err != nil {
+			return refuse(c.Server, err.Error())
+		}
+		if req.ServerID != "" && req.ServerID != c.Server {
+			return refuse(c.Server, "serverId and the card's capability name different servers")
+		}
+		id, cp = c.Server, &c
 	case req.ServerID != "" && p.Has(req.ServerID):
 		id = req.ServerID
 		if req.ServerHash != "" && p.Hash(id) != req.ServerHash {
-			logf("mcp proxied %s refused: serverId %q does not match serverHash", req.Method, id)
-			return errJSON("serverId and serverHash name different servers"), true
+			return refuse(id, "serverId and serverHash name different servers")
 		}
 	case req.ServerHash != "":
 		var ok bool
@@ -65,22 +96,21 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, raw agui.JSON, logf
 	default:
 		return nil, false
 	}
+	if cp == nil && !cfg.AcceptPlainServerHash {
+		return refuse(id, "a card's requests must carry the card's capability (the serverHash of its mcp-apps activity)")
+	}
 	if !slices.Contains(cfg.Servers, id) && !slices.Contains(cfg.ProxyOnly, id) {
-		logf("mcp proxied %s refused: server %q is not bound to this agent", req.Method, id)
-		return errJSON(fmt.Sprintf("server %q is not available to this agent", id)), true
+		return refuse(id, fmt.Sprintf("server %q is not available to this agent", id))
 	}
 	ctx, cancel := context.WithTimeout(ctx, 55*time.Second) // under the App's 60 s request timeout
 	defer cancel()
-	refuse := func(msg string) (agui.JSON, bool) {
-		logf("mcp proxied %s on %s refused: %s", req.Method, id, msg)
-		if req.Method == "tools/call" {
-			b, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": "refused: " + msg}}, "isError": true})
-			return agui.JSON(b), true
-		}
-		return errJSON(msg), true
+	caller := Caller{Principal: principal, ThreadID: in.ThreadID, RunID: in.RunID, Source: "app"}
+	if cp != nil {
+		caller.ToolCallID = cp.ToolCall
 	}
+	ctx = WithCaller(ctx, caller)
 	if !slices.Contains(allowedMethods, req.Method) {
-		return refuse(fmt.Sprintf("method %q is not allowed (allowed: %v)", req.Method, allowedMethods))
+		return refuse(id, fmt.Sprintf("method %q is not allowed (allowed: %v)", req.Method, allowedMethods))
 	}
 	var out any
 	switch req.Method {
@@ -90,14 +120,16 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, raw agui.JSON, logf
 			Arguments map[string]any `json:"arguments"`
 		}
 		if json.Unmarshal(req.Params, &params) != nil || params.Name == "" {
-			return refuse("tools/call needs params {name, arguments}")
+			return refuse(id, "tools/call needs params {name, arguments}")
 		}
 		t, ok := p.Tool(id, params.Name)
 		switch {
 		case !ok:
-			return refuse(fmt.Sprintf("server %q has no tool %q", id, params.Name))
+			return refuse(id, fmt.Sprintf("server %q has no tool %q", id, params.Name))
 		case !t.AppVisible():
-			return refuse(fmt.Sprintf("tool %q is not callable from an app (visibility %v)", params.Name, t.Visibility))
+			return refuse(id, fmt.Sprintf("tool %q is not callable from an app (visibility %v)", params.Name, t.Visibility))
+		case cp != nil && !cp.allows(params.Name):
+			return refuse(id, fmt.Sprintf("this card's capability does not include tool %q", params.Name))
 		}
 		if params.Arguments == nil {
 			params.Arguments = map[string]any{}
@@ -114,30 +146,33 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, raw agui.JSON, logf
 			URI string `json:"uri"`
 		}
 		if json.Unmarshal(req.Params, &params) != nil || params.URI == "" {
-			return refuse("resources/read needs params {uri}")
+			return refuse(id, "resources/read needs params {uri}")
 		}
-		if len(params.URI) >= 5 && params.URI[:5] == "ui://" {
-			r, err := p.UIResource(ctx, id, params.URI)
-			if err != nil {
-				return refuse(err.Error())
-			}
-			out = r.ResourceResult()
-			break
+		if !strings.HasPrefix(params.URI, "ui://") {
+			// Data resources are for the model, not the iframe.
+			return refuse(id, fmt.Sprintf("a card may read only ui:// resources, not %q", params.URI))
 		}
-		res, err := p.Read(ctx, id, params.URI)
+		r, err := p.UIResource(ctx, id, params.URI)
 		if err != nil {
-			return refuse(fmt.Sprintf("cannot read %s: %v", params.URI, err))
+			return refuse(id, err.Error())
 		}
-		out = cleanResult(res)
+		out = r.ResourceResult()
 	case "resources/list":
 		res, err := p.ListResources(ctx, id)
 		if err != nil {
-			return refuse(err.Error())
+			return refuse(id, err.Error())
 		}
+		var ui []*mcp.Resource
+		for _, r := range res.Resources {
+			if strings.HasPrefix(r.URI, "ui://") {
+				ui = append(ui, r)
+			}
+		}
+		res.Resources = ui
 		out = cleanResult(res)
 	case "ping":
 		if err := p.Ping(ctx, id); err != nil {
-			return refuse(err.Error())
+			return refuse(id, err.Error())
 		}
 		out = map[string]any{}
 	case "notifications/message":

@@ -148,7 +148,9 @@ async function renderCard(ev, toolCallId, title) {
   c.meta.textContent = `tool result ${bytes} bytes · ${ev.content.resourceUri}`;
   c.body.replaceChildren();
   try {
-    const request = GenuiMcpApps.proxyVia(`/agents/${state.agent}/run`);
+    // A card's requests go on the thread of the run that showed it: its
+    // capability is bound to that thread.
+    const request = GenuiMcpApps.proxyVia(`/agents/${state.agent}/run`, { threadId: ev.threadId || state.threadId });
     const card = await GenuiMcpApps.mount(c.body, ev.content, {
       request: async (req) => {
         const r = await request(req);

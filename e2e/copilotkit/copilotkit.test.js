@@ -68,6 +68,24 @@ async function open({ thread = randomUUID(), single = false, agent = "default" }
   return { page, thread, traffic, errors };
 }
 
+// clickInFrames clicks the first element matching selector in any frame.
+async function clickInFrames(page, selector, timeout = 20000) {
+  const end = Date.now() + timeout;
+  while (Date.now() < end) {
+    for (const f of page.frames()) {
+      try {
+        const el = f.locator(selector);
+        if ((await el.count()) > 0 && (await el.first().isEnabled())) {
+          await el.first().click({ timeout: 2000 });
+          return true;
+        }
+      } catch {}
+    }
+    await page.waitForTimeout(200);
+  }
+  return false;
+}
+
 async function say(page, text) {
   const box = page.locator("textarea").first();
   await box.fill(text);
@@ -108,6 +126,13 @@ for (const single of [false, true]) {
     assert.ok(await anyFrameText(page, "Refund review"), "the MCP App card did not render");
     assert.ok(await anyFrameText(page, "Ada Lovelace"), "the card did not get its tool result");
     assert.ok(traffic.some((t) => t.body && t.body.includes("__proxiedMCPRequest") && t.body.includes("resources/read")), "no proxied resources/read");
+    // The stock renderer echoes the card's serverHash (its capability):
+    // the card's app-only tool works with no frontend change.
+    assert.ok(traffic.some((t) => t.body && t.body.includes("__proxiedMCPRequest") && t.body.includes("gcap1.")), "the proxied requests did not carry the card's capability");
+    if (!single) {
+      assert.ok(await clickInFrames(page, "#approve"), "no Approve button in the card");
+      assert.ok(await anyFrameText(page, "approved by anonymous"), "the card's decide_refund did not go through");
+    }
     await page.screenshot({ path: join(artifacts, `copilotkit-${tag}.png`), fullPage: true });
     if (!single) {
       assert.ok(traffic.some((t) => t.url.endsWith("/api/copilotkit/info")), "GET /info not used");

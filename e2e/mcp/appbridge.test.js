@@ -27,8 +27,13 @@ after(async () => {
 });
 
 test("the data view works with the official AppBridge", async () => {
-  // The View's HTML as any card would read it: a proxied resources/read.
-  const read = await runClient("1.0.0", `${adapter.url}/agents/d/run`, { forwardedProps: { __proxiedMCPRequest: { serverId: "genui", method: "resources/read", params: { uri: "ui://genui/data-view" } } } });
+  // A data-view card (its capability), then the View's HTML as that card
+  // reads it: a proxied resources/read on the card's thread.
+  const threadId = `appbridge-${Date.now()}`;
+  const shown = await runClient("1.0.0", `${adapter.url}/agents/d/run`, { threadId, messages: [{ id: "u1", role: "user", content: "table" }], forwardedProps: { genuiRender: ["mcp-apps"] } });
+  const dv = shown.messages.find((m) => m.role === "activity" && m.activityType === "mcp-apps");
+  assert.ok(dv, "no data-view card");
+  const read = await runClient("1.0.0", `${adapter.url}/agents/d/run`, { threadId, forwardedProps: { __proxiedMCPRequest: { serverHash: dv.content.serverHash, serverId: "genui", method: "resources/read", params: { uri: "ui://genui/data-view" } } } });
   const html = read.events.find((e) => e.type === "RUN_FINISHED").result.contents[0].text;
   assert.ok(html.includes("ui/initialize"));
   const page = await browser.newPage();

@@ -46,7 +46,8 @@ after(async () => {
 
 test("the official basic-vanillajs App runs in our host bridge and sandbox", async () => {
   assert.ok(adapter.sandbox && new URL(adapter.sandbox).origin !== new URL(adapter.url).origin, "the sandbox needs its own origin");
-  const run = await runClient("1.0.0", `${adapter.url}/agents/apps/run`);
+  const threadId = `host-${Date.now()}`;
+  const run = await runClient("1.0.0", `${adapter.url}/agents/apps/run`, { threadId });
   const card = run.messages.find((m) => m.role === "activity" && m.activityType === "mcp-apps");
   assert.ok(card, "no mcp-apps card");
 
@@ -55,9 +56,9 @@ test("the official basic-vanillajs App runs in our host bridge and sandbox", asy
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(files.url + "/");
   await page.addScriptTag({ url: `${adapter.url}/static/mcp-apps-host.js` });
-  await page.evaluate(async ({ adapterUrl, content }) => {
+  await page.evaluate(async ({ adapterUrl, content, threadId }) => {
     window.__proxied = [];
-    const via = GenuiMcpApps.proxyVia(adapterUrl + "/agents/apps/run");
+    const via = GenuiMcpApps.proxyVia(adapterUrl + "/agents/apps/run", { threadId });
     window.__messages = [];
     window.__opened = [];
     window.__card = await GenuiMcpApps.mount(document.getElementById("cards"), content, {
@@ -66,7 +67,7 @@ test("the official basic-vanillajs App runs in our host bridge and sandbox", asy
       onMessage: (msgs) => window.__messages.push(...msgs),
       openLink: (u) => window.__opened.push(u),
     });
-  }, { adapterUrl: adapter.url, content: card.content });
+  }, { adapterUrl: adapter.url, content: card.content, threadId });
 
   const view = page.frameLocator("#cards iframe").frameLocator("iframe");
   await view.getByText("Server Time", { exact: false }).first().waitFor({ timeout: 15000 });

@@ -81,10 +81,14 @@ after(async () => {
   monitor?.kill();
 });
 
-let card;
+let card, timeCard;
+// The thread of the run whose cards the proxied requests below use: a
+// card's capability is bound to its principal and thread.
+const cardThread = `cards-${Date.now()}`;
+
 for (const v of Object.keys(clients)) {
   test(`${v}: UI tools are injected, called mid-run, and the follow-up lands in the same run`, async () => {
-    const got = await runClient(v, `${adapter.url}/agents/apps/run`);
+    const got = await runClient(v, `${adapter.url}/agents/apps/run`, { threadId: v === "1.0.0" ? cardThread : undefined });
     assert.equal(got.rejected, undefined);
     assert.deepEqual(got.failed, []);
     assert.deepEqual(got.warnings, []);
@@ -98,21 +102,25 @@ for (const v of Object.keys(clients)) {
     assert.equal(cards.length, 2);
     const time = cards.find((c) => c.content.resourceUri === "ui://get-time/mcp-app.html");
     assert.ok(time, "no get-time card");
-    assert.deepEqual(Object.keys(time.content).sort(), ["resourceUri", "result", "serverHash", "serverId", "toolInput"]);
+    assert.deepEqual(Object.keys(time.content).sort(), ["resourceUri", "result", "serverHash", "serverId", "toolCallId", "toolInput"]);
     assert.equal(time.content.serverId, "basic");
-    assert.match(time.content.serverHash, /^[0-9a-f]{32}$/);
+    assert.match(time.content.serverHash, /^gcap1\./, "the card's serverHash is its capability");
+    assert.ok(got.messages.some((m) => m.toolCalls?.some((c) => c.id === time.content.toolCallId)), "the card names its tool call");
     assert.ok(time.content.result.structuredContent?.time, "structuredContent kept");
     assert.ok(!("resultType" in time.content.result));
     const results = got.messages.filter((m) => m.role === "tool");
     assert.equal(results.length, 2);
     assert.ok(got.messages.some((m) => m.role === "assistant" && m.content === "I called 2 tools."), "follow-up text missing");
-    card = cards.find((c) => c.content.serverId === "monitor");
+    if (v === "1.0.0") {
+      card = cards.find((c) => c.content.serverId === "monitor");
+      timeCard = time;
+    }
   });
 }
 
-async function proxied(req) {
+async function proxied(req, threadId = cardThread) {
   const before = seenTools.length;
-  const got = await runClient("1.0.0", `${adapter.url}/agents/apps/run`, { forwardedProps: { __proxiedMCPRequest: req } });
+  const got = await runClient("1.0.0", `${adapter.url}/agents/apps/run`, { threadId, forwardedProps: { __proxiedMCPRequest: req } });
   assert.deepEqual(got.failed, []);
   assert.deepEqual(got.events.map((e) => e.type), ["RUN_STARTED", "RUN_FINISHED"]);
   assert.equal(seenTools.length, before, "the agent was called for a proxied request");
@@ -126,17 +134,23 @@ test("the app-only poll-system-stats is callable through a proxied request", asy
 });
 
 test("a card's resources/read returns the MCP App HTML", async () => {
-  const r = await proxied({ serverId: "basic", method: "resources/read", params: { uri: "ui://get-time/mcp-app.html" } });
+  const r = await proxied({ serverHash: timeCard.content.serverHash, serverId: "basic", method: "resources/read", params: { uri: "ui://get-time/mcp-app.html" } });
   assert.equal(r.contents[0].mimeType, "text/html;profile=mcp-app");
   assert.ok(r.contents[0].text.length > 100000);
 });
 
-test("a proxied call to a model-only tool, another server's tool or a disallowed method is refused", async () => {
-  let r = await proxied({ serverId: "refundsStdio", method: "tools/call", params: { name: "refund_policy", arguments: {} } });
+test("a proxied call without the card's capability, to another server's tool or with a disallowed method is refused", async () => {
+  let r = await proxied({ serverId: "refundsStdio", method: "tools/call", params: { name: "decide_refund", arguments: {} } });
   assert.equal(r.isError, true);
-  assert.match(r.content[0].text, /not callable from an app/);
-  r = await proxied({ serverId: "basic", method: "tools/call", params: { name: "poll-system-stats", arguments: {} } });
+  assert.match(r.content[0].text, /capability/);
+  // The monitor card names its own server: the basic server's tools are
+  // out of its reach.
+  r = await proxied({ serverHash: card.content.serverHash, serverId: "basic", method: "tools/call", params: { name: "get-time", arguments: {} } });
   assert.equal(r.isError, true);
-  r = await proxied({ serverId: "basic", method: "tools/list" });
+  r = await proxied({ serverHash: card.content.serverHash, method: "tools/list" });
   assert.match(r.error, /not allowed/);
+  // On another thread the card's capability is refused.
+  r = await proxied({ serverHash: card.content.serverHash, method: "tools/call", params: { name: "poll-system-stats", arguments: {} } }, "another-thread");
+  assert.equal(r.isError, true);
+  assert.match(r.content[0].text, /another conversation/);
 });

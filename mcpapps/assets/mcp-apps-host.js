@@ -23,9 +23,15 @@
 //     appended) and given to options.onModelContext;
 //   - size changes set the frame height, capped at options.maxHeight;
 //   - everything else gets -32601.
-// options: request (required), adapter (base URL, default ""), onMessage,
+// options: request (required), adapter (base URL, default ""), headers
+// (sent with the sandbox request, e.g. Authorization), onMessage,
 // onModelContext, onLog, maxHeight (800), debounceMs (300), hostInfo,
 // theme ("light"), openLink(url) (default window.open).
+//
+// The card's serverHash is its capability: the adapter answers a card's
+// requests only when they carry it, on the thread and for the principal
+// of the run that showed the card. So proxyVia must post on that thread
+// (options.threadId) with that principal's credentials (options.headers).
 (function () {
   "use strict";
   const BLOCKED = ["javascript:", "data:", "vbscript:", "file:", "blob:"];
@@ -62,7 +68,7 @@
     const html = item.text != null ? item.text : atob(item.blob || "");
     const sres = await fetch(o.adapter + "/mcp-apps/sandbox", {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", ...(o.headers || {}) },
       body: JSON.stringify(Object.assign({ uri: content.resourceUri, hostOrigin: location.origin }, server)),
     });
     if (!sres.ok) throw new Error("sandbox: HTTP " + sres.status + ": " + (await sres.text()));

@@ -14,10 +14,11 @@ import (
 
 // Cards is the AG-UI middleware that shows structured results of the
 // backend's own tools as MCP Apps cards of the data view (render
-// "mcp-apps"). It sits inside mcpapps.Middleware, so results of MCP tools
-// (which bring their own UI) are not wrapped again. enabled decides per
-// run; the pool must hold the genui server.
-func Cards(p *mcpapps.Pool, enabled func(in *agui.RunAgentInput) bool) agui.Middleware {
+// "mcp-apps"), each with its capability (caps). It sits inside
+// mcpapps.Middleware, so results of MCP tools (which bring their own UI)
+// are not wrapped again. enabled decides per run; the pool must hold the
+// genui server.
+func Cards(p *mcpapps.Pool, caps *mcpapps.Capabilities, enabled func(in *agui.RunAgentInput) bool) agui.Middleware {
 	return func(next agui.Agent) agui.Agent {
 		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
 			if !enabled(in) {
@@ -33,7 +34,7 @@ func Cards(p *mcpapps.Pool, enabled func(in *agui.RunAgentInput) bool) agui.Midd
 					case *agui.ToolCallStart:
 						names[e.ToolCallID] = e.ToolCallName
 					case *agui.ToolCallResult:
-						if card := cardFor(p, e, names[e.ToolCallID]); card != nil && !yield(card, nil) {
+						if card := cardFor(ctx, p, caps, in.ThreadID, e, names[e.ToolCallID]); card != nil && !yield(card, nil) {
 							return
 						}
 					}
@@ -43,7 +44,7 @@ func Cards(p *mcpapps.Pool, enabled func(in *agui.RunAgentInput) bool) agui.Midd
 	}
 }
 
-func cardFor(p *mcpapps.Pool, e *agui.ToolCallResult, tool string) agui.Event {
+func cardFor(ctx context.Context, p *mcpapps.Pool, caps *mcpapps.Capabilities, thread string, e *agui.ToolCallResult, tool string) agui.Event {
 	b := bytes.TrimSpace([]byte(e.Content))
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') || !json.Valid(b) {
 		return nil
@@ -59,15 +60,10 @@ func cardFor(p *mcpapps.Pool, e *agui.ToolCallResult, tool string) agui.Event {
 	if tool != "" {
 		sc["title"] = tool
 	}
-	content, _ := json.Marshal(map[string]any{
-		"result":      map[string]any{"content": []any{map[string]any{"type": "text", "text": summary(data)}}, "structuredContent": sc},
-		"resourceUri": ResourceURI,
-		"serverHash":  p.Hash(ServerID),
-		"serverId":    ServerID,
-		"toolInput":   map[string]any{},
-	})
 	var id [12]byte
 	_, _ = rand.Read(id[:])
-	t := true
-	return &agui.ActivitySnapshot{MessageID: "mcp-apps-" + hex.EncodeToString(id[:]), ActivityType: mcpapps.ActivityType, Content: agui.JSON(content), Replace: &t}
+	return caps.CardEvent(ctx, p, "mcp-apps-"+hex.EncodeToString(id[:]), mcpapps.Card{
+		Result:      map[string]any{"content": []any{map[string]any{"type": "text", "text": summary(data)}}, "structuredContent": sc},
+		ResourceURI: ResourceURI, ServerID: ServerID, ToolInput: map[string]any{}, ToolCallID: e.ToolCallID,
+	}, thread)
 }

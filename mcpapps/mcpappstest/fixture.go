@@ -21,12 +21,27 @@ type Server struct {
 	Calls   []string
 	Barrier chan struct{}
 	Arrived chan string
+	// Callers holds, per call, the _meta["genui-adapter/caller"] it
+	// carried (nil when absent).
+	Callers []map[string]any
 }
 
-func (s *Server) record(name string) {
+func (s *Server) record(name string, meta mcp.Meta) {
+	c, _ := meta["genui-adapter/caller"].(map[string]any)
 	s.mu.Lock()
 	s.Calls = append(s.Calls, name)
+	s.Callers = append(s.Callers, c)
 	s.mu.Unlock()
+}
+
+// LastCaller returns the caller metadata of the last call.
+func (s *Server) LastCaller() map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.Callers) == 0 {
+		return nil
+	}
+	return s.Callers[len(s.Callers)-1]
 }
 
 // CallCount returns how many calls the named tool got.
@@ -51,7 +66,7 @@ func New() *Server {
 	add := func(t *mcp.Tool, h func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)) {
 		t.InputSchema = obj
 		s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			s.record(t.Name)
+			s.record(t.Name, req.Params.Meta)
 			return h(ctx, req)
 		})
 	}
@@ -72,6 +87,14 @@ func New() *Server {
 	add(&mcp.Tool{Name: "secret", Description: "Model-only", Meta: mcp.Meta{"ui": map[string]any{"visibility": []string{"model"}}}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: text("secret")}, nil
+		})
+	add(&mcp.Tool{Name: "string_vis", Description: "visibility is the string \"app\", not a list", Meta: mcp.Meta{"ui": map[string]any{"visibility": "app"}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: text("string_vis")}, nil
+		})
+	add(&mcp.Tool{Name: "odd_vis", Description: "visibility is a number", Meta: mcp.Meta{"ui": map[string]any{"visibility": 7}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: text("odd_vis")}, nil
 		})
 	add(&mcp.Tool{Name: "bad_uri", Description: "Names a non-ui:// UI", Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "https://evil.example.com/x.html"}}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -104,5 +127,9 @@ func New() *Server {
 	}}, nil)
 	res("ui://fx/legacy.html", "text/html;profile=mcp-app", nil, mcp.Meta{"ui": map[string]any{"prefersBorder": false}})
 	res("ui://fx/wrong.html", "text/html", nil, nil)
+	// A data resource: for the model, never for a card.
+	s.AddResource(&mcp.Resource{URI: "file://fx/secret.json", Name: "secret data", MIMEType: "application/json"}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "file://fx/secret.json", MIMEType: "application/json", Text: `{"secret":42}`}}}, nil
+	})
 	return s
 }

@@ -1,9 +1,12 @@
 // Package refund is the example MCP App server of examples/refund-server:
 // the approval pattern of a refund review card. review_refund (model
 // visible) renders ui://refund/review.html; the card's buttons call
-// decide_refund (app only), which re-reads the amount by id on the server
-// and decides once however often it is clicked; refund_policy is model
-// only.
+// decide_refund (app only), which re-reads the amount by id on the server,
+// decides once however often it is clicked, and records who decided: the
+// principal the host names in _meta["genui-adapter/caller"] (visibility is
+// a host convention; authorization happens here, and a decision without
+// an identity is refused). The card then tells the model the outcome with
+// ui/update-model-context. refund_policy is model only.
 package refund
 
 import (
@@ -27,6 +30,20 @@ type refund struct {
 	Currency string  `json:"currency"`
 	Reason   string  `json:"reason"`
 	Status   string  `json:"status"` // pending, approved, rejected
+	// DecidedBy is the principal that decided, from the host's caller
+	// metadata.
+	DecidedBy string `json:"decidedBy,omitempty"`
+}
+
+// callerMetaKey is where the genui-adapter host says who a request is
+// made for.
+const callerMetaKey = "genui-adapter/caller"
+
+// caller returns the principal a request is made for, or "".
+func caller(meta mcp.Meta) string {
+	c, _ := meta[callerMetaKey].(map[string]any)
+	p, _ := c["principal"].(string)
+	return p
 }
 
 // store holds the refunds; decisions are made once.
@@ -78,6 +95,10 @@ func newServer(st *store) *mcp.Server {
 			if in.Decision != "approve" && in.Decision != "reject" {
 				return nil, nil, errors.New(`decision must be "approve" or "reject"`)
 			}
+			who := caller(req.Params.Meta)
+			if who == "" {
+				return nil, nil, errors.New("refused: the request names no caller (_meta[\"genui-adapter/caller\"]); a refund decision needs an identity")
+			}
 			st.mu.Lock()
 			defer st.mu.Unlock()
 			r, ok := st.refunds[in.RefundID]
@@ -88,10 +109,11 @@ func newServer(st *store) *mcp.Server {
 			out := &decideOut{}
 			if r.Status == "pending" {
 				r.Status = map[string]string{"approve": "approved", "reject": "rejected"}[in.Decision]
+				r.DecidedBy = who
 				out.Changed = true
 			}
 			out.Refund = *r
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("Refund %s is %s (%.2f %s).", r.ID, r.Status, r.Amount, r.Currency)}}}, out, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("Refund %s is %s (%.2f %s) by %s.", r.ID, r.Status, r.Amount, r.Currency, r.DecidedBy)}}}, out, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "refund_policy", Description: "The refund policy, for the model only.",
 		Meta: mcp.Meta{"ui": map[string]any{"visibility": []string{"model"}}}},

@@ -44,19 +44,31 @@ func TestRefundServer(t *testing.T) {
 		}
 		Changed bool
 	}
+	// No identity, no decision.
+	if res, err := pool.Call(ctx, "refunds", "decide_refund", map[string]any{"refundId": "RF-1002", "decision": "approve"}); err != nil || !res.IsError {
+		t.Fatalf("a decision without a caller was accepted: %v %+v", err, res)
+	}
+	ctx = mcpapps.WithCaller(ctx, mcpapps.Caller{Principal: "alice", ThreadID: "t", Source: "app"})
 	// A card cannot smuggle its own amount in.
 	if res, err := pool.Call(ctx, "refunds", "decide_refund", map[string]any{"refundId": "RF-1002", "decision": "approve", "amount": 1}); err != nil || !res.IsError {
 		t.Fatalf("an amount from the card was accepted: %v %+v", err, res)
 	}
+	var decided struct {
+		Refund struct{ DecidedBy string }
+	}
 	for i, want := range []bool{true, false} {
+		if i == 1 {
+			ctx = mcpapps.WithCaller(ctx, mcpapps.Caller{Principal: "bob", ThreadID: "t", Source: "app"})
+		}
 		res, err := pool.Call(ctx, "refunds", "decide_refund", map[string]any{"refundId": "RF-1002", "decision": "approve"})
 		if err != nil || res.IsError {
 			t.Fatalf("decide: %v %v", err, res)
 		}
 		b, _ := json.Marshal(res.StructuredContent)
 		json.Unmarshal(b, &out)
-		if out.Changed != want || out.Refund.Status != "approved" || out.Refund.Amount != 2400 {
-			t.Errorf("click %d: %+v", i+1, out)
+		json.Unmarshal(b, &decided)
+		if out.Changed != want || out.Refund.Status != "approved" || out.Refund.Amount != 2400 || decided.Refund.DecidedBy != "alice" {
+			t.Errorf("click %d: %+v decided by %q", i+1, out, decided.Refund.DecidedBy)
 		}
 	}
 }
