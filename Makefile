@@ -1,10 +1,10 @@
 # make test runs everything CI runs: formatting, vet, Go tests with the race
 # detector, and the Node end-to-end suite against the real clients.
-.PHONY: test fmt-check vet gotest e2e e2e-deps run build bench loadgen fuzz playground-vendor soak
+.PHONY: test fmt-check vet gotest e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak
 
 GO ?= go
 
-test: fmt-check vet gotest e2e
+test: fmt-check vet gotest loadsmoke e2e
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './e2e/*')); \
@@ -46,8 +46,16 @@ build:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# The load comparison (about 5 minutes): direct, a byte-copy pass-through
+# and the adapter (memory and Redis run logs) under 1,000 x 20 ev/s and
+# 10,000 x 1 ev/s, one stream, and A2UI validation.
 loadgen:
 	$(GO) run ./examples/loadgen
+
+# A few seconds of 200 streams through the adapter; fails on a lost event
+# or an error (part of make test).
+loadsmoke:
+	$(GO) run ./examples/loadgen -scenario smoke
 
 # The bounded soak (about 2 minutes; not part of make test): the real
 # binary under a 60 s flood read by a slow client, 3 M small deltas and

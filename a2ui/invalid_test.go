@@ -83,3 +83,21 @@ func TestIntegrityRules(t *testing.T) {
 	}
 	t.Logf("rules covered: %d", len(rules))
 }
+
+// TestVerdictCacheKeepsRefusing: a component the schema accepted is
+// remembered, and one that differs in any value is validated again.
+func TestVerdictCacheKeepsRefusing(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	cat := "https://a2ui.org/specification/v0_9/basic_catalog.json"
+	create := `{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"` + cat + `"}}`
+	good := `{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"root","component":"Text","text":"hi"}]}}`
+	bad := `{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"root","component":"Text","text":{"nope":1}}]}}`
+	for range 3 {
+		if errs := v.ValidateBatch([][]byte{[]byte(create), []byte(good)}); len(errs) != 0 {
+			t.Fatalf("valid surface: %v", errs)
+		}
+		if errs := v.ValidateBatch([][]byte{[]byte(create), []byte(bad)}); len(errs) == 0 {
+			t.Fatalf("a component the cache might confuse with a valid one was accepted")
+		}
+	}
+}

@@ -79,6 +79,7 @@ type Validator struct {
 
 	strictOnce *syncOnce
 	strict     *Validator
+	verdicts   *verdicts
 }
 
 type syncOnce = sync.Once
@@ -97,7 +98,7 @@ func NewValidator(opts Options) (*Validator, error) {
 			return nil, fmt.Errorf("a2ui: add schema %s: %w", u, err)
 		}
 	}
-	v := &Validator{opts: opts.withDefaults(), components: map[string]*jsonschema.Schema{}, strictOnce: new(sync.Once)}
+	v := &Validator{opts: opts.withDefaults(), components: map[string]*jsonschema.Schema{}, strictOnce: new(sync.Once), verdicts: newVerdicts()}
 	if v.s2c, err = c.Compile(schemas.Base + "server_to_client.json"); err != nil {
 		return nil, fmt.Errorf("a2ui: compile: %w", err)
 	}
@@ -223,7 +224,7 @@ func (s *Stream) Validate(b []byte) []Error {
 	var errs []Error
 	if op == "updateComponents" {
 		errs = s.schemaComponents(body, sid, idx)
-	} else if err := v.s2c.Validate(doc); err != nil {
+	} else if err := v.verdicts.validate(v.s2c, doc); err != nil {
 		errs = schemaErrors(err, "", sid, idx)
 	}
 	if len(errs) > 0 {
@@ -293,7 +294,7 @@ func (s *Stream) schemaComponents(body map[string]any, sid string, idx int) []Er
 			errs = append(errs, Error{Rule: RuleUnknownComponent, SurfaceID: sid, Path: base + "/component", Message: msg, Index: idx})
 			continue
 		}
-		if err := sch.Validate(m); err != nil {
+		if err := s.v.verdicts.validate(sch, m); err != nil {
 			errs = append(errs, schemaErrors(err, base, sid, idx)...)
 		}
 	}

@@ -255,6 +255,10 @@ type AgentConfig struct {
 	ConnectTimeout Duration `yaml:"connectTimeout,omitempty"`
 	// IdleTimeout ends a silent upstream stream.
 	IdleTimeout Duration `yaml:"idleTimeout,omitempty"`
+	// HTTP2 speaks HTTP/2 without TLS (prior knowledge) to an http://
+	// agui upstream, so that every run shares a few connections instead
+	// of one each (https upstreams negotiate HTTP/2 by themselves).
+	HTTP2 bool `yaml:"http2,omitempty"`
 	// Delay paces the demo agent's events (demo only).
 	Delay Duration `yaml:"delay,omitempty"`
 	// A2UI configures structured tool results as A2UI surfaces.
@@ -542,7 +546,7 @@ func (c *Config) Validate() error {
 // type has); setting another is a config error, never silently ignored.
 var agentKeys = map[string][]string{
 	"demo":      {"delay"},
-	"agui":      {"url", "headers", "forwardHeaders", "connectTimeout", "idleTimeout", "upstreamThreads"},
+	"agui":      {"url", "headers", "forwardHeaders", "connectTimeout", "idleTimeout", "upstreamThreads", "http2"},
 	"langgraph": {"url", "graph", "apiKey", "assistantConfig", "headers", "forwardHeaders", "connectTimeout", "idleTimeout"},
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/agui"
 )
@@ -140,34 +141,40 @@ func (s *Server) connect(c *echo.Context, agentID string, body []byte) error {
 			return runsError(err, th.ActiveRunID)
 		}
 	}
+	s.streams.Add(1)
+	defer s.streams.Done()
 	w := c.Response()
 	enc := agui.NewEncoder(w)
-	if !writePreamble(w, enc) {
-		if rd != nil {
-			rd.Close()
-		}
-		return nil
+	sink := s.newSink(w, enc, writePreamble(w, enc))
+	defer sink.close()
+	if rd != nil {
+		defer rd.Close()
 	}
 	if len(th.Messages) > 0 {
 		replay := "replay-" + newInstanceID()
+		var entries []runlog.Entry
 		for _, ev := range []agui.Event{
 			&agui.RunStarted{ThreadID: req.ThreadID, RunID: replay},
 			&agui.MessagesSnapshot{Messages: s.renewCards(c, req.ThreadID, th.Messages)},
 			&agui.RunFinished{ThreadID: req.ThreadID, RunID: replay},
 		} {
-			if enc.Encode("", ev) != nil {
-				if rd != nil {
-					rd.Close()
-				}
-				return nil
+			b, err := ev.MarshalJSON()
+			if err != nil {
+				return err
 			}
+			entries = append(entries, runlog.Entry{Data: b})
 		}
-		_ = http.NewResponseController(w).Flush()
+		if sink.SendPlain(entries) != nil || sink.Flush() != nil {
+			return nil
+		}
 	}
 	if rd == nil {
 		return nil
 	}
-	return s.stream(c, rd, enc)
+	if err := runs.Follow(c.Request().Context(), rd, sink); err != nil {
+		sink.fail(s, rd.Run().ID, err)
+	}
+	return nil
 }
 
 // stop stops the principal's thread's active run: body {} or

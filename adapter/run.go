@@ -114,7 +114,10 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	stats := &runStats{m: s.metrics, agent: a.id, logger: s.logger, debug: string(in.ForwardedProp("genuiDebug")) == "true"}
 	req := runs.StartRequest{
 		Principal: principal, AgentID: a.id, Agent: a.chain, Input: in,
-		Header: c.Request().Header.Clone(), Stats: stats,
+		// Not cloned: nothing writes a request's headers once it is
+		// being served, and the run (in this goroutine with the memory
+		// log) only reads them.
+		Header: c.Request().Header, Stats: stats,
 		// A card's request answered by the adapter itself may come while
 		// the chat's run holds the thread (CopilotKit sends it on the
 		// chat's thread): registered, but outside the thread lock and
@@ -127,14 +130,15 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	if stats.debug {
 		req.Repairs = stats.takeRepairs
 	}
-	rd, err := s.runs.Start(c.Request().Context(), req)
+	started, err := s.runs.Start(c.Request().Context(), req)
 	if err != nil {
 		return runsError(err, in.RunID)
 	}
+	s.streams.Add(1)
+	defer s.streams.Done()
 	enc := agui.NewEncoder(c.Response())
-	if !writePreamble(c.Response(), enc) {
-		rd.Close()
-		return nil
-	}
-	return s.stream(c, rd, enc)
+	sink := s.newSink(c.Response(), enc, writePreamble(c.Response(), enc))
+	defer sink.close()
+	started.Serve(c.Request().Context(), sink)
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v5"
@@ -29,64 +30,155 @@ func writePreamble(w http.ResponseWriter, enc *agui.Encoder) bool {
 	return enc.Retry(3000) == nil && enc.Comment("ok") == nil && http.NewResponseController(w).Flush() == nil
 }
 
-// stream writes a reader's events as SSE ("id: <seq>" each) until the
-// run's terminal event or the client leaves, and closes the reader. The
-// preamble must have been written. Events that are ready together go in
-// one flush.
-func (s *Server) stream(c *echo.Context, rd *runs.Reader, enc *agui.Encoder) error {
-	defer rd.Close()
-	s.streams.Add(1)
-	defer s.streams.Done()
-	ctx := c.Request().Context()
-	rc := http.NewResponseController(c.Response())
-	hb := s.cfg.heartbeat()
-	heartbeat := time.NewTimer(hb)
-	defer heartbeat.Stop()
-	buf := make([]runlog.Entry, 0, 64)
-	wt := s.cfg.writeTimeout()
-	for {
-		entries, end, err := rd.Read(ctx, buf[:0])
-		if len(entries) > 0 || end || err != nil {
-			// A client that stops reading is dropped after the write
-			// timeout instead of holding its run back for ever.
-			_ = rc.SetWriteDeadline(time.Now().Add(wt))
+// sseSink writes a stream's events as SSE frames ("id: <seq>" each) and
+// flushes after each batch. It sends ": keep-alive" after heartbeat of
+// silence from its own timer, so that a run that executes in the request's
+// goroutine (and blocks on its upstream) still keeps proxies from cutting
+// the stream. A client that takes no write for the write timeout is
+// dropped (the deadline is pushed forward lazily, not per write).
+type sseSink struct {
+	mu       sync.Mutex
+	enc      *agui.Encoder
+	rc       *http.ResponseController
+	hb, wt   time.Duration
+	timer    *time.Timer // heartbeats
+	flusher  *time.Timer // flushes what Send left queued
+	pending  bool        // written, not flushed
+	deadline time.Time
+	dead     bool
+}
+
+// flushDelay bounds how long Send leaves events queued when nothing
+// flushes them sooner (the run did not go back to its upstream: an MCP
+// tool call, say).
+const flushDelay = 2 * time.Millisecond
+
+var errClientGone = errors.New("the client went away")
+
+// newSink starts a stream whose preamble is written (alive false: it was
+// not, every send fails).
+func (s *Server) newSink(w http.ResponseWriter, enc *agui.Encoder, alive bool) *sseSink {
+	k := &sseSink{enc: enc, rc: http.NewResponseController(w), hb: s.cfg.heartbeat(), wt: s.cfg.writeTimeout(), dead: !alive}
+	k.timer = time.AfterFunc(k.hb, k.beat)
+	k.flusher = time.AfterFunc(time.Hour, func() { _ = k.Flush() })
+	k.flusher.Stop()
+	return k
+}
+
+// extend pushes the write deadline forward when half of it is used.
+func (k *sseSink) extend() {
+	now := time.Now()
+	if k.deadline.Sub(now) < k.wt/2 {
+		k.deadline = now.Add(k.wt)
+		_ = k.rc.SetWriteDeadline(k.deadline)
+	}
+}
+
+// Send implements runs.Sink.
+func (k *sseSink) Send(entries []runlog.Entry) error { return k.send(entries, true) }
+
+// SendPlain sends events without ids (a synthetic replay, not part of a
+// run's log).
+func (k *sseSink) SendPlain(entries []runlog.Entry) error { return k.send(entries, false) }
+
+func (k *sseSink) send(entries []runlog.Entry, ids bool) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dead {
+		return errClientGone
+	}
+	k.extend()
+	for _, e := range entries {
+		id := ""
+		if ids {
+			id = strconv.FormatInt(e.Seq, 10)
 		}
-		for _, e := range entries {
-			if enc.EncodeData(strconv.FormatInt(e.Seq, 10), e.Data) != nil {
-				return nil
-			}
-		}
-		if err != nil {
-			// Mid-stream trouble: say so in-band, never leave a silent hole.
-			code, msg := "resume_gap", "events were evicted while this client was reading; start a new run"
-			if !errors.Is(err, runlog.ErrGap) {
-				code, msg = "run_log_error", "the run log failed"
-				s.logger.Error("run log read failed", "runId", rd.Run().ID, "error", err)
-			}
-			_ = enc.Encode("", &agui.RunError{Message: msg, Code: code})
-			end = true
-		}
-		if len(entries) > 0 || end {
-			if rc.Flush() != nil {
-				return nil
-			}
-			heartbeat.Reset(hb)
-		}
-		if end {
-			return nil
-		}
-		select {
-		case <-rd.Wait():
-		case <-heartbeat.C:
-			_ = rc.SetWriteDeadline(time.Now().Add(wt))
-			if enc.Comment("keep-alive") != nil || rc.Flush() != nil {
-				return nil
-			}
-			heartbeat.Reset(hb)
-		case <-ctx.Done():
-			return nil
+		if k.enc.EncodeData(id, e.Data) != nil {
+			k.dead = true
+			return errClientGone
 		}
 	}
+	if !k.pending {
+		k.pending = true
+		k.flusher.Reset(flushDelay)
+	}
+	return nil
+}
+
+// Flush implements runs.Sink: what Send queued goes out now.
+func (k *sseSink) Flush() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dead {
+		return errClientGone
+	}
+	if !k.pending {
+		return nil
+	}
+	k.pending = false
+	k.flusher.Stop()
+	if k.rc.Flush() != nil {
+		k.dead = true
+		return errClientGone
+	}
+	k.timer.Reset(k.hb)
+	return nil
+}
+
+func (k *sseSink) beat() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dead {
+		return
+	}
+	k.extend()
+	if k.enc.Comment("keep-alive") != nil || k.rc.Flush() != nil {
+		k.dead = true
+		return
+	}
+	k.pending = false
+	k.timer.Reset(k.hb)
+}
+
+// fail reports a read failure in-band: never a silent hole.
+func (k *sseSink) fail(s *Server, runID string, err error) {
+	code, msg := "resume_gap", "events were evicted while this client was reading; start a new run"
+	if !errors.Is(err, runlog.ErrGap) {
+		code, msg = "run_log_error", "the run log failed"
+		s.logger.Error("run log read failed", "runId", runID, "error", err)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.dead {
+		_ = k.enc.Encode("", &agui.RunError{Message: msg, Code: code})
+		_ = k.rc.Flush()
+		k.pending = false
+	}
+}
+
+// close flushes what is queued and stops the timers; nothing is written
+// after it.
+func (k *sseSink) close() {
+	_ = k.Flush()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.dead = true
+	k.timer.Stop()
+	k.flusher.Stop()
+}
+
+// follow streams a reader to the client until the run's terminal event or
+// the client leaves.
+func (s *Server) follow(c *echo.Context, rd *runs.Reader) error {
+	s.streams.Add(1)
+	defer s.streams.Done()
+	enc := agui.NewEncoder(c.Response())
+	sink := s.newSink(c.Response(), enc, writePreamble(c.Response(), enc))
+	defer sink.close()
+	if err := runs.Follow(c.Request().Context(), rd, sink); err != nil {
+		sink.fail(s, rd.Run().ID, err)
+	}
+	return nil
 }
 
 // runsError maps the runs package's errors to answers.
@@ -138,12 +230,7 @@ func handleRunEvents(s *Server) echo.HandlerFunc {
 		if err != nil {
 			return runsError(err, id)
 		}
-		enc := agui.NewEncoder(c.Response())
-		if !writePreamble(c.Response(), enc) {
-			rd.Close()
-			return nil
-		}
-		return s.stream(c, rd, enc)
+		return s.follow(c, rd)
 	}
 }
 

@@ -350,3 +350,18 @@ func TestNoLeaksOverDetachResumeCancel(t *testing.T) {
 		t.Errorf("%d upstreams aborted, want 100", got)
 	}
 }
+
+// TestEventsFlushWithoutUpstreamReads: an agent that produces an event and
+// then works without reading an upstream (the demo agent paced at 1 s, as
+// an MCP tool call would be) still gets it to the client at once: queued
+// events are flushed before an upstream read or after a short delay.
+func TestEventsFlushWithoutUpstreamReads(t *testing.T) {
+	ts := serveYAML(t, `agents: {d: {type: demo, delay: 1s}}`)
+	start := time.Now()
+	r := doReq(t, "POST", ts.URL+"/agents/d/run", runBody, nil)
+	defer r.Body.Close()
+	fs := readFrames(r.Body, func(f frame) bool { return strings.Contains(f.data, "RUN_STARTED") })
+	if len(fs) == 0 || time.Since(start) > 500*time.Millisecond {
+		t.Errorf("RUN_STARTED arrived after %s, want well under the agent's 1 s pace", time.Since(start))
+	}
+}

@@ -162,7 +162,18 @@ func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
 	case "demo":
 		return &demoAgent{delay: time.Duration(ac.Delay)}, nil
 	case "agui":
+		var client *http.Client
+		if ac.HTTP2 {
+			t := http.DefaultTransport.(*http.Transport).Clone()
+			t.DisableCompression = true
+			var p http.Protocols
+			p.SetUnencryptedHTTP2(true) // http:// upstreams
+			p.SetHTTP2(true)            // https:// upstreams
+			t.Protocols = &p
+			client = &http.Client{Transport: t, CheckRedirect: agui.SameOriginRedirects}
+		}
 		return &agui.HTTPAgent{
+			Client:          client,
 			URL:             ac.URL,
 			Headers:         ac.Headers,
 			ForwardHeaders:  ac.ForwardHeaders,

@@ -61,6 +61,9 @@ func (*TextMessageContent) Type() EventType { return TypeTextMessageContent }
 
 // MarshalJSON implements Event.
 func (e *TextMessageContent) MarshalJSON() ([]byte, error) {
+	if e.Base.isZero() {
+		return appendDelta(TypeTextMessageContent, "messageId", e.MessageID, e.Delta, true), nil
+	}
 	type wire TextMessageContent
 	return marshalTyped(TypeTextMessageContent, (*wire)(e))
 }
@@ -70,6 +73,9 @@ func (*TextMessageEnd) Type() EventType { return TypeTextMessageEnd }
 
 // MarshalJSON implements Event.
 func (e *TextMessageEnd) MarshalJSON() ([]byte, error) {
+	if e.Base.isZero() {
+		return appendDelta(TypeTextMessageEnd, "messageId", e.MessageID, "", false), nil
+	}
 	type wire TextMessageEnd
 	return marshalTyped(TypeTextMessageEnd, (*wire)(e))
 }
@@ -97,6 +103,9 @@ func (*ToolCallArgs) Type() EventType { return TypeToolCallArgs }
 
 // MarshalJSON implements Event.
 func (e *ToolCallArgs) MarshalJSON() ([]byte, error) {
+	if e.Base.isZero() {
+		return appendDelta(TypeToolCallArgs, "toolCallId", e.ToolCallID, e.Delta, true), nil
+	}
 	type wire ToolCallArgs
 	return marshalTyped(TypeToolCallArgs, (*wire)(e))
 }
@@ -106,6 +115,9 @@ func (*ToolCallEnd) Type() EventType { return TypeToolCallEnd }
 
 // MarshalJSON implements Event.
 func (e *ToolCallEnd) MarshalJSON() ([]byte, error) {
+	if e.Base.isZero() {
+		return appendDelta(TypeToolCallEnd, "toolCallId", e.ToolCallID, "", false), nil
+	}
 	type wire ToolCallEnd
 	return marshalTyped(TypeToolCallEnd, (*wire)(e))
 }
@@ -214,6 +226,9 @@ func (*ReasoningMessageContent) Type() EventType { return TypeReasoningMessageCo
 
 // MarshalJSON implements Event.
 func (e *ReasoningMessageContent) MarshalJSON() ([]byte, error) {
+	if e.Base.isZero() {
+		return appendDelta(TypeReasoningMessageContent, "messageId", e.MessageID, e.Delta, true), nil
+	}
 	type wire ReasoningMessageContent
 	return marshalTyped(TypeReasoningMessageContent, (*wire)(e))
 }
@@ -223,6 +238,9 @@ func (*ReasoningMessageEnd) Type() EventType { return TypeReasoningMessageEnd }
 
 // MarshalJSON implements Event.
 func (e *ReasoningMessageEnd) MarshalJSON() ([]byte, error) {
+	if e.Base.isZero() {
+		return appendDelta(TypeReasoningMessageEnd, "messageId", e.MessageID, "", false), nil
+	}
 	type wire ReasoningMessageEnd
 	return marshalTyped(TypeReasoningMessageEnd, (*wire)(e))
 }

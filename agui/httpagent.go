@@ -97,6 +97,37 @@ func ScopedThreadID(principal, threadID string) string {
 	return threadID + "~" + hex.EncodeToString(h[:8])
 }
 
+type beforeReadKey struct{}
+
+// WithBeforeRead stores a hook that backends call right before they block
+// on reading their upstream. The adapter flushes its client's buffered
+// events there: a burst of events goes out in one write, a lone event at
+// once.
+func WithBeforeRead(ctx context.Context, fn func()) context.Context {
+	return context.WithValue(ctx, beforeReadKey{}, fn)
+}
+
+// BeforeRead returns the hook stored by WithBeforeRead, or a no-op.
+func BeforeRead(ctx context.Context) func() {
+	if fn, ok := ctx.Value(beforeReadKey{}).(func()); ok {
+		return fn
+	}
+	return func() {}
+}
+
+// HookReader calls before ahead of every Read of r (a bufio.Reader over it
+// reads only when its buffer is empty, that is when the next read may
+// block).
+type HookReader struct {
+	io.ReadCloser
+	Before func()
+}
+
+func (h *HookReader) Read(p []byte) (int, error) {
+	h.Before()
+	return h.ReadCloser.Read(p)
+}
+
 type requestHeadersKey struct{}
 
 // WithRequestHeaders stores the inbound request's headers in ctx so that an
@@ -111,6 +142,11 @@ func RequestHeaders(ctx context.Context) http.Header {
 	return h
 }
 
+var (
+	errConnectTimeout = errors.New("no response headers in time")
+	errIdle           = errors.New("upstream idle")
+)
+
 // Run implements Agent.
 func (a *HTTPAgent) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
@@ -118,107 +154,26 @@ func (a *HTTPAgent) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event,
 		if !a.ClientThreadIDs {
 			upThread = ScopedThreadID(Principal(ctx), in.ThreadID)
 		}
-		body, err := json.Marshal(in)
-		if upThread != in.ThreadID {
-			up := *in
-			up.ThreadID = upThread
-			body, err = json.Marshal(&up)
-		}
-		if err != nil {
-			yield(nil, &RunErr{Code: CodeInternal, Message: "cannot encode the run input", Err: err})
-			return
-		}
 		ctx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(body))
+		body, err := a.open(ctx, cancel, in, upThread)
 		if err != nil {
-			yield(nil, &RunErr{Code: CodeUpstreamUnreachable, Message: "bad upstream URL", Err: err})
-			return
-		}
-		if inbound := RequestHeaders(ctx); inbound != nil {
-			for _, name := range a.ForwardHeaders {
-				for _, v := range inbound.Values(name) {
-					req.Header.Add(name, v)
-				}
-			}
-		}
-		for k, v := range a.Headers {
-			req.Header.Set(k, v)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "text/event-stream")
-
-		client := a.Client
-		if client == nil {
-			client = defaultClient()
-		}
-		connect := a.ConnectTimeout
-		if connect == 0 {
-			connect = 30 * time.Second
-		}
-		errConnectTimeout := errors.New("no response headers in time")
-		timer := time.AfterFunc(connect, func() { cancel(errConnectTimeout) })
-		start := time.Now()
-		resp, err := client.Do(req)
-		timer.Stop()
-		if err != nil {
-			if ctx.Err() != nil && context.Cause(ctx) != errConnectTimeout {
-				return // the caller went away
-			}
-			msg := "cannot reach the upstream agent"
-			if context.Cause(ctx) == errConnectTimeout {
-				msg = fmt.Sprintf("upstream agent sent no response within %s", connect)
-			}
-			yield(nil, &RunErr{Code: CodeUpstreamUnreachable, Message: msg, Err: err})
-			return
-		}
-		defer resp.Body.Close()
-		if stats := statsFrom(ctx); stats != nil {
-			stats.UpstreamLatency(time.Since(start))
-		}
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-			yield(nil, &RunErr{Code: CodeUpstreamStatus, Message: fmt.Sprintf("upstream agent answered HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(snippet)))})
-			return
-		}
-		if ct := resp.Header.Get("Content-Type"); !strings.Contains(strings.ToLower(ct), "text/event-stream") {
-			yield(nil, &RunErr{Code: CodeUpstreamInvalid, Message: fmt.Sprintf("upstream agent answered Content-Type %q, want text/event-stream", ct)})
-			return
-		}
-		var r io.Reader = resp.Body
-		idle := a.IdleTimeout
-		if idle == 0 {
-			idle = 5 * time.Minute
-		}
-		errIdle := errors.New("upstream idle")
-		if idle > 0 {
-			r = &idleReader{r: resp.Body, d: idle, t: time.AfterFunc(idle, func() { cancel(errIdle) })}
-			defer r.(*idleReader).t.Stop()
-		}
-		for ev, err := range Decode(r, a.MaxEventSize) {
-			if err != nil {
-				if ctx.Err() != nil && context.Cause(ctx) != errIdle {
-					return
-				}
-				if context.Cause(ctx) == errIdle {
-					err = &RunErr{Code: CodeUpstreamTruncated, Message: fmt.Sprintf("upstream agent sent nothing for %s", idle), Err: err}
-				} else if !errors.Is(err, ErrMalformedEvent) && !errors.Is(err, ErrEventTooLarge) && !errors.Is(err, ErrTruncatedFrame) {
-					err = &RunErr{Code: CodeUpstreamTruncated, Message: "upstream connection failed mid-stream", Err: err}
-				}
+			if err != errGone {
 				yield(nil, err)
+			}
+			return
+		}
+		defer body.Close()
+		// The loop keeps a small stack frame: it runs under every event.
+		for ev, err := range Decode(body, a.MaxEventSize) {
+			if err != nil {
+				if err = a.streamErr(ctx, err); err != nil {
+					yield(nil, err)
+				}
 				return
 			}
 			if upThread != in.ThreadID {
-				switch e := ev.(type) {
-				case *RunStarted:
-					if e.ThreadID == upThread {
-						e.ThreadID = in.ThreadID
-					}
-				case *RunFinished:
-					if e.ThreadID == upThread {
-						e.ThreadID = in.ThreadID
-					}
-				}
+				restoreThread(ev, upThread, in.ThreadID)
 			}
 			if !yield(ev, nil) {
 				return
@@ -227,19 +182,138 @@ func (a *HTTPAgent) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event,
 	}
 }
 
+// errGone: the caller went away; nothing to report.
+var errGone = errors.New("gone")
+
+// open sends the run to the upstream and returns its event stream (with
+// the idle timeout armed), or the *RunErr to report.
+func (a *HTTPAgent) open(ctx context.Context, cancel context.CancelCauseFunc, in *RunAgentInput, upThread string) (io.ReadCloser, error) {
+	var body []byte
+	var err error
+	if upThread != in.ThreadID {
+		up := *in
+		up.ThreadID = upThread
+		body, err = json.Marshal(&up)
+	} else {
+		body, err = json.Marshal(in)
+	}
+	if err != nil {
+		return nil, &RunErr{Code: CodeInternal, Message: "cannot encode the run input", Err: err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, &RunErr{Code: CodeUpstreamUnreachable, Message: "bad upstream URL", Err: err}
+	}
+	if inbound := RequestHeaders(ctx); inbound != nil {
+		for _, name := range a.ForwardHeaders {
+			for _, v := range inbound.Values(name) {
+				req.Header.Add(name, v)
+			}
+		}
+	}
+	for k, v := range a.Headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+
+	client := a.Client
+	if client == nil {
+		client = defaultClient()
+	}
+	connect := a.ConnectTimeout
+	if connect == 0 {
+		connect = 30 * time.Second
+	}
+	timer := time.AfterFunc(connect, func() { cancel(errConnectTimeout) })
+	start := time.Now()
+	resp, err := client.Do(req)
+	timer.Stop()
+	if err != nil {
+		if ctx.Err() != nil && context.Cause(ctx) != errConnectTimeout {
+			return nil, errGone
+		}
+		msg := "cannot reach the upstream agent"
+		if context.Cause(ctx) == errConnectTimeout {
+			msg = fmt.Sprintf("upstream agent sent no response within %s", connect)
+		}
+		return nil, &RunErr{Code: CodeUpstreamUnreachable, Message: msg, Err: err}
+	}
+	if stats := statsFrom(ctx); stats != nil {
+		stats.UpstreamLatency(time.Since(start))
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		resp.Body.Close()
+		return nil, &RunErr{Code: CodeUpstreamStatus, Message: fmt.Sprintf("upstream agent answered HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(snippet)))}
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.Contains(strings.ToLower(ct), "text/event-stream") {
+		resp.Body.Close()
+		return nil, &RunErr{Code: CodeUpstreamInvalid, Message: fmt.Sprintf("upstream agent answered Content-Type %q, want text/event-stream", ct)}
+	}
+	stream := io.ReadCloser(&HookReader{ReadCloser: resp.Body, Before: BeforeRead(ctx)})
+	idle := a.idle()
+	if idle <= 0 {
+		return stream, nil
+	}
+	return &idleReader{ReadCloser: stream, d: idle, t: time.AfterFunc(idle, func() { cancel(errIdle) })}, nil
+}
+
+func (a *HTTPAgent) idle() time.Duration {
+	if a.IdleTimeout == 0 {
+		return 5 * time.Minute
+	}
+	return a.IdleTimeout
+}
+
+// streamErr is the error a broken stream reports (nil: the caller went
+// away).
+func (a *HTTPAgent) streamErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil && context.Cause(ctx) != errIdle {
+		return nil
+	}
+	if context.Cause(ctx) == errIdle {
+		return &RunErr{Code: CodeUpstreamTruncated, Message: fmt.Sprintf("upstream agent sent nothing for %s", a.idle()), Err: err}
+	}
+	if !errors.Is(err, ErrMalformedEvent) && !errors.Is(err, ErrEventTooLarge) && !errors.Is(err, ErrTruncatedFrame) {
+		return &RunErr{Code: CodeUpstreamTruncated, Message: "upstream connection failed mid-stream", Err: err}
+	}
+	return err
+}
+
+// restoreThread gives the client's thread id back to the events that
+// carry the upstream's.
+func restoreThread(ev Event, upThread, thread string) {
+	switch e := ev.(type) {
+	case *RunStarted:
+		if e.ThreadID == upThread {
+			e.ThreadID = thread
+		}
+	case *RunFinished:
+		if e.ThreadID == upThread {
+			e.ThreadID = thread
+		}
+	}
+}
+
 // idleReader cancels the request when no bytes arrive for d.
 type idleReader struct {
-	r io.Reader
+	io.ReadCloser
 	d time.Duration
 	t *time.Timer
 }
 
 func (ir *idleReader) Read(p []byte) (int, error) {
-	n, err := ir.r.Read(p)
+	n, err := ir.ReadCloser.Read(p)
 	if n > 0 {
 		ir.t.Reset(ir.d)
 	}
 	return n, err
+}
+
+func (ir *idleReader) Close() error {
+	ir.t.Stop()
+	return ir.ReadCloser.Close()
 }
 
 // Stats receives per-run measurements from agents. The adapter stores one

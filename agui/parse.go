@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // ErrMalformedEvent is wrapped by the errors ParseEvent and Decode return for
 // data that is not an AG-UI event at all: not JSON, not an object, or with no
 // string "type".
 var ErrMalformedEvent = errors.New("malformed AG-UI event")
+
+var wirePool = sync.Pool{New: func() any { return new(wireEvent) }}
 
 // wireEvent is the union of every event's fields, decoded in one pass.
 // Fields whose JSON type differs between events are raw.
@@ -78,8 +81,16 @@ const (
 // by Repairs. An unknown type yields *Unknown. Only data that is not an
 // event object at all is an error (wrapping ErrMalformedEvent).
 func ParseEvent(data []byte) (Event, error) {
-	var w wireEvent
-	if err := json.Unmarshal(data, &w); err != nil {
+	if ev, ok := fastParse(data); ok {
+		return ev, nil
+	}
+	// The wire struct is large and escapes through json.Unmarshal: reuse
+	// it. It is zeroed first, so every slice the event keeps is freshly
+	// allocated by the decoder, never shared with a later event.
+	w := wirePool.Get().(*wireEvent)
+	*w = wireEvent{}
+	defer wirePool.Put(w)
+	if err := json.Unmarshal(data, w); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformedEvent, err)
 	}
 	if w.Type == nil || *w.Type == "" {

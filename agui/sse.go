@@ -106,7 +106,10 @@ func ScanFrames(r io.Reader, max int) iter.Seq2[Frame, error] {
 		max = DefaultMaxEventSize
 	}
 	return func(yield func(Frame, error) bool) {
-		br := bufio.NewReaderSize(r, 32<<10)
+		// 1 KiB: most AG-UI frames fit (a longer line grows a slice of
+		// its own, reused); thousands of idle streams each hold this
+		// buffer for their whole life.
+		br := bufio.NewReaderSize(r, 1<<10)
 		var (
 			f       Frame
 			data    []byte

@@ -167,6 +167,47 @@ func (t *Transcript) findCall(id string) *ToolCall {
 
 // Apply folds one event in.
 func (t *Transcript) Apply(ev Event) {
+	// The deltas, one per token, take a path with a small stack frame;
+	// the rest share the big switch.
+	switch e := ev.(type) {
+	case *TextMessageContent:
+		t.appendText(e.MessageID, e.Delta)
+	case *ReasoningMessageContent:
+		t.appendText(e.MessageID, e.Delta)
+	case *ToolCallArgs:
+		t.appendArgs(e)
+	case *TextMessageEnd:
+		t.flush(e.MessageID)
+	default:
+		t.applyOther(ev)
+	}
+}
+
+// appendArgs adds streamed tool call arguments.
+func (t *Transcript) appendArgs(e *ToolCallArgs) {
+	b := t.args[e.ToolCallID]
+	if b == nil {
+		if c := t.findCall(e.ToolCallID); c != nil {
+			b = &strings.Builder{}
+			b.WriteString(c.Function.Arguments)
+			t.args[e.ToolCallID] = b
+		}
+	}
+	if b != nil && !t.cut[e.ToolCallID] {
+		if !t.grow(len(e.Delta)) {
+			// Half a JSON argument string is worse than none.
+			t.cut[e.ToolCallID] = true
+			b.Reset()
+			b.WriteString("{}")
+			t.markCut("")
+			return
+		}
+		b.WriteString(e.Delta)
+	}
+}
+
+//go:noinline
+func (t *Transcript) applyOther(ev Event) {
 	switch e := ev.(type) {
 	case *TextMessageStart:
 		role := Role(e.Role)
@@ -206,26 +247,6 @@ func (t *Transcript) Apply(ev Event) {
 			p.ToolCalls = append(p.ToolCalls, call)
 		} else {
 			t.upsert(Message{ID: e.ToolCallID, Role: RoleAssistant, ToolCalls: []ToolCall{call}})
-		}
-	case *ToolCallArgs:
-		b := t.args[e.ToolCallID]
-		if b == nil {
-			if c := t.findCall(e.ToolCallID); c != nil {
-				b = &strings.Builder{}
-				b.WriteString(c.Function.Arguments)
-				t.args[e.ToolCallID] = b
-			}
-		}
-		if b != nil && !t.cut[e.ToolCallID] {
-			if !t.grow(len(e.Delta)) {
-				// Half a JSON argument string is worse than none.
-				t.cut[e.ToolCallID] = true
-				b.Reset()
-				b.WriteString("{}")
-				t.markCut("")
-				return
-			}
-			b.WriteString(e.Delta)
 		}
 	case *ToolCallEnd:
 		t.flushArgs(e.ToolCallID)

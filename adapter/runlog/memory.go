@@ -155,7 +155,8 @@ func recordSize(r Run) int64 {
 func (m *Memory) Start(ctx context.Context, r Run, supersede bool) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.expireLocked(time.Now())
+	// Expiry is the janitor's (every second): a walk of every run here
+	// would hold the lock every append needs.
 	ref := r.Ref()
 	if _, ok := m.runs[ref]; ok {
 		return "", ErrRunExists

@@ -38,25 +38,38 @@ func (b *transcriptBudget) release() {
 	b.used = 0
 }
 
+// execution is one run's executor state.
+type execution struct {
+	m       *Manager
+	lr      *localRun
+	req     StartRequest
+	ctx     context.Context
+	tr      *agui.Transcript // nil for unlocked runs
+	trimmed int
+	budget  transcriptBudget
+	c       *committer
+	outcome string
+	ended   bool
+}
+
 // execute runs the agent chain and commits its events, in order, to the
-// log and then to the run's hub.
-func (m *Manager) execute(ctx context.Context, lr *localRun, req StartRequest) {
+// log and then to the run's hub (and, inline, to its starting client).
+// The per-event work is in step, so that the frame under every event is
+// small: a run's goroutine blocks under the whole middleware chain, and
+// its stack is the biggest part of what an idle stream costs.
+func (m *Manager) execute(ctx context.Context, lr *localRun, req StartRequest, client *startingClient) {
 	defer m.executors.Done()
-	run := lr.run
-	ended := false
-	defer func() {
-		m.mu.Lock()
-		delete(m.local, run.Ref())
-		m.mu.Unlock()
-		lr.cancel(nil)
-		if !ended {
-			lr.hub.finish(nil)
+	x := m.newExecution(ctx, lr, req, client)
+	defer x.finish(client)
+	for ev, err := range req.Agent.Run(x.ctx, req.Input) {
+		if x.step(ev, err) {
+			break
 		}
-		lr.executorDone.Store(true)
-		if lr.readers.Load() == 0 {
-			lr.hub.release()
-		}
-	}()
+	}
+	x.conclude()
+}
+
+func (m *Manager) newExecution(ctx context.Context, lr *localRun, req StartRequest, client *startingClient) *execution {
 	ctx = agui.WithPrincipal(ctx, req.UpstreamPrincipal)
 	if req.Header != nil {
 		ctx = agui.WithRequestHeaders(ctx, req.Header)
@@ -64,108 +77,145 @@ func (m *Manager) execute(ctx context.Context, lr *localRun, req StartRequest) {
 	if req.Stats != nil {
 		ctx = agui.WithStats(ctx, req.Stats)
 	}
-
-	var tr *agui.Transcript
-	trimmed := 0
-	budget := &transcriptBudget{m: m}
-	defer budget.release()
-	if !run.Unlocked {
+	x := &execution{m: m, lr: lr, req: req, ctx: ctx, budget: transcriptBudget{m: m}}
+	if !lr.run.Unlocked {
 		hctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
-		h, _ := m.history(hctx, run.Thread())
+		h, _ := m.history(hctx, lr.run.Thread())
 		cancel()
-		tr = agui.NewTranscript(h.Messages)
-		trimmed = h.Trimmed
-		tr.Merge(req.Input.Messages)
-		tr.SetBudget(budget.reserve)
+		x.tr = agui.NewTranscript(h.Messages)
+		x.trimmed = h.Trimmed
+		x.tr.Merge(req.Input.Messages)
+		x.tr.SetBudget(x.budget.reserve)
 	}
-	saveHistory := func() {
-		if tr == nil {
-			return
-		}
-		b := encodeHistory(run.Owner, tr.Messages(), trimmed, m.cfg.MaxThreadBytes)
-		hctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
-		defer cancel()
-		if err := m.log.SaveHistory(hctx, run.Thread(), b); err != nil {
-			m.logger.Warn("cannot save thread history", "threadId", run.ThreadID, "error", err)
-		}
-	}
+	x.c = newCommitter(m, lr, client)
+	return x
+}
 
-	c := newCommitter(m, lr)
-	outcome := ""
-	fail := func(err error) {
-		m.logger.Error("run log append failed; stopping the run", "runId", run.ID, "error", err)
-		lr.cancel(&agui.RunErr{Code: agui.CodeInternal, Message: "run log unavailable"})
-		lr.hub.finish(err)
-		ended = true
-		outcome = "log_failed"
+// finish releases what the run held, whatever happened.
+func (x *execution) finish(client *startingClient) {
+	m, lr := x.m, x.lr
+	x.budget.release()
+	if client != nil {
+		client.close()
 	}
-	for ev, err := range req.Agent.Run(ctx, req.Input) {
-		if err != nil {
-			ev = agui.AsRunError(err) // Normalize(Output) does this; a safety net
-		}
-		if req.Repairs != nil {
-			if kinds := req.Repairs(); len(kinds) > 0 {
-				// The playground marks repairs: carry them in the
-				// stream, as CUSTOM events (legal for every client),
-				// before the event they came with.
-				v, _ := json.Marshal(map[string]any{"kinds": kinds})
-				b, _ := (&agui.Custom{Name: "genui-adapter.repairs", Value: agui.JSON(v)}).MarshalJSON()
-				if err := c.add(b, false); err != nil {
-					fail(err)
-					break
-				}
-			}
-		}
-		data, merr := ev.MarshalJSON()
-		if merr != nil {
-			m.logger.Error("cannot encode event", "runId", run.ID, "type", ev.Type(), "error", merr)
-			data, _ = (&agui.Custom{Name: "genui-adapter.unencodable", Value: agui.JSON(`"` + string(ev.Type()) + `"`)}).MarshalJSON()
-		}
-		if tr != nil {
-			tr.Apply(ev)
-		}
-		term := isTerminal(ev)
-		if term {
-			// History first: a client that sees the terminal event may
-			// reconnect (CopilotKit /connect) at once and must find it.
-			if err := c.flush(); err != nil {
-				fail(err)
-				break
-			}
-			saveHistory()
-		}
-		if err := c.add(data, term); err != nil {
-			fail(err)
-			break
-		}
-		lr.hub.waitReaders(ctx)
-		if term {
-			if err := c.flush(); err != nil {
-				fail(err)
-				break
-			}
-			ended = true
-			code := ""
-			if e, ok := ev.(*agui.RunError); ok {
-				code = e.Code
-			}
-			m.obs.RunEnded(req.AgentID, ev.Type(), code)
-			outcome = string(ev.Type()) + ":" + code
-			break
+	m.mu.Lock()
+	delete(m.local, lr.run.Ref())
+	m.mu.Unlock()
+	lr.cancel(nil)
+	if !x.ended {
+		lr.hub.finish(nil)
+	}
+	lr.executorDone.Store(true)
+	if lr.readers.Load() == 0 {
+		lr.hub.release()
+	}
+}
+
+func (x *execution) saveHistory() {
+	if x.tr == nil {
+		return
+	}
+	run := x.lr.run
+	b := encodeHistory(run.Owner, x.tr.Messages(), x.trimmed, x.m.cfg.MaxThreadBytes)
+	hctx, cancel := context.WithTimeout(context.Background(), x.m.cfg.OpTimeout)
+	defer cancel()
+	if err := x.m.log.SaveHistory(hctx, run.Thread(), b); err != nil {
+		x.m.logger.Warn("cannot save thread history", "threadId", run.ThreadID, "error", err)
+	}
+}
+
+func (x *execution) fail(err error) {
+	x.m.logger.Error("run log append failed; stopping the run", "runId", x.lr.run.ID, "error", err)
+	x.lr.cancel(&agui.RunErr{Code: agui.CodeInternal, Message: "run log unavailable"})
+	x.lr.hub.finish(err)
+	x.ended = true
+	x.outcome = "log_failed"
+}
+
+// step commits one event of the chain; it reports whether the run is
+// over.
+func (x *execution) step(ev agui.Event, err error) (stop bool) {
+	if err != nil {
+		ev = agui.AsRunError(err) // Normalize(Output) does this; a safety net
+	}
+	if x.req.Repairs != nil {
+		if kinds := x.req.Repairs(); len(kinds) > 0 && x.repairs(kinds) != nil {
+			return true
 		}
 	}
-	if outcome == "" {
-		// The chain ended without a terminal event (it should not).
-		saveHistory()
+	data, merr := ev.MarshalJSON()
+	if merr != nil {
+		x.m.logger.Error("cannot encode event", "runId", x.lr.run.ID, "type", ev.Type(), "error", merr)
+		data, _ = (&agui.Custom{Name: "genui-adapter.unencodable", Value: agui.JSON(`"` + string(ev.Type()) + `"`)}).MarshalJSON()
+	}
+	if x.tr != nil {
+		x.tr.Apply(ev)
+	}
+	if isTerminal(ev) {
+		return x.terminal(ev, data)
+	}
+	if err := x.c.add(data, false); err != nil {
+		x.fail(err)
+		return true
+	}
+	x.lr.hub.waitReaders(x.ctx)
+	return false
+}
+
+// repairs carries the repairs made so far in the stream, as a CUSTOM event
+// (legal for every client) before the event they came with: the
+// playground marks them.
+func (x *execution) repairs(kinds []string) error {
+	v, _ := json.Marshal(map[string]any{"kinds": kinds})
+	b, _ := (&agui.Custom{Name: "genui-adapter.repairs", Value: agui.JSON(v)}).MarshalJSON()
+	if err := x.c.add(b, false); err != nil {
+		x.fail(err)
+		return err
+	}
+	return nil
+}
+
+// terminal commits the run's last event, after its history: a client
+// that sees the terminal event may reconnect (CopilotKit /connect) at once
+// and must find it.
+func (x *execution) terminal(ev agui.Event, data []byte) bool {
+	if err := x.c.flush(); err != nil {
+		x.fail(err)
+		return true
+	}
+	x.saveHistory()
+	if err := x.c.add(data, true); err != nil {
+		x.fail(err)
+		return true
+	}
+	if err := x.c.flush(); err != nil {
+		x.fail(err)
+		return true
+	}
+	x.ended = true
+	code := ""
+	if e, ok := ev.(*agui.RunError); ok {
+		code = e.Code
+	}
+	x.m.obs.RunEnded(x.req.AgentID, ev.Type(), code)
+	x.outcome = string(ev.Type()) + ":" + code
+	return true
+}
+
+// conclude ends a chain that stopped without a terminal event (it should
+// not) and logs the outcome.
+func (x *execution) conclude() {
+	if x.outcome == "" {
+		x.saveHistory()
 		last, _ := (&agui.RunError{Message: "the run ended without a terminal event", Code: agui.CodeInternal}).MarshalJSON()
-		if err := c.add(last, true); err == nil && c.flush() == nil {
-			ended = true
+		if err := x.c.add(last, true); err == nil && x.c.flush() == nil {
+			x.ended = true
 		}
-		m.obs.RunEnded(req.AgentID, agui.TypeRunError, agui.CodeInternal)
-		outcome = "error:internal"
+		x.m.obs.RunEnded(x.req.AgentID, agui.TypeRunError, agui.CodeInternal)
+		x.outcome = "error:internal"
 	}
-	c.close()
-	m.logger.Info("run ended", "agent", req.AgentID, "runId", run.ID, "outcome", outcome)
+	x.c.close()
+	x.m.logger.Info("run ended", "agent", x.req.AgentID, "runId", x.lr.run.ID, "outcome", x.outcome)
 }
 
 // committer appends a run's events to the log, in order, and publishes
@@ -174,8 +224,10 @@ func (m *Manager) execute(ctx context.Context, lr *localRun, req StartRequest) {
 // flight go together in the next one, and appends of many runs share
 // pipelines (the Manager's appenders).
 type committer struct {
-	m  *Manager
-	lr *localRun
+	m      *Manager
+	lr     *localRun
+	client *startingClient // the inline executor's own client, or nil
+	one    [1][]byte       // the batch of a synchronous append
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -189,21 +241,26 @@ type committer struct {
 // maxPending bounds what one run may have waiting for the log.
 const maxPending = 4 << 20
 
-func newCommitter(m *Manager, lr *localRun) *committer {
-	c := &committer{m: m, lr: lr}
+func newCommitter(m *Manager, lr *localRun, client *startingClient) *committer {
+	c := &committer{m: m, lr: lr, client: client}
 	c.cond = sync.NewCond(&c.mu)
 	return c
 }
 
 func (c *committer) add(data []byte, term bool) error {
 	if !c.m.cfg.Batch {
-		lctx, cancel := context.WithTimeout(context.Background(), c.m.cfg.OpTimeout)
-		defer cancel()
-		seq, err := c.m.log.Append(lctx, c.lr.run, [][]byte{data}, term)
+		// A synchronous log (memory) never waits: no deadline to set up
+		// per event.
+		c.one[0] = data
+		seq, err := c.m.log.Append(context.Background(), c.lr.run, c.one[:], term)
 		if err != nil {
 			return err
 		}
-		c.lr.hub.publish([]runlog.Entry{{Seq: seq, Data: data, Terminal: term}})
+		e := runlog.Entry{Seq: seq, Data: data, Terminal: term}
+		c.lr.hub.publish([]runlog.Entry{e})
+		if c.client != nil {
+			c.client.send(e)
+		}
 		c.m.obs.EventsRelayed(c.lr.run.AgentID, 1)
 		return nil
 	}

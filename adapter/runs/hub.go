@@ -19,13 +19,15 @@ type hub struct {
 	budget *atomic.Int64 // bytes held by all rings of the Manager
 	max    int64         // the Manager's cap on that total
 
-	mu     sync.Mutex
-	ring   []runlog.Entry // contiguous: seqs first .. next-1
-	bytes  int64
-	first  int64
-	next   int64
-	done   bool  // the terminal event is in (or the run ended without one)
-	err    error // a failure readers report in-band
+	mu    sync.Mutex
+	ring  []runlog.Entry // contiguous: seqs first .. next-1
+	bytes int64
+	first int64
+	next  int64
+	done  bool  // the terminal event is in (or the run ended without one)
+	err   error // a failure readers report in-band
+	// notify is closed on the next publish; made only when a reader
+	// waits, so that a run nobody follows costs no channel per event.
 	notify chan struct{}
 	// run, readers and progress serve the tailer (remote runs).
 	run      runlog.Run
@@ -46,7 +48,7 @@ const (
 )
 
 func newHub(next int64, budget *atomic.Int64, max int64) *hub {
-	return &hub{first: next, next: next, notify: make(chan struct{}), budget: budget, max: max, progress: time.Now(),
+	return &hub{first: next, next: next, budget: budget, max: max, progress: time.Now(),
 		pos: map[*Reader]int64{}, moved: make(chan struct{})}
 }
 
@@ -65,6 +67,17 @@ func (h *hub) publish(entries []runlog.Entry) {
 			h.first = e.Seq
 		}
 		h.next = e.Seq + 1
+		if len(h.pos) == 0 && h.readers == 0 {
+			// Nobody follows the run here (its starting client is
+			// served inline): a reader that attaches later reads what
+			// it missed from the log.
+			h.dropAll()
+			h.first = h.next
+			if e.Terminal {
+				h.done = true
+			}
+			continue
+		}
 		n := int64(len(e.Data)) + 48
 		for len(h.ring) > 0 && (len(h.ring) >= ringEntries || h.bytes+n > ringBytes || h.budget.Load()+n > h.max) {
 			h.dropFirst()
@@ -122,8 +135,21 @@ func (h *hub) release() {
 }
 
 func (h *hub) wakeLocked() {
-	close(h.notify)
-	h.notify = make(chan struct{})
+	if h.notify != nil {
+		close(h.notify)
+		h.notify = nil
+	}
+}
+
+// waitLocked is the channel the next publish closes.
+func (h *hub) waitLocked() chan struct{} {
+	if h.done {
+		return closed
+	}
+	if h.notify == nil {
+		h.notify = make(chan struct{})
+	}
+	return h.notify
 }
 
 // join registers a reader at its cursor.
@@ -242,7 +268,7 @@ func (r *Reader) Read(ctx context.Context, buf []runlog.Entry) (entries []runlog
 			}
 			caughtUp := !more && last+1 >= h.next
 			done, herr := h.done, h.err
-			r.notify = h.notify
+			r.notify = h.waitLocked()
 			h.mu.Unlock()
 			if len(buf) > n0 {
 				r.cursor = last
@@ -301,7 +327,7 @@ func (r *Reader) readLog(ctx context.Context, buf []runlog.Entry, endErr error) 
 	}
 	// Nothing in the log beyond the cursor yet: wait for the hub.
 	r.hub.mu.Lock()
-	r.notify = r.hub.notify
+	r.notify = r.hub.waitLocked()
 	r.hub.mu.Unlock()
 	return buf, false, nil
 }

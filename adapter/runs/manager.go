@@ -256,9 +256,10 @@ type StartRequest struct {
 	Unlocked bool
 }
 
-// Start registers a run and starts it. The returned Reader is attached
-// before the executor starts.
-func (m *Manager) Start(ctx context.Context, req StartRequest) (*Reader, error) {
+// Start registers a run; Serve executes it. The starting client counts
+// as a reader from here on, so a detach grace of 0 never ends a run whose
+// client is connected.
+func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error) {
 	in := req.Input
 	m.mu.Lock()
 	down := m.shutdown
@@ -285,19 +286,132 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Reader, error) 
 		}
 	}
 	lr := &localRun{run: run, hub: newHub(1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now()}
-	lr.readers.Store(1) // the starting response
+	lr.readers.Store(1) // the starting client
 	rctx, rcancel := context.WithCancelCause(context.Background())
 	lr.cancel = rcancel
 	m.mu.Lock()
 	m.local[run.Ref()] = lr
 	m.mu.Unlock()
 	m.executors.Add(1)
-	go m.execute(rctx, lr, req)
 	m.obs.RunStarted(req.AgentID)
 	m.logger.Info("run started", "agent", req.AgentID, "threadId", in.ThreadID, "runId", in.RunID, "principal", req.Principal, "unlocked", req.Unlocked)
-	rd := &Reader{m: m, run: run, hub: lr.hub, local: lr}
+	return &Started{m: m, lr: lr, req: req, ctx: rctx}, nil
+}
+
+// Started is a registered run that Serve executes.
+type Started struct {
+	m   *Manager
+	lr  *localRun
+	req StartRequest
+	ctx context.Context // the run's own, not the request's
+}
+
+// Sink is where a stream's events go: the edge writes them to its client.
+// Send queues events for the client (it may buffer them; a short timer
+// flushes what is left); Flush sends what is queued now. They are called
+// from one goroutine at a time; an error means the client is gone.
+type Sink interface {
+	Send(entries []runlog.Entry) error
+	Flush() error
+}
+
+// Serve executes the run and sends its events to the client that started
+// it, until the run ends; ctx is that client's request. With a
+// synchronous log (memory) the run executes right here, in the caller's
+// goroutine, and each event goes to the client as soon as it is logged,
+// with no hand-off; if the client goes away the run goes on without it
+// (detach grace) and Serve returns when the run ends. With a batching log
+// (Redis) the run executes in its own goroutine and Serve follows it like
+// any reader.
+func (s *Started) Serve(ctx context.Context, sink Sink) {
+	m, lr := s.m, s.lr
+	if !m.cfg.Batch {
+		c := &startingClient{lr: lr, m: m, sink: sink, ctx: ctx}
+		c.stop = context.AfterFunc(ctx, c.leave)
+		// Flush right before the run blocks on its upstream: a burst
+		// goes out in one write, a lone event at once.
+		m.execute(agui.WithBeforeRead(s.ctx, c.flush), lr, s.req, c)
+		return
+	}
+	go m.execute(s.ctx, lr, s.req, nil)
+	rd := &Reader{m: m, run: lr.run, hub: lr.hub, local: lr}
 	lr.hub.join(rd)
-	return rd, nil
+	Follow(ctx, rd, sink)
+}
+
+// startingClient is the inline executor's client: it leaves the run's
+// readers when its request ends or a send fails.
+type startingClient struct {
+	m    *Manager
+	lr   *localRun
+	sink Sink
+	ctx  context.Context
+	stop func() bool
+	left atomic.Bool
+	once sync.Once
+	one  [1]runlog.Entry
+}
+
+func (c *startingClient) send(e runlog.Entry) {
+	if c.left.Load() {
+		return
+	}
+	c.one[0] = e
+	if c.ctx.Err() != nil || c.sink.Send(c.one[:]) != nil {
+		c.leave()
+	}
+}
+
+func (c *startingClient) flush() {
+	if !c.left.Load() && c.sink.Flush() != nil {
+		c.leave()
+	}
+}
+
+// leave takes the client off the run's readers (once).
+func (c *startingClient) leave() {
+	c.once.Do(func() {
+		c.left.Store(true)
+		if c.lr.readers.Add(-1) == 0 {
+			c.lr.lastLeft.Store(time.Now().UnixNano())
+			if c.m.cfg.DetachGrace == 0 {
+				c.m.checkDetached(c.lr)
+			}
+		}
+	})
+}
+
+// close ends the client's part when the run ends.
+func (c *startingClient) close() {
+	c.flush()
+	c.stop()
+	c.leave()
+}
+
+// Follow sends a reader's events to sink until the run's terminal event,
+// the client's request (ctx) ends or a send fails; it closes the reader.
+// A failure to read is reported with Send of nothing and the error left
+// to the caller: Follow returns it.
+func Follow(ctx context.Context, rd *Reader, sink Sink) error {
+	defer rd.Close()
+	buf := make([]runlog.Entry, 0, 64)
+	for {
+		entries, end, err := rd.Read(ctx, buf[:0])
+		if len(entries) > 0 && (sink.Send(entries) != nil || sink.Flush() != nil) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if end {
+			return nil
+		}
+		select {
+		case <-rd.Wait():
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 // Attach returns a reader of the principal's run after cursor. An

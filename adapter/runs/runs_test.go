@@ -3,8 +3,10 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,6 +60,52 @@ func input(thread, run string) *agui.RunAgentInput {
 	return &agui.RunAgentInput{ThreadID: thread, RunID: run, Messages: []agui.Message{{ID: "u-" + run, Role: agui.RoleUser, Content: agui.Text("hi")}}}
 }
 
+// collector is a Sink that keeps what it gets.
+type collector struct {
+	mu      sync.Mutex
+	entries []runlog.Entry
+	after   int // fail after this many sends (0: never)
+	sends   int
+}
+
+func (c *collector) Send(es []runlog.Entry) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sends++
+	if c.after > 0 && c.sends > c.after {
+		return errors.New("client gone")
+	}
+	c.entries = append(c.entries, es...)
+	return nil
+}
+
+func (c *collector) Flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.after > 0 && c.sends > c.after {
+		return errors.New("client gone")
+	}
+	return nil
+}
+
+func (c *collector) got() []runlog.Entry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.entries)
+}
+
+// serve starts and serves a run to its end, returning what its client got.
+func serve(t *testing.T, m *Manager, req StartRequest) []runlog.Entry {
+	t.Helper()
+	st, err := m.Start(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{}
+	st.Serve(context.Background(), c)
+	return c.got()
+}
+
 // drain reads a reader to its end.
 func drain(t *testing.T, rd *Reader) []runlog.Entry {
 	t.Helper()
@@ -84,12 +132,8 @@ func TestStartReadAttach(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) }) // after the Manager's cleanup
 	m := newManager(t, Config{Instance: "i", DetachGrace: time.Minute})
 	text := func(d string) agui.Event { return &agui.TextMessageContent{MessageID: "m", Delta: d} }
-	rd, err := m.Start(context.Background(), StartRequest{Principal: "alice", AgentID: "a", Input: input("t", "r"),
+	got := serve(t, m, StartRequest{Principal: "alice", AgentID: "a", Input: input("t", "r"),
 		Agent: script(time.Millisecond, &agui.TextMessageStart{MessageID: "m", Role: "assistant"}, text("a"), text("b"), &agui.TextMessageEnd{MessageID: "m"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := drain(t, rd)
 	if len(got) != 6 || !got[5].Terminal || got[0].Seq != 1 {
 		t.Fatalf("the starting reader got %d events", len(got))
 	}
@@ -124,8 +168,7 @@ func TestTranscriptBudgets(t *testing.T) {
 		evs = append(evs, &agui.TextMessageContent{MessageID: "m", Delta: strings.Repeat("x", 100)})
 	}
 	evs = append(evs, &agui.TextMessageEnd{MessageID: "m"})
-	rd, _ := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("t", "r"), Agent: script(0, evs...)})
-	if got := drain(t, rd); len(got) != 104 {
+	if got := serve(t, m, StartRequest{Principal: "p", Input: input("t", "r"), Agent: script(0, evs...)}); len(got) != 104 {
 		t.Fatalf("the live stream has %d events, want all 104", len(got))
 	}
 	th, _ := m.Thread(context.Background(), "p", "t")
@@ -159,14 +202,26 @@ func TestEncodeHistoryTrimsOldest(t *testing.T) {
 }
 
 // A slow reader holds the run back (backpressure) instead of losing
-// events: every event arrives, and the ring never holds more than its cap.
+// events: every event reaches a reader that attached late and reads
+// slowly, and the in-process tail never holds more than its cap.
 func TestSlowReaderBackpressure(t *testing.T) {
 	m := newManager(t, Config{Instance: "i", DetachGrace: time.Minute})
 	var evs []agui.Event
 	for i := range 3000 {
 		evs = append(evs, &agui.Custom{Name: "n", Value: agui.JSON(fmt.Sprint(i))})
 	}
-	rd, _ := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("t", "r"), Agent: script(0, evs...)})
+	st, err := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("t", "r"), Agent: script(0, evs...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := &collector{}
+	done := make(chan struct{})
+	// The run starts once a slow reader is attached.
+	rd, err := m.Attach(context.Background(), "p", "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { defer close(done); st.Serve(context.Background(), fast) }()
 	n := 0
 	ctx := context.Background()
 	for {
@@ -185,38 +240,37 @@ func TestSlowReaderBackpressure(t *testing.T) {
 		<-rd.Wait()
 	}
 	rd.Close()
-	if n != 3002 {
-		t.Errorf("read %d events, want 3002", n)
+	<-done
+	if n != 3002 || len(fast.got()) != 3002 {
+		t.Errorf("the slow reader read %d events, the starting client %d; want 3002", n, len(fast.got()))
 	}
 }
 
 // With detach grace 0, a run ends as soon as its last reader leaves, and
-// never before its starting reader attached.
+// never while its starting client is connected.
 func TestDetachGraceZero(t *testing.T) {
 	m := newManager(t, Config{Instance: "i", DetachGrace: 0})
 	var wg sync.WaitGroup
 	for i := range 200 {
 		wg.Go(func() {
-			rd, err := m.Start(context.Background(), StartRequest{Principal: "p", Input: input(fmt.Sprint("t", i), fmt.Sprint("r", i)), Agent: script(2*time.Millisecond, &agui.Custom{Name: "x"})})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			got := drain(t, rd)
+			got := serve(t, m, StartRequest{Principal: "p", Input: input(fmt.Sprint("t", i), fmt.Sprint("r", i)), Agent: script(2*time.Millisecond, &agui.Custom{Name: "x"})})
 			if !strings.Contains(string(got[len(got)-1].Data), "RUN_FINISHED") {
 				t.Errorf("run %d ended %s", i, got[len(got)-1].Data)
 			}
 		})
 	}
 	wg.Wait()
-	rd, _ := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("tx", "rx"), Agent: script(20*time.Millisecond, &agui.Custom{Name: "x"}, &agui.Custom{Name: "y"})})
-	rd.Read(context.Background(), nil)
-	rd.Close()
+	// A client that leaves after the first event: the run ends detached.
+	st, err := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("tx", "rx"), Agent: script(20*time.Millisecond, &agui.Custom{Name: "x"}, &agui.Custom{Name: "y"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Serve(context.Background(), &collector{after: 1})
 	rd, err := m.Attach(context.Background(), "p", "rx", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := drain(t, rd); !strings.Contains(string(got[len(got)-1].Data), `"code":"detached"`) {
-		t.Errorf("a run left by its reader ended %s", got[len(got)-1].Data)
+		t.Errorf("a run left by its client ended %s", got[len(got)-1].Data)
 	}
 }

@@ -156,7 +156,7 @@ func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[s
 		}
 		return nil, err
 	}
-	b := &respBody{ReadCloser: resp.Body, cancel: cancel}
+	b := &respBody{ReadCloser: &agui.HookReader{ReadCloser: resp.Body, Before: agui.BeforeRead(ctx)}, cancel: cancel}
 	if idle := a.IdleTimeout; idle >= 0 {
 		if idle == 0 {
 			idle = 5 * time.Minute

@@ -1,13 +1,26 @@
-// Command loadgen measures what the adapter adds on loopback: it starts a
-// scripted upstream AG-UI agent and the adapter (in this process, on real
-// listeners), then streams the same runs directly from the upstream and
-// through the adapter, and prints events/s and latency percentiles with
-// their ratios.
+// Command loadgen measures what the adapter costs against a direct
+// connection and against the floor any relay pays: a built-in byte-copy
+// pass-through. It runs N concurrent paced streams through each target
+// and prints latency percentiles, lost events, CPU seconds and RSS side by
+// side. The upstream, the pass-through and the adapter each run in their
+// own process (this program, re-executed with -role), so the CPU and RSS
+// figures are the relay's own; the clients run here.
 //
-//	go run ./examples/loadgen -events 200000 -streams 8 -rate 200 -paced-events 2000
+//	go run ./examples/loadgen                      # every scenario below (about 4 minutes)
+//	go run ./examples/loadgen -scenario fanout     # 1,000 streams x 20 ev/s x 30 s, memory and Redis run logs
+//	go run ./examples/loadgen -scenario idle       # 10,000 streams x 1 ev/s x 20 s (also with no memory limit)
+//	go run ./examples/loadgen -scenario single     # one stream at 200 ev/s, and unpaced
+//	go run ./examples/loadgen -scenario a2ui       # A2UI validation of the financial data grid, one core
+//	go run ./examples/loadgen -scenario smoke      # CI: 200 streams for a few seconds; fails on lost events or errors
+//	go run ./examples/loadgen -scenario custom -streams 500 -rate 50 -duration 10s -targets direct,passthrough,adapter
+//
+// A number that was not measured (a target that failed to start, a
+// process whose /proc could not be read) is printed as "n/m", never as a
+// zero or a guess, and no ratio is computed from it.
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,16 +29,24 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/genui-adapter/genui-adapter/a2ui"
 	"github.com/genui-adapter/genui-adapter/adapter"
 	"github.com/genui-adapter/genui-adapter/agui"
 )
@@ -37,223 +58,852 @@ func main() {
 	}
 }
 
-type result struct {
-	events   int
-	elapsed  time.Duration
-	latency  []time.Duration // per event, send to receive
-	failures int
-}
-
-func (r result) rate() float64 { return float64(r.events) / r.elapsed.Seconds() }
-
-func pct(lat []time.Duration, p float64) time.Duration {
-	if len(lat) == 0 {
-		return 0
-	}
-	s := slices.Clone(lat)
-	slices.Sort(s)
-	return s[min(len(s)-1, int(float64(len(s))*p))]
+type options struct {
+	role, scenario, targets    string
+	streams, rate              int
+	duration                   time.Duration
+	upstream, runlog, redisURL string
+	listen, pprofFile          string
+	heartbeat                  time.Duration
+	probes                     int
+	memlimit                   string
 }
 
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
-	events := fs.Int("events", 200000, "events per unpaced stream")
-	streams := fs.Int("streams", 8, "concurrent streams for the concurrency test")
-	rate := fs.Int("rate", 200, "events/s for the paced latency test")
-	pacedEvents := fs.Int("paced-events", 2000, "events in the paced latency test")
-	runLog := fs.String("runlog", "memory", "run log backend: memory or redis")
-	redisURL := fs.String("redis", "redis://127.0.0.1:6379/14", "Redis URL for -runlog redis")
+	var o options
+	fs.StringVar(&o.role, "role", "", "internal: run as upstream, passthrough or adapter")
+	fs.StringVar(&o.scenario, "scenario", "all", "all, fanout, idle, single, a2ui, smoke or custom")
+	fs.StringVar(&o.targets, "targets", "direct,passthrough,adapter", "custom: targets (direct, passthrough, adapter, adapter-redis)")
+	fs.IntVar(&o.streams, "streams", 1000, "custom: concurrent streams")
+	fs.IntVar(&o.rate, "rate", 20, "custom: events/s per stream")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "custom: how long each stream lasts")
+	fs.StringVar(&o.upstream, "upstream", "", "internal: the upstream base URL")
+	fs.StringVar(&o.runlog, "runlog", "memory", "internal: the adapter's run log (memory or redis)")
+	fs.StringVar(&o.redisURL, "redis", "redis://127.0.0.1:6379/14", "Redis URL for the Redis run log")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:0", "internal: listen address")
+	fs.StringVar(&o.pprofFile, "cpuprofile", "", "write the adapter's CPU profile of each adapter phase to this file prefix")
+	fs.DurationVar(&o.heartbeat, "heartbeat", 15*time.Second, "the adapter's SSE heartbeat")
+	fs.StringVar(&o.memlimit, "memlimit", "", "internal: the adapter's soft memory limit (off: none; default: the service's default)")
+	fs.IntVar(&o.probes, "probes", 200, "runs started while the fan-out (or custom) load is live, to time their start")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	up, err := serve(http.HandlerFunc(upstream))
-	if err != nil {
-		return err
+	switch o.role {
+	case "upstream":
+		return serveRole(o.listen, http.HandlerFunc(upstream), true)
+	case "passthrough":
+		mux := http.NewServeMux()
+		mux.HandleFunc("/__memstats", memstats)
+		mux.Handle("/", passthrough(o.upstream))
+		return serveRole(o.listen, mux, false)
+	case "adapter":
+		return adapterRole(o)
+	case "":
+	default:
+		return fmt.Errorf("unknown role %q", o.role)
 	}
-	defer up.Close()
-	cfg := adapter.Config{Listen: "127.0.0.1:0", Agents: map[string]adapter.AgentConfig{"load": {Type: "agui", URL: "http://" + up.Addr + "/run", A2UI: adapter.A2UIConfig{Disabled: true}}}}
-	if *runLog == "redis" {
-		cfg.RunLog = adapter.RunLogConfig{Backend: "redis", URL: *redisURL, Prefix: fmt.Sprintf("loadgen-%d:", time.Now().UnixNano()), Retention: adapter.Duration(time.Minute)}
+	fmt.Fprintf(out, "loadgen: %s, %d CPUs, GOMAXPROCS=%d, %s\n", runtime.Version(), runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
+	var failed []string
+	do := func(name string, f func() error) {
+		if err := f(); err != nil {
+			fmt.Fprintf(out, "\n%s: FAILED: %v\n", name, err)
+			failed = append(failed, name)
+		}
 	}
-	srv, err := adapter.NewServer(slog.New(slog.DiscardHandler), cfg)
-	if err != nil {
-		return err
+	all := o.scenario == "all"
+	if all || o.scenario == "fanout" {
+		do("fanout", func() error {
+			return compare(out, o, "1,000 streams x 20 ev/s x 30 s", 1000, 20, 30*time.Second, []string{"direct", "passthrough", "adapter", "adapter-redis"}, o.probes)
+		})
 	}
-	ad, err := serve(srv)
-	if err != nil {
-		return err
+	if all || o.scenario == "idle" {
+		do("idle", func() error {
+			return compare(out, o, "10,000 streams x 1 ev/s x 20 s", 10000, 1, 20*time.Second, []string{"direct", "passthrough", "adapter", "adapter-nolimit"}, 0)
+		})
 	}
-	defer ad.Close()
-	direct := "http://" + up.Addr + "/run"
-	via := "http://" + ad.Addr + "/agents/load/run"
-
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true}}
-	fmt.Fprintf(out, "loopback, GOMAXPROCS=%d, %d events per unpaced stream, run log: %s\n\n", runtime.GOMAXPROCS(0), *events, *runLog)
-	fmt.Fprintf(out, "%-34s %14s %14s %8s\n", "test", "direct", "via adapter", "ratio")
-
-	// Warm up both paths.
-	stream(client, direct, 1000, 0)
-	stream(client, via, 1000, 0)
-
-	d1 := stream(client, direct, *events, 0)
-	a1 := stream(client, via, *events, 0)
-	fmt.Fprintf(out, "%-34s %12.0f/s %12.0f/s %8.2f\n", "1 stream, unpaced: events/s", d1.rate(), a1.rate(), a1.rate()/d1.rate())
-
-	dn := parallel(client, direct, *streams, *events/(*streams))
-	an := parallel(client, via, *streams, *events/(*streams))
-	fmt.Fprintf(out, "%-34s %12.0f/s %12.0f/s %8.2f\n", fmt.Sprintf("%d streams, unpaced: events/s", *streams), dn.rate(), an.rate(), an.rate()/dn.rate())
-
-	dp := stream(client, direct, *pacedEvents, *rate)
-	ap := stream(client, via, *pacedEvents, *rate)
-	for _, p := range []struct {
-		name string
-		q    float64
-	}{{"p50", 0.50}, {"p99", 0.99}} {
-		d, a := pct(dp.latency, p.q), pct(ap.latency, p.q)
-		fmt.Fprintf(out, "%-34s %14s %14s %8s\n", fmt.Sprintf("%d ev/s latency %s", *rate, p.name), d.Round(time.Microsecond), a.Round(time.Microsecond), "+"+(a-d).Round(time.Microsecond).String())
+	if all || o.scenario == "single" {
+		do("single", func() error { return single(out, o) })
 	}
-	dpn := parallelPaced(client, direct, *streams, *pacedEvents/4, *rate)
-	apn := parallelPaced(client, via, *streams, *pacedEvents/4, *rate)
-	for _, p := range []struct {
-		name string
-		q    float64
-	}{{"p50", 0.50}, {"p99", 0.99}} {
-		d, a := pct(dpn.latency, p.q), pct(apn.latency, p.q)
-		fmt.Fprintf(out, "%-34s %14s %14s %8s\n", fmt.Sprintf("%d x %d ev/s latency %s", *streams, *rate, p.name), d.Round(time.Microsecond), a.Round(time.Microsecond), "+"+(a-d).Round(time.Microsecond).String())
+	if all || o.scenario == "a2ui" {
+		do("a2ui", func() error { return a2uiBench(out) })
 	}
-	failures := d1.failures + a1.failures + dn.failures + an.failures + dp.failures + ap.failures + dpn.failures + apn.failures
-	if failures > 0 {
-		return fmt.Errorf("%d streams did not complete", failures)
+	if o.scenario == "smoke" {
+		do("smoke", func() error { return smoke(out, o) })
+	}
+	if o.scenario == "custom" {
+		do("custom", func() error {
+			return compare(out, o, fmt.Sprintf("%d streams x %d ev/s x %s", o.streams, o.rate, o.duration), o.streams, o.rate, o.duration, strings.Split(o.targets, ","), o.probes)
+		})
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("failed: %s", strings.Join(failed, ", "))
 	}
 	return nil
 }
 
-type listener struct {
-	Addr string
-	srv  *http.Server
-}
+// --- roles (child processes) ---
 
-func (l *listener) Close() { l.srv.Close() }
-
-func serve(h http.Handler) (*listener, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// serveRole serves h and prints "ready <addr>" once listening. With h2c
+// the server also speaks HTTP/2 without TLS (prior knowledge), so that
+// relays can multiplex thousands of upstream streams over a few
+// connections.
+func serveRole(listen string, h http.Handler, h2c bool) error {
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintln(os.Stderr, "serve:", err)
-		}
-	}()
-	return &listener{Addr: ln.Addr().String(), srv: srv}, nil
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if h2c {
+		var p http.Protocols
+		p.SetHTTP1(true)
+		p.SetUnencryptedHTTP2(true)
+		srv.Protocols = &p
+	}
+	fmt.Printf("ready %s\n", ln.Addr())
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	go func() { <-ctx.Done(); srv.Close() }()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
-// upstream streams ?n= TEXT_MESSAGE_CONTENT events, each carrying its send
-// time in ns, paced at ?rate= events/s (0: as fast as possible).
+// upstream streams an assistant message of N deltas at Rate/s (0: as fast
+// as possible); each delta is "<seq>-<send time ns>".
 func upstream(w http.ResponseWriter, r *http.Request) {
-	var in struct{ ThreadID, RunID string }
 	body, _ := io.ReadAll(r.Body)
-	var probe map[string]json.RawMessage
-	_ = json.Unmarshal(body, &probe)
-	_ = json.Unmarshal(probe["threadId"], &in.ThreadID)
-	_ = json.Unmarshal(probe["runId"], &in.RunID)
-	var fp struct{ N, Rate int }
-	_ = json.Unmarshal(probe["forwardedProps"], &fp)
+	in, err := agui.ParseRunAgentInput(body)
+	if err != nil {
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	n, _ := strconv.Atoi(string(in.ForwardedProp("N")))
+	rate, _ := strconv.Atoi(string(in.ForwardedProp("Rate")))
 	w.Header().Set("Content-Type", "text/event-stream")
 	rc := http.NewResponseController(w)
 	enc := agui.NewEncoder(w)
 	enc.Encode("", &agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
 	enc.Encode("", &agui.TextMessageStart{MessageID: "m", Role: "assistant"})
-	var interval time.Duration
-	if fp.Rate > 0 {
-		interval = time.Second / time.Duration(fp.Rate)
+	rc.Flush()
+	var tick *time.Ticker
+	if rate > 0 {
+		tick = time.NewTicker(time.Second / time.Duration(rate))
+		defer tick.Stop()
 	}
-	next := time.Now()
 	var buf []byte
-	for i := 0; i < fp.N; i++ {
-		if interval > 0 {
-			next = next.Add(interval)
-			time.Sleep(time.Until(next))
+	for i := 1; i <= n; i++ {
+		if tick != nil {
+			select {
+			case <-tick.C:
+			case <-r.Context().Done():
+				return
+			}
 		}
 		buf = append(buf[:0], `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"`...)
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		buf = append(buf, '-')
 		buf = strconv.AppendInt(buf, time.Now().UnixNano(), 10)
 		buf = append(buf, `"}`...)
-		if err := enc.EncodeData("", buf); err != nil {
+		if enc.EncodeData("", buf) != nil {
 			return
 		}
-		if interval > 0 {
-			rc.Flush()
+		if tick != nil && rc.Flush() != nil {
+			return
 		}
 	}
 	enc.Encode("", &agui.TextMessageEnd{MessageID: "m"})
 	enc.Encode("", &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
 }
 
+// memstats reports the runtime's memory figures (as the adapter's
+// /metrics does), for comparison.
+func memstats(w http.ResponseWriter, r *http.Request) {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	fmt.Fprintf(w, "go_goroutines %d\ngo_memstats_heap_alloc_bytes %d\ngo_memstats_heap_inuse_bytes %d\ngo_memstats_stack_inuse_bytes %d\n", runtime.NumGoroutine(), m.HeapAlloc, m.HeapInuse, m.StackInuse)
+}
+
+// h2cClient talks HTTP/2 without TLS to the upstream.
+func h2cClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableCompression = true
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	t.Protocols = &p
+	return &http.Client{Transport: t}
+}
+
+// passthrough is the floor: POST the body upstream, copy the answer back
+// byte for byte, flushing after each read. Nothing is parsed.
+func passthrough(upstreamURL string) http.Handler {
+	client := h2cClient()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, upstreamURL+"/run", r.Body)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.WriteHeader(resp.StatusCode)
+		rc := http.NewResponseController(w)
+		buf := make([]byte, 4<<10)
+		for {
+			n, err := resp.Body.Read(buf)
+			if n > 0 {
+				if _, werr := w.Write(buf[:n]); werr != nil || rc.Flush() != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	})
+}
+
+// adapterRole runs the real service (the same code as the binary) in
+// front of the upstream.
+func adapterRole(o options) error {
+	cfg := adapter.DefaultConfig()
+	cfg.Listen = o.listen
+	cfg.Heartbeat = adapter.Duration(o.heartbeat)
+	cfg.Agents = map[string]adapter.AgentConfig{"load": {Type: "agui", URL: o.upstream + "/run", HTTP2: true}}
+	cfg.Debug.Pprof = true
+	if o.runlog == "redis" {
+		cfg.RunLog = adapter.RunLogConfig{Backend: "redis", URL: o.redisURL, Prefix: fmt.Sprintf("loadgen-%d:", time.Now().UnixNano()), Retention: adapter.Duration(time.Minute)}
+	}
+	// As the binary does (cmd/genui-adapter): the soft memory limit.
+	switch {
+	case o.memlimit == "off":
+		debug.SetMemoryLimit(math.MaxInt64)
+	case os.Getenv("GOMEMLIMIT") == "":
+		if lim := cfg.MemoryLimitBytes(); lim > 0 {
+			debug.SetMemoryLimit(lim)
+		}
+	}
+	srv, err := adapter.NewServer(slog.New(slog.DiscardHandler), cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	return serveRole(o.listen, srv, false)
+}
+
+// --- processes ---
+
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	addr string
+}
+
+// start re-executes this program with a role.
+func start(name string, args ...string) (*proc, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "ready "); ok {
+				line <- a
+			}
+		}
+	}()
+	select {
+	case a := <-line:
+		return &proc{name: name, cmd: cmd, addr: a}, nil
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("%s did not start", name)
+	}
+}
+
+func (p *proc) stop() {
+	if p == nil {
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// cpu is a process's user+system CPU time, or -1.
+func cpu(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(f) < 13 {
+		return -1
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * (time.Second / 100) // USER_HZ
+}
+
+// rss is a process's resident set, or -1.
+func rss(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+// usage samples a process while a phase runs.
+type usage struct {
+	cpu           time.Duration // -1: not measured
+	idle, peak    int64         // bytes; -1: not measured
+	stop, stopped chan struct{}
+	pid, failures int
+}
+
+func watch(p *proc) *usage {
+	u := &usage{cpu: -1, idle: -1, peak: -1, stop: make(chan struct{}), stopped: make(chan struct{})}
+	if p == nil {
+		close(u.stopped)
+		return u
+	}
+	u.pid = p.cmd.Process.Pid
+	c0 := cpu(u.pid)
+	u.idle = rss(u.pid)
+	go func() {
+		defer close(u.stopped)
+		peak := u.idle
+		for {
+			if r := rss(u.pid); r > peak {
+				peak = r
+			} else if r < 0 {
+				u.failures++
+			}
+			select {
+			case <-u.stop:
+				c1 := cpu(u.pid)
+				if c0 >= 0 && c1 >= 0 && u.failures == 0 {
+					u.cpu = c1 - c0
+					u.peak = peak
+				}
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return u
+}
+
+func (u *usage) done() { close(u.stop); <-u.stopped }
+
+// --- the client ---
+
+// phase is one target's measurement.
+type phase struct {
+	target          string
+	expected, got   int64
+	errors          int64
+	lat             []int64 // ns, per event
+	starts          []int64 // ns, probe runs: request sent to first event
+	relay, upstream *usage
+	elapsed         time.Duration
+}
+
 var runSeq atomic.Int64
 
-var contentPrefix = []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"`)
+var deltaKey = []byte(`"delta":"`)
 
-// stream runs one stream and measures it.
-func stream(client *http.Client, url string, n, rate int) result {
+// decodeAll makes stream decode every event as an AG-UI client does.
+var decodeAll atomic.Bool
+
+// stream runs one paced stream and records its events' latencies.
+func stream(ctx context.Context, client *http.Client, url string, n, rate int, lat *[]int64) (got int64, err error) {
 	id := runSeq.Add(1)
 	body := fmt.Sprintf(`{"threadId":"t%d","runId":"r%d","messages":[],"forwardedProps":{"N":%d,"Rate":%d}}`, id, id, n, rate)
-	start := time.Now()
-	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, url, bytes.NewReader([]byte(body)))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := client.Do(req)
 	if err != nil {
-		return result{failures: 1}
+		return 0, err
 	}
 	defer resp.Body.Close()
-	res := result{}
-	if rate > 0 {
-		res.latency = make([]time.Duration, 0, n)
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, b)
 	}
+	var next int64 = 1
 	finished := false
 	for f, err := range agui.ScanFrames(resp.Body, 0) {
 		if err != nil {
-			break
+			return got, err
 		}
-		res.events++
-		if bytes.HasPrefix(f.Data, contentPrefix) && rate > 0 {
-			ts := f.Data[len(contentPrefix) : len(f.Data)-2]
-			if sent, err := strconv.ParseInt(string(ts), 10, 64); err == nil {
-				res.latency = append(res.latency, time.Since(time.Unix(0, sent)))
+		d := f.Data
+		if len(d) == 0 {
+			continue // the retry hint
+		}
+		if decodeAll.Load() {
+			if _, err := agui.ParseEvent(d); err != nil {
+				return got, err
 			}
 		}
-		if bytes.Contains(f.Data, []byte(`"RUN_FINISHED"`)) {
+		if i := bytes.Index(d, deltaKey); i >= 0 {
+			rest := d[i+len(deltaKey):]
+			dash := bytes.IndexByte(rest, '-')
+			q := bytes.IndexByte(rest, '"')
+			if dash > 0 && q > dash {
+				seq, _ := strconv.ParseInt(string(rest[:dash]), 10, 64)
+				sent, _ := strconv.ParseInt(string(rest[dash+1:q]), 10, 64)
+				if seq == next {
+					next++
+					got++
+					*lat = append(*lat, time.Now().UnixNano()-sent)
+				}
+			}
+			continue
+		}
+		if bytes.Contains(d, []byte(`"RUN_FINISHED"`)) {
 			finished = true
 		}
+		if bytes.Contains(d, []byte(`"RUN_ERROR"`)) {
+			return got, fmt.Errorf("RUN_ERROR: %s", d)
+		}
 	}
-	res.elapsed = time.Since(start)
-	if !finished || res.events < n {
-		res.failures++
+	if !finished {
+		return got, errors.New("the stream ended without RUN_FINISHED")
 	}
-	return res
+	return got, nil
 }
 
-func parallel(client *http.Client, url string, streams, n int) result {
-	return parallelPaced(client, url, streams, n, 0)
+func newClient(streams int) *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		MaxIdleConnsPerHost: streams, DisableCompression: true,
+		DialContext: (&net.Dialer{Timeout: 30 * time.Second}).DialContext,
+	}}
 }
 
-func parallelPaced(client *http.Client, url string, streams, n, rate int) result {
+// load runs streams concurrent paced streams against url; probes extra
+// one-event runs, spread over the load, time their start.
+func load(url string, streams, rate int, dur time.Duration, probes int) *phase {
+	p := &phase{}
+	n := int(dur.Seconds() * float64(rate))
+	p.expected = int64(streams * n)
+	client := newClient(streams)
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), dur+2*time.Minute)
+	defer cancel()
 	var mu sync.Mutex
-	var total result
 	var wg sync.WaitGroup
+	var firstErr atomic.Value
 	start := time.Now()
-	for range streams {
+	// Ramp up as a crowd arrives, not in one SYN burst: 2,000 new
+	// streams a second at most (10,000 take 5 s).
+	ramp := time.Second / 2000
+	for i := range streams {
 		wg.Go(func() {
-			r := stream(client, url, n, rate)
+			var lat []int64
+			got, err := stream(ctx, client, url, n, rate, &lat)
 			mu.Lock()
-			total.events += r.events
-			total.failures += r.failures
-			total.latency = append(total.latency, r.latency...)
+			p.got += got
+			p.lat = append(p.lat, lat...)
+			if err != nil {
+				p.errors++
+				firstErr.CompareAndSwap(nil, err.Error())
+			}
 			mu.Unlock()
 		})
+		if i < streams-1 {
+			time.Sleep(ramp)
+		}
+	}
+	if probes > 0 {
+		time.Sleep(2 * time.Second) // the load is live
+		every := (dur - 4*time.Second) / time.Duration(probes)
+		pc := newClient(4)
+		for range probes {
+			id := runSeq.Add(1)
+			body := fmt.Sprintf(`{"threadId":"p%d","runId":"p%d","messages":[],"forwardedProps":{"N":1,"Rate":0}}`, id, id)
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			t0 := time.Now()
+			resp, err := pc.Do(req)
+			if err == nil {
+				br := bufio.NewReader(resp.Body)
+				for {
+					line, err := br.ReadString('\n')
+					if strings.HasPrefix(line, "data:") {
+						p.starts = append(p.starts, int64(time.Since(t0)))
+						break
+					}
+					if err != nil {
+						break
+					}
+				}
+				io.Copy(io.Discard, br)
+				resp.Body.Close()
+			}
+			time.Sleep(every)
+		}
 	}
 	wg.Wait()
-	total.elapsed = time.Since(start)
-	return total
+	p.elapsed = time.Since(start)
+	if e := firstErr.Load(); e != nil {
+		fmt.Fprintf(os.Stderr, "  first error: %s\n", e)
+	}
+	return p
+}
+
+// --- scenarios ---
+
+func pct(v []int64, q float64) int64 {
+	if len(v) == 0 {
+		return -1
+	}
+	slices.Sort(v)
+	return v[min(len(v)-1, int(float64(len(v))*q))]
+}
+
+func ms(ns int64) string {
+	if ns < 0 {
+		return "n/m"
+	}
+	return fmt.Sprintf("%.2f ms", float64(ns)/1e6)
+}
+
+func mib(b int64) string {
+	if b < 0 {
+		return "n/m"
+	}
+	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+}
+
+func secs(d time.Duration) string {
+	if d < 0 {
+		return "n/m"
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+// startTarget starts the processes a target needs and returns its URL.
+func startTarget(o options, target, up string) (*proc, string, error) {
+	switch target {
+	case "direct":
+		return nil, up + "/run", nil
+	case "passthrough":
+		p, err := start("passthrough", "-role", "passthrough", "-upstream", up)
+		if err != nil {
+			return nil, "", err
+		}
+		return p, "http://" + p.addr + "/", nil
+	case "adapter", "adapter-redis", "adapter-nolimit":
+		rl := "memory"
+		if target == "adapter-redis" {
+			rl = "redis"
+		}
+		args := []string{"-role", "adapter", "-upstream", up, "-runlog", rl, "-redis", o.redisURL, "-heartbeat", o.heartbeat.String()}
+		if target == "adapter-nolimit" {
+			args = append(args, "-memlimit", "off")
+		}
+		p, err := start(target, args...)
+		if err != nil {
+			return nil, "", err
+		}
+		return p, "http://" + p.addr + "/agents/load/run", nil
+	}
+	return nil, "", fmt.Errorf("unknown target %q", target)
+}
+
+// profile fetches the adapter's CPU profile over a phase (debug.pprof).
+func profile(p *proc, seconds int, file string) func() {
+	if file == "" || p == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.addr, seconds))
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		f, err := os.Create(file)
+		if err != nil {
+			return
+		}
+		io.Copy(f, resp.Body)
+		f.Close()
+	}()
+	return func() { <-done }
+}
+
+func compare(out io.Writer, o options, title string, streams, rate int, dur time.Duration, targets []string, probes int) error {
+	fmt.Fprintf(out, "\n== %s (%d events per target) ==\n", title, streams*int(dur.Seconds()*float64(rate)))
+	var phases []*phase
+	for _, target := range targets {
+		up, err := start("upstream", "-role", "upstream")
+		if err != nil {
+			return err
+		}
+		relay, url, err := startTarget(o, target, "http://"+up.addr)
+		if err != nil {
+			up.stop()
+			fmt.Fprintf(out, "%-14s not measured: %v\n", target, err)
+			phases = append(phases, &phase{target: target, expected: -1})
+			continue
+		}
+		// Warm up: a few streams, so that pools and code are hot.
+		load(url, 10, 50, time.Second, 0)
+		runtime.GC()
+		ru, uu := watch(relay), watch(up)
+		waitProfile := func() {}
+		if o.pprofFile != "" && target == "passthrough" {
+			go func() {
+				time.Sleep(dur / 2)
+				if resp, err := http.Get("http://" + relay.addr + "/__memstats"); err == nil {
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+						fmt.Fprintf(os.Stderr, "  %s %s\n", target, l)
+					}
+				}
+			}()
+		}
+		if o.pprofFile != "" && strings.HasPrefix(target, "adapter") {
+			waitProfile = profile(relay, int(dur.Seconds()), fmt.Sprintf("%s-%s-%d.pprof", o.pprofFile, target, streams))
+			go func() {
+				// The heap with every stream live.
+				time.Sleep(dur / 2)
+				if resp, err := http.Get("http://" + relay.addr + "/metrics"); err == nil {
+					sc := bufio.NewScanner(resp.Body)
+					for sc.Scan() {
+						if l := sc.Text(); strings.HasPrefix(l, "go_memstats_stack_inuse") || strings.HasPrefix(l, "go_memstats_heap_inuse") || strings.HasPrefix(l, "go_goroutines") || strings.HasPrefix(l, "go_memstats_heap_alloc") || strings.HasPrefix(l, "genui_store_bytes") {
+							fmt.Fprintf(os.Stderr, "  %s %s\n", target, l)
+						}
+					}
+					resp.Body.Close()
+				}
+				if resp, err := http.Get("http://" + relay.addr + "/debug/pprof/heap?gc=1"); err == nil {
+					if f, err := os.Create(fmt.Sprintf("%s-%s-%d.heap", o.pprofFile, target, streams)); err == nil {
+						io.Copy(f, resp.Body)
+						f.Close()
+					}
+					resp.Body.Close()
+				}
+			}()
+		}
+		p := load(url, streams, rate, dur, probes)
+		ru.done()
+		uu.done()
+		waitProfile()
+		p.target, p.relay, p.upstream = target, ru, uu
+		phases = append(phases, p)
+		relay.stop()
+		up.stop()
+	}
+	fmt.Fprintf(out, "%-14s %10s %10s %9s %7s %9s %9s %9s %11s %11s\n", "target", "p50", "p99", "lost", "errors", "relay cpu", "rss idle", "rss peak", "start p50", "start p99")
+	byName := map[string]*phase{}
+	for _, p := range phases {
+		byName[p.target] = p
+		if p.expected < 0 {
+			fmt.Fprintf(out, "%-14s %s\n", p.target, "not measured")
+			continue
+		}
+		cpuS, idle, peak := "—", "—", "—"
+		if p.relay.pid != 0 {
+			cpuS, idle, peak = secs(p.relay.cpu), mib(p.relay.idle), mib(p.relay.peak)
+		}
+		fmt.Fprintf(out, "%-14s %10s %10s %9d %7d %9s %9s %9s %11s %11s\n", p.target, ms(pct(p.lat, .5)), ms(pct(p.lat, .99)), p.expected-p.got, p.errors, cpuS, idle, peak, startPct(p, .5), startPct(p, .99))
+	}
+	if pt := byName["passthrough"]; pt != nil && pt.expected >= 0 && len(pt.lat) > 0 {
+		for _, name := range []string{"adapter", "adapter-redis", "adapter-nolimit"} {
+			a := byName[name]
+			if a == nil || a.expected < 0 || len(a.lat) == 0 {
+				continue
+			}
+			extra := ""
+			if a.relay.cpu > 0 && a.got > 0 {
+				extra = fmt.Sprintf("; %.1f µs CPU per event", float64(a.relay.cpu.Microseconds())/float64(a.got))
+				if pt.relay.cpu > 0 && pt.got > 0 {
+					extra += fmt.Sprintf(" (pass-through %.1f µs)", float64(pt.relay.cpu.Microseconds())/float64(pt.got))
+				}
+			}
+			if a.relay.peak > 0 && a.relay.idle > 0 {
+				extra += fmt.Sprintf("; %.1f KiB per stream above idle", float64(a.relay.peak-a.relay.idle)/1024/float64(streams))
+			}
+			fmt.Fprintf(out, "%s vs pass-through: p50 %+.2f ms, p99 %+.2f ms%s\n", name, float64(pct(a.lat, .5)-pct(pt.lat, .5))/1e6, float64(pct(a.lat, .99)-pct(pt.lat, .99))/1e6, extra)
+		}
+	}
+	return nil
+}
+
+func startPct(p *phase, q float64) string {
+	if len(p.starts) == 0 {
+		return "—"
+	}
+	return ms(pct(p.starts, q))
+}
+
+// single: one stream paced at 200 ev/s, and unpaced throughput.
+func single(out io.Writer, o options) error {
+	fmt.Fprintf(out, "\n== one stream ==\n")
+	fmt.Fprintf(out, "%-14s %14s %14s %16s %18s\n", "target", "200/s p50", "200/s p99", "unpaced ev/s", "decoding client")
+	var base struct{ p50, rate, drate float64 }
+	for _, target := range []string{"direct", "passthrough", "adapter"} {
+		up, err := start("upstream", "-role", "upstream")
+		if err != nil {
+			return err
+		}
+		relay, url, err := startTarget(o, target, "http://"+up.addr)
+		if err != nil {
+			up.stop()
+			fmt.Fprintf(out, "%-14s not measured: %v\n", target, err)
+			continue
+		}
+		load(url, 1, 1000, time.Second, 0)
+		p := load(url, 1, 200, 10*time.Second, 0)
+		client := newClient(1)
+		const unpaced = 200000
+		var lat []int64
+		t0 := time.Now()
+		got, err := stream(context.Background(), client, url, unpaced, 0, &lat)
+		el := time.Since(t0)
+		rate := -1.0
+		if err == nil && got == unpaced {
+			rate = float64(got) / el.Seconds()
+		}
+		// The same with a client that decodes every event, as an AG-UI
+		// client does.
+		decodeAll.Store(true)
+		lat = lat[:0]
+		t0 = time.Now()
+		got, err = stream(context.Background(), client, url, unpaced, 0, &lat)
+		el = time.Since(t0)
+		decodeAll.Store(false)
+		drate := -1.0
+		if err == nil && got == unpaced {
+			drate = float64(got) / el.Seconds()
+		}
+		p50 := pct(p.lat, .5)
+		note := ""
+		if target == "direct" {
+			base.p50, base.rate, base.drate = float64(p50), rate, drate
+		} else if base.rate > 0 && rate > 0 && base.drate > 0 && drate > 0 && p.errors == 0 {
+			note = fmt.Sprintf("  (p50 %+.0f µs over direct; unpaced %.2fx direct, %.2fx with a decoding client)", (float64(p50)-base.p50)/1e3, rate/base.rate, drate/base.drate)
+		}
+		rateS, drateS := "n/m", "n/m"
+		if rate > 0 {
+			rateS = fmt.Sprintf("%.0f", rate)
+		}
+		if drate > 0 {
+			drateS = fmt.Sprintf("%.0f", drate)
+		}
+		if p.errors > 0 || p.got != p.expected {
+			fmt.Fprintf(out, "%-14s paced run lost %d events, %d errors\n", target, p.expected-p.got, p.errors)
+		}
+		fmt.Fprintf(out, "%-14s %14s %14s %16s %18s%s\n", target, ms(p50), ms(pct(p.lat, .99)), rateS, drateS, note)
+		relay.stop()
+		up.stop()
+	}
+	return nil
+}
+
+// a2uiBench validates the official financial data grid example on one
+// core and prints the latency percentiles.
+func a2uiBench(out io.Writer) error {
+	fmt.Fprintf(out, "\n== A2UI validation of 33_financial-data-grid, one core ==\n")
+	msgs, err := exampleMessages("33_financial-data-grid.json")
+	if err != nil {
+		return err
+	}
+	v, err := a2ui.NewValidator(a2ui.Options{Strict: true})
+	if err != nil {
+		return err
+	}
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for range 200 {
+		v.ValidateBatch(msgs)
+	}
+	lat := make([]int64, 0, 5000)
+	for range 5000 {
+		t0 := time.Now()
+		if errs := v.ValidateBatch(msgs); len(errs) > 0 {
+			return fmt.Errorf("the example does not validate: %v", errs[0])
+		}
+		lat = append(lat, int64(time.Since(t0)))
+	}
+	fmt.Fprintf(out, "p50 %s, p99 %s over %d validations of %d messages\n", ms(pct(lat, .5)), ms(pct(lat, .99)), len(lat), len(msgs))
+	return nil
+}
+
+// exampleMessages reads an official example's messages.
+func exampleMessages(name string) ([][]byte, error) {
+	_, file, _, _ := runtime.Caller(0)
+	path := filepath.Join(filepath.Dir(file), "..", "..", "schemas", "testdata", "examples", "basic", name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var sample struct{ Messages []json.RawMessage }
+	if err := json.Unmarshal(b, &sample); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(sample.Messages))
+	for i, m := range sample.Messages {
+		out[i] = m
+	}
+	return out, nil
+}
+
+// smoke: a few seconds of 200 streams through the adapter; any lost event
+// or error fails.
+func smoke(out io.Writer, o options) error {
+	up, err := start("upstream", "-role", "upstream")
+	if err != nil {
+		return err
+	}
+	defer up.stop()
+	relay, url, err := startTarget(o, "adapter", "http://"+up.addr)
+	if err != nil {
+		return err
+	}
+	defer relay.stop()
+	p := load(url, 200, 20, 3*time.Second, 20)
+	fmt.Fprintf(out, "smoke: 200 streams x 20 ev/s x 3 s through the adapter: %d/%d events, %d errors, p50 %s, p99 %s, start p99 %s\n",
+		p.got, p.expected, p.errors, ms(pct(p.lat, .5)), ms(pct(p.lat, .99)), startPct(p, .99))
+	if p.errors > 0 || p.got != p.expected {
+		return fmt.Errorf("%d events lost, %d errors", p.expected-p.got, p.errors)
+	}
+	return nil
 }

@@ -1,0 +1,125 @@
+package a2ui
+
+import (
+	"encoding/json"
+	"hash/maphash"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// verdicts remembers which values a schema accepted, keyed by a seeded
+// hash of the value's canonical form: a surface that streams in, or is
+// validated again after each data update, has the same components over
+// and over, and schema validation is the costly part (the integrity rules
+// still run every time). Only successes are kept, so a refusal always
+// comes with its errors. The seed is random per process, so a collision
+// cannot be crafted; the table is bounded (cleared when full).
+type verdicts struct {
+	seed maphash.Seed
+	mu   sync.Mutex
+	ok   map[verdictKey]struct{}
+}
+
+type verdictKey struct {
+	schema *jsonschema.Schema
+	hash   uint64
+}
+
+const maxVerdicts = 8192
+
+func newVerdicts() *verdicts {
+	return &verdicts{seed: maphash.MakeSeed(), ok: map[verdictKey]struct{}{}}
+}
+
+// validate is sch.Validate(v), skipped when sch already accepted v.
+func (d *verdicts) validate(sch *jsonschema.Schema, v any) error {
+	var h maphash.Hash
+	h.SetSeed(d.seed)
+	if !hashValue(&h, v, 0) {
+		return sch.Validate(v) // too deep or odd to key: just validate
+	}
+	k := verdictKey{sch, h.Sum64()}
+	d.mu.Lock()
+	_, hit := d.ok[k]
+	d.mu.Unlock()
+	if hit {
+		return nil
+	}
+	if err := sch.Validate(v); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	if len(d.ok) >= maxVerdicts {
+		clear(d.ok)
+	}
+	d.ok[k] = struct{}{}
+	d.mu.Unlock()
+	return nil
+}
+
+// hashValue writes a canonical, type-tagged form of a decoded JSON value
+// (object keys sorted) into h; false for a value it will not key.
+func hashValue(h *maphash.Hash, v any, depth int) bool {
+	if depth > 64 {
+		return false
+	}
+	switch x := v.(type) {
+	case nil:
+		h.WriteByte('n')
+	case bool:
+		if x {
+			h.WriteByte('t')
+		} else {
+			h.WriteByte('f')
+		}
+	case string:
+		h.WriteByte('s')
+		writeLen(h, len(x))
+		h.WriteString(x)
+	case json.Number:
+		h.WriteByte('#')
+		writeLen(h, len(x))
+		h.WriteString(string(x))
+	case float64:
+		h.WriteByte('d')
+		writeLen(h, int(math.Float64bits(x)>>32))
+		writeLen(h, int(math.Float64bits(x)&0xffffffff))
+	case []any:
+		h.WriteByte('[')
+		writeLen(h, len(x))
+		for _, e := range x {
+			if !hashValue(h, e, depth+1) {
+				return false
+			}
+		}
+	case map[string]any:
+		h.WriteByte('{')
+		writeLen(h, len(x))
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			writeLen(h, len(k))
+			h.WriteString(k)
+			if !hashValue(h, x[k], depth+1) {
+				return false
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func writeLen(h *maphash.Hash, n int) {
+	var b [8]byte
+	for i := range b {
+		b[i] = byte(n >> (8 * i))
+	}
+	h.Write(b[:])
+}

@@ -1,0 +1,220 @@
+package agui
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// The hottest events of an LLM stream are its deltas: TEXT_MESSAGE_CONTENT,
+// TOOL_CALL_ARGS and REASONING_MESSAGE_CONTENT, one per token or so, and
+// their END events. fastParse decodes them, and appendDelta encodes them,
+// without the reflection-based codec, when they are the plain flat objects
+// nearly every upstream sends. Anything else (another key, a null, a
+// number, nesting, bytes that need repair) takes the general path, and a
+// fuzz test holds both paths to the same result.
+
+// fastParse decodes a flat delta or END event; ok false means "use
+// ParseEvent's general path".
+func fastParse(data []byte) (ev Event, ok bool) {
+	var typ, mid, tcid, delta []byte
+	var hasDelta bool
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, false
+	}
+	i++
+	for first := true; ; first = false {
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return nil, false
+		}
+		if data[i] == '}' && first {
+			return nil, false
+		}
+		key, next, esc, okKey := scanString(data, i)
+		if !okKey || esc {
+			return nil, false
+		}
+		i = skipSpace(data, next)
+		if i >= len(data) || data[i] != ':' {
+			return nil, false
+		}
+		i = skipSpace(data, i+1)
+		val, next, esc, okVal := scanString(data, i)
+		if !okVal {
+			return nil, false
+		}
+		if esc {
+			// An escaped value: let the standard decoder unquote just it.
+			var s string
+			if json.Unmarshal(data[i:next], &s) != nil || !utf8.ValidString(s) {
+				return nil, false
+			}
+			val = []byte(s)
+		}
+		switch string(key) {
+		case "type":
+			typ = val
+		case "messageId":
+			mid = val
+		case "toolCallId":
+			tcid = val
+		case "delta":
+			delta, hasDelta = val, true
+		default:
+			return nil, false
+		}
+		i = skipSpace(data, next)
+		if i >= len(data) {
+			return nil, false
+		}
+		if data[i] == ',' {
+			i++
+			continue
+		}
+		if data[i] != '}' {
+			return nil, false
+		}
+		if skipSpace(data, i+1) != len(data) {
+			return nil, false
+		}
+		break
+	}
+	switch EventType(typ) {
+	case TypeTextMessageContent:
+		if mid != nil && tcid == nil && hasDelta {
+			return &TextMessageContent{MessageID: string(mid), Delta: string(delta)}, true
+		}
+	case TypeReasoningMessageContent:
+		if mid != nil && tcid == nil && hasDelta {
+			return &ReasoningMessageContent{MessageID: string(mid), Delta: string(delta)}, true
+		}
+	case TypeToolCallArgs:
+		if tcid != nil && mid == nil && hasDelta {
+			return &ToolCallArgs{ToolCallID: string(tcid), Delta: string(delta)}, true
+		}
+	case TypeTextMessageEnd:
+		if mid != nil && tcid == nil && !hasDelta {
+			return &TextMessageEnd{MessageID: string(mid)}, true
+		}
+	case TypeReasoningMessageEnd:
+		if mid != nil && tcid == nil && !hasDelta {
+			return &ReasoningMessageEnd{MessageID: string(mid)}, true
+		}
+	case TypeToolCallEnd:
+		if tcid != nil && mid == nil && !hasDelta {
+			return &ToolCallEnd{ToolCallID: string(tcid)}, true
+		}
+	}
+	return nil, false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanString reads the JSON string at b[i]: its raw contents (between the
+// quotes), the index after it, and whether it holds escapes. It refuses
+// control characters and invalid UTF-8 (the general path repairs those).
+func scanString(b []byte, i int) (s []byte, next int, esc, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false, false
+	}
+	start := i + 1
+	for j := start; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			s = b[start:j]
+			if !esc && !utf8.Valid(s) {
+				return nil, 0, false, false
+			}
+			return s, j + 1, esc, true
+		case c == '\\':
+			esc = true
+			j++
+		case c < 0x20:
+			return nil, 0, false, false
+		}
+	}
+	return nil, 0, false, false
+}
+
+// appendDelta encodes a delta event exactly as marshalTyped would, for an
+// event with no Base fields set.
+func appendDelta(t EventType, idKey, id, delta string, withDelta bool) []byte {
+	b := make([]byte, 0, 32+len(t)+len(id)+len(delta)+len(delta)/8)
+	b = append(b, `{"type":"`...)
+	b = append(b, t...)
+	b = append(b, `","`...)
+	b = append(b, idKey...)
+	b = append(b, `":`...)
+	b = appendJSONString(b, id)
+	if withDelta {
+		b = append(b, `,"delta":`...)
+		b = appendJSONString(b, delta)
+	}
+	return append(b, '}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as encoding/json writes a string: quoted,
+// with <, > and & and U+2028/U+2029 escaped as \u sequences, invalid UTF-8
+// as \ufffd.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func (b *Base) isZero() bool {
+	return b.Timestamp == 0 && b.RawEvent == nil && b.Metadata == nil && b.SubagentRunID == ""
+}
