@@ -1,6 +1,6 @@
 # make test runs everything CI runs: formatting, vet, Go tests with the race
 # detector, and the Node end-to-end suite against the real clients.
-.PHONY: test fmt-check vet gotest e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak
+.PHONY: vendor-check test fmt-check vet gotest e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak
 
 GO ?= go
 
@@ -27,17 +27,26 @@ e2e/copilotkit/node_modules/.installed: e2e/copilotkit/package.json e2e/copilotk
 
 e2e-deps: e2e/node_modules/.installed e2e/copilotkit/node_modules/.installed
 
-e2e: e2e-deps playground-vendor
+e2e: e2e-deps vendor-check
 	cd e2e && npm test
 	cd e2e/copilotkit && npm test
 
-# The playground's A2UI renderer bundle, built from the pinned npm packages
-# into an ignored folder the service serves.
+# The playground's A2UI renderer bundle and icon font, built from the
+# pinned npm packages into adapter/playground/vendor (committed, embedded in
+# the binary).
 playground-vendor: e2e-deps
 	node e2e/build-playground-vendor.mjs
 
-# Runs the service with the built-in demo; the playground is at /.
-run: playground-vendor
+# CI: the committed bundle is what the pinned packages build.
+vendor-check: playground-vendor
+	@test -z "$$(git status --porcelain -- adapter/playground/vendor)" || { \
+		echo "adapter/playground/vendor differs from what the pinned npm packages build:"; \
+		git status --short -- adapter/playground/vendor; \
+		echo "run: make playground-vendor, then commit adapter/playground/vendor"; exit 1; }
+
+# Runs the service with the built-in demo; the playground is at /. Needs
+# only Go: the renderer bundle is embedded.
+run:
 	$(GO) run ./cmd/genui-adapter
 
 build:

@@ -3,7 +3,6 @@ package adapter
 import (
 	"embed"
 	"net/http"
-	"os"
 	"path/filepath"
 
 	"github.com/labstack/echo/v5"
@@ -35,16 +34,17 @@ func handlePlaygroundFile() echo.HandlerFunc {
 	}
 }
 
-// handleVendor serves third-party bundles built by `make
-// playground-vendor` into dir (never committed).
-func handleVendor(dir string) echo.HandlerFunc {
+// handleVendor serves the third-party files the binary embeds (the A2UI
+// renderer bundle and its icon font, built by `make playground-vendor`).
+func handleVendor() echo.HandlerFunc {
+	types := map[string]string{".js": "text/javascript; charset=utf-8", ".woff2": "font/woff2"}
 	return func(c *echo.Context) error {
 		name := filepath.Base(c.Param("file"))
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil || filepath.Ext(name) != ".js" {
-			return &httpError{Status: http.StatusNotFound, Code: "vendor_missing", Msg: "the playground's A2UI renderer bundle is missing: run `make playground-vendor`"}
+		b, err := playgroundFS.ReadFile("playground/vendor/" + name)
+		if err != nil || types[filepath.Ext(name)] == "" {
+			return &httpError{Status: http.StatusNotFound, Code: "not_found", Msg: "no vendor file " + name}
 		}
-		c.Response().Header().Set("Cache-Control", "no-cache")
-		return c.Blob(http.StatusOK, "text/javascript; charset=utf-8", b)
+		c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+		return c.Blob(http.StatusOK, types[filepath.Ext(name)], b)
 	}
 }

@@ -8,9 +8,7 @@ import (
 )
 
 func TestPlaygroundServing(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.PlaygroundVendor = t.TempDir() // empty: the bundle is missing
-	ts := newTestServer(t, cfg)
+	ts := newTestServer(t, DefaultConfig())
 	get := func(path string) (int, string) {
 		resp, err := http.Get(ts.URL + path)
 		if err != nil {
@@ -20,7 +18,7 @@ func TestPlaygroundServing(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode, string(b)
 	}
-	if code, body := get("/"); code != 200 || !strings.Contains(body, "genui-adapter playground") || !strings.Contains(body, "make playground-vendor") {
+	if code, body := get("/"); code != 200 || !strings.Contains(body, "genui-adapter playground") {
 		t.Errorf("GET / = %d", code)
 	}
 	for _, p := range []string{"/playground/app.js", "/playground/style.css", "/static/mcp-apps-host.js"} {
@@ -28,8 +26,16 @@ func TestPlaygroundServing(t *testing.T) {
 			t.Errorf("GET %s = %d", p, code)
 		}
 	}
-	if code, body := get("/vendor/a2ui.js"); code != 404 || !strings.Contains(body, "make playground-vendor") {
-		t.Errorf("missing bundle = %d %s, want 404 naming the command", code, body)
+	// The renderer bundle and its font are in the binary: no Node, no
+	// network at run time.
+	if code, body := get("/vendor/a2ui.js"); code != 200 || !strings.Contains(body, "A2uiSurface") || len(body) < 100000 {
+		t.Errorf("GET /vendor/a2ui.js = %d (%d bytes)", code, len(body))
+	}
+	if code, body := get("/vendor/material-icons.woff2"); code != 200 || !strings.HasPrefix(body, "wOF2") {
+		t.Errorf("GET /vendor/material-icons.woff2 = %d", code)
+	}
+	if code, _ := get("/vendor/nope.js"); code != 404 {
+		t.Errorf("unknown vendor file = %d", code)
 	}
 	if code, _ := get("/playground/..%2f..%2fgo.mod"); code != 404 {
 		t.Errorf("path traversal = %d", code)

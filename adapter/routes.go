@@ -18,7 +18,7 @@ func (s *Server) routes(e *echo.Echo) {
 
 	e.GET("/", handlePlaygroundIndex())
 	e.GET("/playground/:file", handlePlaygroundFile())
-	e.GET("/vendor/:file", handleVendor(s.cfg.playgroundVendor()))
+	e.GET("/vendor/:file", handleVendor())
 	e.GET("/healthz", handleHealth())
 	e.GET("/readyz", handleReady(s))
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))

@@ -13,8 +13,7 @@ let adapter, browser, page;
 const pageErrors = [];
 
 before(async () => {
-  assert.ok(existsSync(join(e2eDir, "..", "playground-vendor", "a2ui.js")), "run make playground-vendor first (make e2e does)");
-  adapter = await startAdapter(`playgroundVendor: ${JSON.stringify(join(e2eDir, "..", "playground-vendor"))}
+  adapter = await startAdapter(`
 agents:
   demo: {type: demo, delay: 1ms, mcpServers: [refunds]}
 `);
