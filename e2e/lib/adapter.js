@@ -7,13 +7,19 @@ import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-// binary builds the adapter once per process (or uses GENUI_BIN).
+// binary builds the adapter once per process (or uses GENUI_BIN) exactly
+// as the Dockerfile does: a static binary (CGO_ENABLED=0, -trimpath,
+// stripped). Every e2e suite runs it from an empty directory, so they all
+// show that the binary is self-contained (playground, A2UI renderer bundle,
+// icon font, sandbox page and host bridge embedded).
 let built;
 export function binary() {
   if (process.env.GENUI_BIN) return process.env.GENUI_BIN;
   if (built) return built;
   const out = join(mkdtempSync(join(tmpdir(), "genui-bin-")), "genui-adapter");
-  const r = spawnSync("go", ["build", "-o", out, "./cmd/genui-adapter"], { cwd: root, stdio: "inherit" });
+  const r = spawnSync("go", ["build", "-trimpath", "-ldflags=-s -w", "-o", out, "./cmd/genui-adapter"], {
+    cwd: root, stdio: "inherit", env: { ...process.env, CGO_ENABLED: "0" },
+  });
   if (r.status !== 0 || !existsSync(out)) throw new Error("go build failed");
   built = out;
   return out;
@@ -27,6 +33,7 @@ export async function startAdapter(yaml, { env = {} } = {}) {
   writeFileSync(cfg, yaml);
   const child = spawn(binary(), ["--config", cfg, "--listen", "127.0.0.1:0", "--sandbox-listen", "127.0.0.1:0", "--log-level", "warn"], {
     env: { ...process.env, ...env },
+    cwd: mkdtempSync(join(tmpdir(), "genui-cwd-")), // empty: nothing read from the checkout
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
