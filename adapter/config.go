@@ -63,9 +63,6 @@ type Config struct {
 	// CopilotKit serves the CopilotRuntime v2 routes so that a CopilotKit
 	// frontend talks to the adapter directly.
 	CopilotKit CopilotKitConfig `yaml:"copilotkit,omitempty"`
-	// PlaygroundVendor is the folder `make playground-vendor` builds the
-	// playground's A2UI renderer bundle into (default "playground-vendor").
-	PlaygroundVendor string `yaml:"playgroundVendor,omitempty"`
 	// InstanceID names this process in run records (default: random).
 	InstanceID string `yaml:"instanceId,omitempty"`
 	// History bounds the thread histories kept for reloads and
@@ -333,10 +330,48 @@ var ErrConfig = errors.New("config")
 
 var envRef = regexp.MustCompile(`\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
-// expandEnv replaces ${VAR} and ${VAR:-default}; $$ is a literal $. An
-// unset variable without a default is an error naming it.
+// commentStart is where a YAML line's comment starts (a # at the start or
+// after a space, outside quotes), or len(line).
+func commentStart(line []byte) int {
+	var quote byte
+	for i, c := range line {
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t'):
+			return i
+		}
+	}
+	return len(line)
+}
+
+// expandEnv replaces ${VAR} and ${VAR:-default}; $$ is a literal $.
+// Comments are left as they are. An unset variable without a default is
+// an error naming it.
 func expandEnv(src []byte, getenv func(string) string) ([]byte, error) {
+	var out []byte
 	var missing []string
+	for _, line := range bytes.SplitAfter(src, []byte("\n")) {
+		c := commentStart(line)
+		code, err := expandLine(line[:c], getenv, &missing)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, code...), line[c:]...)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: environment variable %s is not set (use ${%s:-default} for a default)", ErrConfig, strings.Join(missing, ", "), missing[0])
+	}
+	return out, nil
+}
+
+func expandLine(src []byte, getenv func(string) string, missingOut *[]string) ([]byte, error) {
+	var missing []string
+	defer func() { *missingOut = append(*missingOut, missing...) }()
 	out := envRef.ReplaceAllFunc(src, func(m []byte) []byte {
 		if string(m) == "$$" {
 			return []byte("$")
@@ -352,9 +387,6 @@ func expandEnv(src []byte, getenv func(string) string) ([]byte, error) {
 		missing = append(missing, name)
 		return nil
 	})
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: environment variable %s is not set (use ${%s:-default} for a default)", ErrConfig, strings.Join(missing, ", "), missing[0])
-	}
 	return out, nil
 }
 
@@ -375,13 +407,21 @@ func ParseConfig(src []byte, getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	cfg := Config{Listen: DefaultListen}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	idx := keyIndex{}
+	if err := checkKeys(&doc, reflect.TypeOf(cfg), "", idx); err != nil {
+		return Config{}, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
 		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if err := cfg.Validate(); err != nil {
-		return Config{}, err
+		return Config{}, withLine(err, idx)
 	}
 	return cfg, nil
 }
@@ -683,13 +723,6 @@ func (c *Config) maxBody() int64 {
 		return DefaultMaxBodyBytes
 	}
 	return c.MaxBodyBytes
-}
-
-func (c *Config) playgroundVendor() string {
-	if c.PlaygroundVendor == "" {
-		return "playground-vendor"
-	}
-	return c.PlaygroundVendor
 }
 
 // SandboxAddr is where the sandbox listener listens.

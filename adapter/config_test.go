@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,8 +14,10 @@ func TestParseConfigErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name, yaml, wantMsg string
 	}{
-		{"unknown key", "listen: x\nagents: {demo: {type: demo}}\nlisten2: y\n", "field listen2 not found"},
-		{"unknown agent key", "agents: {demo: {type: demo, urll: x}}\n", "field urll not found"},
+		{"unknown key", "listen: x\nagents: {demo: {type: demo}}\nlisten2: y\n", "listen2: unknown key (line 3) (did you mean listen?)"},
+		{"unknown agent key", "agents:\n  orders:\n    type: agui\n    url: http://x\n    timeout: 5m\n", "agents.orders.timeout: unknown key (line 5) (did you mean idleTimeout?)"},
+		{"unknown nested key", "runlog: {backend: memory, maxByte: 1}\nagents: {demo: {type: demo}}\n", "runlog.maxByte: unknown key (line 1) (did you mean maxBytes?)"},
+		{"validation names its line", "agents:\n  a:\n    type: agui\n    url: 'ftp://x'\n", "agents.a.url: \"ftp://x\" is not an http(s) URL (line 4)"},
 		{"no agents", "listen: 127.0.0.1:1\n", "at least one agent"},
 		{"missing type", "agents: {a: {url: http://x}}\n", "agents.a.type: required"},
 		{"unknown type", "agents: {a: {type: grpc}}\n", "unknown type \"grpc\""},
@@ -109,5 +112,34 @@ func TestRedactedHidesSecrets(t *testing.T) {
 		if !strings.Contains(red, want) {
 			t.Errorf("Redacted() lost %q:\n%s", want, red)
 		}
+	}
+}
+
+// TestREADMEExamplesLoad: every YAML example in the README loads as
+// written, with no environment set.
+func TestREADMEExamplesLoad(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(readme), "```yaml\n")[1:]
+	if len(blocks) == 0 {
+		t.Fatal("no YAML example in the README")
+	}
+	for i, b := range blocks {
+		src, _, _ := strings.Cut(b, "```")
+		if _, err := ParseConfig([]byte(src), func(string) string { return "" }); err != nil {
+			t.Errorf("README YAML example %d does not load: %v\n%s", i+1, err, src)
+		}
+	}
+}
+
+// TestCommentsAreNotExpanded: a commented-out line may name a variable
+// that is not set.
+func TestCommentsAreNotExpanded(t *testing.T) {
+	src := "agents: {demo: {type: demo}}  # set ${NOT_SET} later\n# sandboxKey: \"${ALSO_NOT_SET}\"\nlisten: \"127.0.0.1:1#${PORTLESS:-x}\"\n"
+	cfg, err := ParseConfig([]byte(src), func(string) string { return "" })
+	if err != nil || cfg.Listen != "127.0.0.1:1#x" {
+		t.Errorf("ParseConfig = %+v, %v", cfg.Listen, err)
 	}
 }
