@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -118,53 +117,13 @@ func clientAddr(r *http.Request) string {
 	return host
 }
 
-// splitMessages accepts one message, a JSON array of messages, the
-// {"messages":[...]} wrapper, or JSONL. A JSONL line that is not JSON is
-// kept as it is, so the validator reports it with its index.
+// splitMessages is a2ui.SplitMessages with its refusal as a 400.
 func splitMessages(body []byte) ([][]byte, error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return nil, errBadRequest("empty body: send one A2UI message, a JSON array of them, {\"messages\":[...]} or JSONL", nil)
+	msgs, err := a2ui.SplitMessages(body)
+	if err != nil {
+		return nil, errBadRequest(err.Error(), nil)
 	}
-	if json.Valid(body) {
-		switch body[0] {
-		case '[':
-			var list []json.RawMessage
-			if err := json.Unmarshal(body, &list); err != nil {
-				return nil, errBadRequest("body is not a JSON array of messages", err)
-			}
-			return raws(list), nil
-		case '{':
-			var w struct {
-				Messages []json.RawMessage `json:"messages"`
-			}
-			if json.Unmarshal(body, &w) == nil && w.Messages != nil {
-				return raws(w.Messages), nil
-			}
-			return [][]byte{body}, nil
-		}
-		return nil, errBadRequest("body must be a JSON object, an array of messages or JSONL", nil)
-	}
-	var out [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 64<<10), len(body)+1)
-	for sc.Scan() {
-		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
-			out = append(out, append([]byte(nil), line...))
-		}
-	}
-	if len(out) == 1 {
-		return nil, errBadRequest("body is not valid JSON (nor JSONL)", nil)
-	}
-	return out, nil
-}
-
-func raws(list []json.RawMessage) [][]byte {
-	out := make([][]byte, len(list))
-	for i, m := range list {
-		out[i] = m
-	}
-	return out
+	return msgs, nil
 }
 
 // handleA2UIValidate validates A2UI messages as one stream:

@@ -27,11 +27,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	if len(args) > 1 {
+		switch args[1] {
+		case "healthcheck":
+			return healthcheck(ctx, args[2:], getenv, stdout, stderr)
+		case "check":
+			return check(ctx, args[2:], stdout, stderr)
+		case "a2ui":
+			if len(args) > 2 && args[2] == "validate" {
+				return a2uiValidate(args[3:], stdout, stderr)
+			}
+			return errors.New("usage: genui-adapter a2ui validate [-strict] FILE")
+		}
+	}
+
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", getenv("GENUI_CONFIG"), "path to the YAML config (default: built-in demo agent)")
 	listen := fs.String("listen", getenv("GENUI_LISTEN"), "listen address, overrides the config (default 127.0.0.1:8080)")
 	sandboxListen := fs.String("sandbox-listen", getenv("GENUI_SANDBOX_LISTEN"), "MCP Apps sandbox origin listen address, overrides the config (default 127.0.0.1:8081)")
+	sandboxOrigin := fs.String("sandbox-origin", getenv("GENUI_SANDBOX_ORIGIN"), "the sandbox's public origin (behind a proxy), overrides the config")
 	logLevel := fs.String("log-level", getenv("GENUI_LOG_LEVEL"), "debug, info, warn or error (default info)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -54,6 +69,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *sandboxListen != "" {
 		cfg.SandboxListen = *sandboxListen
+	}
+	if *sandboxOrigin != "" {
+		cfg.SandboxOrigin = *sandboxOrigin
 	}
 	var level slog.Level
 	if cfg.LogLevel != "" {

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/a2ui"
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// errViolations makes the process exit non-zero after a report.
+var errViolations = errors.New("violations found")
+
+// healthcheck asks a running instance's /healthz (the image has no shell
+// for curl): exit 0 when it answers 200.
+func healthcheck(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := getenv("GENUI_LISTEN")
+	if listen == "" {
+		listen = "127.0.0.1:8080"
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("GENUI_LISTEN %q: %w", listen, err)
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	url := fs.String("url", "http://"+net.JoinHostPort(host, port)+"/healthz", "the health URL")
+	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, *url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("unhealthy: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("unhealthy: %s answered %d", *url, resp.StatusCode)
+	}
+	fmt.Fprintln(stdout, "healthy")
+	return nil
+}
+
+// repairLog collects the repairs the normaliser reports (agui.Stats).
+type repairLog struct {
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (r *repairLog) UpstreamLatency(time.Duration) {}
+func (r *repairLog) Repair(kind string) {
+	r.mu.Lock()
+	r.kinds = append(r.kinds, kind)
+	r.mu.Unlock()
+}
+
+// check runs an AG-UI endpoint (POST a RunAgentInput) or a recorded SSE
+// file through the normaliser and reports every rule it had to repair,
+// with the reason and the client versions the unrepaired stream breaks.
+func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	input := fs.String("input", "", "RunAgentInput JSON to POST (default: one user message, \"hello\")")
+	header := fs.String("header", "", "a header to send, as Name: value")
+	maxEvent := fs.Int("max-event-bytes", agui.DefaultMaxEventSize, "cap on one event")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: genui-adapter check [flags] URL|FILE\n\nRuns an AG-UI endpoint, or a recorded SSE file (- for stdin), through the adapter's\nnormaliser and prints every repair it made; exits 1 when the stream breaks a client.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("check needs one URL or file")
+	}
+	target := fs.Arg(0)
+	body := []byte(*input)
+	if len(body) == 0 {
+		body = []byte(`{"threadId":"genui-check","runId":"genui-check-run","messages":[{"id":"u1","role":"user","content":"hello"}],"tools":[],"context":[]}`)
+	}
+	in, err := agui.ParseRunAgentInput(body)
+	if err != nil {
+		return err
+	}
+	var source agui.Agent
+	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
+		a := &agui.HTTPAgent{URL: target, MaxEventSize: *maxEvent, ClientThreadIDs: true}
+		if *header != "" {
+			k, v, ok := strings.Cut(*header, ":")
+			if !ok {
+				return fmt.Errorf("-header %q: want Name: value", *header)
+			}
+			a.Headers = map[string]string{strings.TrimSpace(k): strings.TrimSpace(v)}
+		}
+		source = a
+	} else {
+		var r io.Reader = os.Stdin
+		if target != "-" {
+			f, err := os.Open(target)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			r = f
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		source = agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+			return agui.Decode(bytes.NewReader(data), *maxEvent)
+		})
+		// A recording carries its own ids.
+		if first := firstRun(data); first != nil {
+			in.ThreadID, in.RunID = first.ThreadID, first.RunID
+		}
+	}
+	log := &repairLog{}
+	chain := agui.Chain(source, agui.Normalize(agui.Output), agui.Normalize(agui.Canonical))
+	n := 0
+	var last agui.Event
+	for ev, err := range chain.Run(agui.WithStats(ctx, log), in) {
+		if err != nil {
+			return err
+		}
+		n++
+		last = ev
+	}
+	fmt.Fprintf(stdout, "%s: %d events after normalisation", target, n)
+	if last != nil {
+		fmt.Fprintf(stdout, ", ending %s", last.Type())
+		if e, ok := last.(*agui.RunError); ok {
+			fmt.Fprintf(stdout, " (%s: %s)", e.Code, e.Message)
+		}
+	}
+	fmt.Fprintln(stdout)
+	counts := map[string]int{}
+	var order []string
+	for _, k := range log.kinds {
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	violations := 0
+	for _, k := range order {
+		info := agui.Explain(k)
+		breaks := "no client (canonicalised)"
+		if len(info.Breaks) > 0 {
+			breaks = "breaks @ag-ui/client " + strings.Join(info.Breaks, ", ")
+			violations++
+		}
+		fmt.Fprintf(stdout, "  %-28s x%-4d %s; %s\n", k, counts[k], info.Why, breaks)
+	}
+	if violations > 0 {
+		fmt.Fprintf(stdout, "%d rule(s) broken: the adapter repairs them, a client talking to this agent directly would not\n", violations)
+		return errViolations
+	}
+	fmt.Fprintln(stdout, "no violations")
+	return nil
+}
+
+// firstRun finds the RUN_STARTED of a recording.
+func firstRun(data []byte) *agui.RunStarted {
+	for ev, err := range agui.Decode(bytes.NewReader(data), 0) {
+		if err != nil {
+			return nil
+		}
+		if rs, ok := ev.(*agui.RunStarted); ok {
+			return rs
+		}
+	}
+	return nil
+}
+
+// a2uiValidate validates A2UI messages from a JSON or JSONL file (- for
+// stdin) as one stream.
+func a2uiValidate(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("a2ui validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	strict := fs.Bool("strict", false, "also refuse orphan components")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: genui-adapter a2ui validate [-strict] FILE\n\nValidates A2UI v0.9/v0.9.1 messages (one message, a JSON array, {\"messages\":[...]} or JSONL)\nagainst the official schemas and the integrity rules; exits 1 on errors.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("a2ui validate needs one file")
+	}
+	var r io.Reader = os.Stdin
+	if fs.Arg(0) != "-" {
+		f, err := os.Open(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	msgs, err := a2ui.SplitMessages(data)
+	if err != nil {
+		return err
+	}
+	v, err := a2ui.NewValidator(a2ui.Options{Strict: *strict})
+	if err != nil {
+		return err
+	}
+	errs := v.ValidateBatch(msgs)
+	fmt.Fprintf(stdout, "%s: %d messages, %d errors\n", fs.Arg(0), len(msgs), len(errs))
+	for _, e := range errs {
+		fmt.Fprintf(stdout, "  message %d %s %s: %s\n", e.Index, e.Rule, e.Path, e.Message)
+	}
+	if len(errs) > 0 {
+		return errViolations
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestHealthcheck(t *testing.T) {
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	env := map[string]string{"GENUI_LISTEN": addr, "GENUI_SANDBOX_LISTEN": "127.0.0.1:0"}
+	done := make(chan error, 1)
+	var out, errb syncBuffer
+	go func() {
+		done <- run(ctx, []string{"genui-adapter"}, func(k string) string { return env[k] }, &out, &errb)
+	}()
+	waitHealthy(t, "http://"+addr)
+	var o syncBuffer
+	if err := run(context.Background(), []string{"genui-adapter", "healthcheck"}, func(k string) string { return env[k] }, &o, &o); err != nil || !strings.Contains(o.String(), "healthy") {
+		t.Errorf("healthcheck of a running instance = %v %q", err, o.String())
+	}
+	cancel()
+	<-done
+	if err := run(context.Background(), []string{"genui-adapter", "healthcheck", "-timeout", "500ms"}, func(k string) string { return env[k] }, &o, &o); err == nil {
+		t.Errorf("healthcheck of a stopped instance succeeded")
+	}
+}
+
+func TestCheckDoctor(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.sse")
+	os.WriteFile(broken, []byte(`data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}
+
+data: {"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant","name":null}
+
+data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi"}
+
+data: {"type":"SOMETHING_NEW","x":1}
+
+`), 0o644)
+	var out syncBuffer
+	err := run(context.Background(), []string{"genui-adapter", "check", broken}, func(string) string { return "" }, &out, &out)
+	if !errors.Is(err, errViolations) {
+		t.Errorf("check of a broken recording = %v, want violations\n%s", err, out.String())
+	}
+	for _, want := range []string{"null_field", "unknown_event", "missing_terminal", "0.0.57", "ending RUN_ERROR"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte("data: {\"type\":\"RUN_STARTED\",\"threadId\":\"genui-check\",\"runId\":\"genui-check-run\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"genui-check\",\"runId\":\"genui-check-run\"}\n\n"))
+	}))
+	defer up.Close()
+	out = syncBuffer{}
+	if err := run(context.Background(), []string{"genui-adapter", "check", up.URL}, func(string) string { return "" }, &out, &out); err != nil || !strings.Contains(out.String(), "no violations") {
+		t.Errorf("check of a clean endpoint = %v\n%s", err, out.String())
+	}
+}
+
+func TestA2UIValidateCommand(t *testing.T) {
+	var out syncBuffer
+	example := filepath.Join("..", "..", "schemas", "testdata", "examples", "basic", "33_financial-data-grid.json")
+	if err := run(context.Background(), []string{"genui-adapter", "a2ui", "validate", example}, func(string) string { return "" }, &out, &out); err != nil || !strings.Contains(out.String(), "0 errors") {
+		t.Errorf("a2ui validate of the official example = %v\n%s", err, out.String())
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte("{\"version\":\"v0.9\",\"updateComponents\":{\"surfaceId\":\"nope\",\"components\":[{\"id\":\"root\",\"component\":\"Text\",\"text\":\"x\"}]}}\n{\"version\":\"v0.9\",\"nope\":{}}\n"), 0o644)
+	out = syncBuffer{}
+	if err := run(context.Background(), []string{"genui-adapter", "a2ui", "validate", bad}, func(string) string { return "" }, &out, &out); !errors.Is(err, errViolations) || !strings.Contains(out.String(), "message 1") {
+		t.Errorf("a2ui validate of a bad file = %v\n%s", err, out.String())
+	}
+}
