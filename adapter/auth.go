@@ -21,26 +21,39 @@ const principalKey = "genui.principal"
 // authenticated reports whether auth is configured (principals are real).
 func (s *Server) authenticated() bool {
 	a := s.cfg.Auth
-	return len(a.BearerTokens) > 0 || a.TrustedHeader != ""
+	return len(a.BearerTokens) > 0 || a.JWT != nil || a.TrustedHeader != ""
 }
 
 // principal says who is calling, from the headers alone (so that it runs
-// before any body is read): the name of the bearer token presented, the
-// trusted header's value (only from a trusted proxy, and only once), or
-// "anonymous".
+// before any body is read): the name of the static bearer token presented
+// or the principal claim of a verified JWT, the trusted header's value
+// (only from a trusted proxy, and only once), or "anonymous".
 func (s *Server) principal(r *http.Request) (string, error) {
 	a := s.cfg.Auth
 	switch {
-	case len(a.BearerTokens) > 0:
+	case len(a.BearerTokens) > 0 || s.jwt != nil:
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if ok && len(r.Header.Values("Authorization")) == 1 {
-			for _, name := range sortedKeys(a.BearerTokens) {
-				if subtle.ConstantTimeCompare([]byte(tok), []byte(a.BearerTokens[name])) == 1 {
-					return name, nil
-				}
+		if !ok || len(r.Header.Values("Authorization")) != 1 || tok == "" {
+			return "", errUnauthorized("a valid Authorization: Bearer token is required")
+		}
+		for _, name := range sortedKeys(a.BearerTokens) {
+			if subtle.ConstantTimeCompare([]byte(tok), []byte(a.BearerTokens[name])) == 1 {
+				return name, nil
 			}
 		}
-		return "", &httpError{Status: http.StatusUnauthorized, Code: "unauthorized", Msg: "a valid Authorization: Bearer token is required"}
+		if s.jwt == nil {
+			return "", errUnauthorized("a valid Authorization: Bearer token is required")
+		}
+		p, err := s.jwt.Principal(r.Context(), tok)
+		if err != nil {
+			return "", errUnauthorized("bearer token refused: " + err.Error())
+		}
+		// A token's claim cannot pass for a static token's name: the two
+		// would share runs and threads.
+		if _, clash := a.BearerTokens[p]; clash {
+			return "", errUnauthorized("bearer token refused: its principal is the name of a static token")
+		}
+		return p, nil
 	case a.TrustedHeader != "":
 		if !s.fromTrustedProxy(r) {
 			return "", &httpError{Status: http.StatusUnauthorized, Code: "unauthorized", Msg: "requests must come through a trusted proxy (auth.trustedProxies)"}
@@ -55,6 +68,10 @@ func (s *Server) principal(r *http.Request) (string, error) {
 		return strings.TrimSpace(vals[0]), nil
 	}
 	return anonymous, nil
+}
+
+func errUnauthorized(msg string) error {
+	return &httpError{Status: http.StatusUnauthorized, Code: "unauthorized", Msg: msg}
 }
 
 // fromTrustedProxy reports whether the connection comes from one of

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/genui-adapter/genui-adapter/adapter/jwtauth"
 )
 
 // Config is the whole service configuration (genui-adapter.yaml).
@@ -215,14 +217,45 @@ type RunLogConfig struct {
 
 // AuthConfig says who is calling. With BearerTokens, every run, resume,
 // cancel and history request needs "Authorization: Bearer <token>" and the
-// principal is the token's name; with TrustedHeader (set by a proxy you
-// trust) the principal is that header's value.
+// principal is the token's name; with JWT (alone or alongside
+// BearerTokens) a bearer token may also be a JWT from your identity
+// provider and the principal is its claim; with TrustedHeader (set by a
+// proxy you trust) the principal is that header's value.
 type AuthConfig struct {
 	BearerTokens  map[string]string `yaml:"bearerTokens,omitempty"`
+	JWT           *JWTConfig        `yaml:"jwt,omitempty"`
 	TrustedHeader string            `yaml:"trustedHeader,omitempty"`
 	// TrustedProxies are the addresses (CIDRs) the trusted header is
 	// believed from (default: loopback); other peers get 401.
 	TrustedProxies []string `yaml:"trustedProxies,omitempty"`
+}
+
+// JWTConfig verifies JWT bearer tokens against the issuer's JWKS.
+type JWTConfig struct {
+	JWKSURL  string `yaml:"jwksURL"`
+	Issuer   string `yaml:"issuer"`
+	Audience string `yaml:"audience"`
+	// ClockSkew is the leeway on exp/nbf/iat (default 30s).
+	ClockSkew Duration `yaml:"clockSkew,omitempty"`
+	// PrincipalClaim is the string claim that names the principal
+	// (default sub).
+	PrincipalClaim string `yaml:"principalClaim,omitempty"`
+	// Algorithms allowed (default: the RSA, RSA-PSS, ECDSA and EdDSA
+	// ones; never HMAC or none).
+	Algorithms []string `yaml:"algorithms,omitempty"`
+	// RefreshInterval is how often the key set is fetched (default 10m);
+	// a token naming an unknown key id fetches it at most every
+	// unknownKeyEvery (default 30s), so rotations are picked up at once.
+	RefreshInterval Duration `yaml:"refreshInterval,omitempty"`
+	UnknownKeyEvery Duration `yaml:"unknownKeyEvery,omitempty"`
+}
+
+func (j *JWTConfig) verifierConfig() jwtauth.Config {
+	return jwtauth.Config{
+		JWKSURL: j.JWKSURL, Issuer: j.Issuer, Audience: j.Audience,
+		ClockSkew: time.Duration(j.ClockSkew), PrincipalClaim: j.PrincipalClaim, Algorithms: j.Algorithms,
+		RefreshInterval: time.Duration(j.RefreshInterval), UnknownKeyEvery: time.Duration(j.UnknownKeyEvery),
+	}
 }
 
 // CORS is the cross-origin policy: an exact list of allowed origins.
@@ -491,8 +524,13 @@ func (c *Config) Validate() error {
 	default:
 		return bad("threadPolicy: %q is not reject or supersede", c.ThreadPolicy)
 	}
-	if len(c.Auth.BearerTokens) > 0 && c.Auth.TrustedHeader != "" {
-		return bad("auth: use bearerTokens or trustedHeader, not both")
+	if (len(c.Auth.BearerTokens) > 0 || c.Auth.JWT != nil) && c.Auth.TrustedHeader != "" {
+		return bad("auth: use bearer tokens (bearerTokens, jwt) or trustedHeader, not both")
+	}
+	if c.Auth.JWT != nil {
+		if err := c.Auth.JWT.verifierConfig().Check(); err != nil {
+			return bad("auth.jwt.%s", err)
+		}
 	}
 	for name, tok := range c.Auth.BearerTokens {
 		if len(tok) < 8 {

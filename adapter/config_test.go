@@ -143,3 +143,19 @@ func TestCommentsAreNotExpanded(t *testing.T) {
 		t.Errorf("ParseConfig = %+v, %v", cfg.Listen, err)
 	}
 }
+
+// In the image the sandbox listens on 0.0.0.0:8081; the cards' origin
+// must still be one a browser can open.
+func TestSandboxOriginFromWildcardListen(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.0.0.0:8081":   "127.0.0.1:8081",
+		"[::]:8081":      "127.0.0.1:8081",
+		":8081":          "127.0.0.1:8081",
+		"10.1.2.3:8081":  "10.1.2.3:8081",
+		"localhost:9000": "localhost:9000",
+	} {
+		if got := reachable(in); got != want {
+			t.Errorf("reachable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

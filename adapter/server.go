@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/genui-adapter/genui-adapter/a2ui"
+	"github.com/genui-adapter/genui-adapter/adapter/jwtauth"
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/agui"
@@ -54,9 +56,23 @@ type Server struct {
 	trustedProxies []netip.Prefix
 	heavy          *limiter // the CPU-heavy A2UI routes
 	caps           *mcpapps.Capabilities
+	jwt            *jwtauth.Verifier // nil without auth.jwt
 	stopMemory     context.CancelFunc
 	memoryDone     chan struct{}
 	freed          atomic.Int64 // bytes the stores released since the last check
+}
+
+// reachable turns a listen address into one a browser on this machine
+// can reach: a wildcard host (0.0.0.0, ::, none) becomes 127.0.0.1.
+func reachable(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return listen
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // NewServer builds the service from a validated config. A nil logger
@@ -109,6 +125,12 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		s.stopMemory, s.memoryDone = cancel, make(chan struct{})
 		go func() { defer close(s.memoryDone); s.returnMemory(ctx) }()
 	}
+	if cfg.Auth.JWT != nil {
+		if s.jwt, err = jwtauth.New(cfg.Auth.JWT.verifierConfig()); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("auth.jwt: %w", err)
+		}
+	}
 	if s.pool, err = newPool(cfg, logger); err != nil {
 		s.Close()
 		return nil, err
@@ -116,7 +138,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 	{
 		origin := cfg.SandboxOrigin
 		if origin == "" {
-			origin = "http://" + cfg.sandboxListen()
+			origin = "http://" + reachable(cfg.sandboxListen())
 		}
 		if s.sandbox, err = mcpapps.NewSandbox(origin, []byte(cfg.SandboxKey)); err != nil {
 			s.Close()
@@ -311,6 +333,9 @@ func (s *Server) SandboxHandler() http.Handler {
 // Close releases the runs, the run log and the MCP sessions. Call it
 // after Drain.
 func (s *Server) Close() error {
+	if s.jwt != nil {
+		s.jwt.Close()
+	}
 	if s.stopMemory != nil {
 		s.stopMemory()
 		<-s.memoryDone
