@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,13 +133,13 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 						names[e.ToolCallID] = e.ToolCallName
 					case *agui.ActivitySnapshot:
 						if e.ActivityType == ActivityType {
-							e.Content = checkOperations(v, e.Content, catalog, logf)
+							e.Content = checkOperations(ctx, v, e.Content, catalog, logf)
 						}
 					case *agui.ToolCallResult:
 						if !yield(ev, nil) {
 							return
 						}
-						if snap := surfaceFor(v, cfg, e, names[e.ToolCallID], catalog, logf); snap != nil {
+						if snap := surfaceFor(ctx, v, cfg, e, names[e.ToolCallID], catalog, logf); snap != nil {
 							if !yield(snap, nil) {
 								return
 							}
@@ -208,7 +209,7 @@ func operationsContent(ops []json.RawMessage) agui.JSON {
 
 // checkOperations validates the operations of an activity the agent
 // produced; invalid content becomes the failed lifecycle state.
-func checkOperations(v *Validator, content agui.JSON, catalog string, logf func(string, ...any)) agui.JSON {
+func checkOperations(ctx context.Context, v *Validator, content agui.JSON, catalog string, logf func(string, ...any)) agui.JSON {
 	var c map[string]json.RawMessage
 	if json.Unmarshal(content, &c) != nil {
 		return content
@@ -221,17 +222,26 @@ func checkOperations(v *Validator, content agui.JSON, catalog string, logf func(
 	if json.Unmarshal(raw, &ops) != nil {
 		return failed("a2ui_operations is not an array", nil)
 	}
-	if errs := validateOps(v, ops, catalog); len(errs) > 0 {
+	if errs := validateOps(ctx, v, ops, catalog, "agent"); len(errs) > 0 {
 		logf("a2ui: agent surface rejected: %v", errs)
 		return failed(fmt.Sprintf("the agent's A2UI failed validation (%d errors)", len(errs)), errs)
 	}
 	return content
 }
 
-func validateOps(v *Validator, ops []json.RawMessage, catalog string) []Error {
+// validateOps validates one surface's operations as a stream, in a span
+// "a2ui.validate" (source: agent, tool or generated).
+func validateOps(ctx context.Context, v *Validator, ops []json.RawMessage, catalog, source string) (errs []Error) {
+	_, end := agui.StartSpan(ctx, "a2ui.validate", "a2ui.source", source, "a2ui.catalog", catalog, "a2ui.messages", strconv.Itoa(len(ops)))
+	defer func() {
+		if len(errs) > 0 {
+			end(fmt.Errorf("%d validation errors, first %s at %s", len(errs), errs[0].Rule, errs[0].Path))
+			return
+		}
+		end(nil)
+	}()
 	s := v.NewStream()
 	s.AllowCatalog(catalog)
-	var errs []Error
 	for _, op := range ops {
 		errs = append(errs, s.Validate(op)...)
 	}
@@ -240,11 +250,11 @@ func validateOps(v *Validator, ops []json.RawMessage, catalog string) []Error {
 
 // surfaceFor returns the activity snapshot for a tool result, or nil when
 // the result is not structured or the tool is not rendered.
-func surfaceFor(v *Validator, cfg Config, e *agui.ToolCallResult, tool, catalog string, logf func(string, ...any)) agui.Event {
+func surfaceFor(ctx context.Context, v *Validator, cfg Config, e *agui.ToolCallResult, tool, catalog string, logf func(string, ...any)) agui.Event {
 	msgID := "a2ui-surface-" + e.ToolCallID
 	if ops, ok := parseOperations(e.Content); ok {
 		content := operationsContent(ops)
-		if errs := validateOps(v, ops, catalog); len(errs) > 0 {
+		if errs := validateOps(ctx, v, ops, catalog, "tool"); len(errs) > 0 {
 			logf("a2ui: surface from tool %q rejected: %v", tool, errs)
 			content = failed(fmt.Sprintf("the A2UI from tool %q failed validation (%d errors)", tool, len(errs)), errs)
 		}
@@ -257,7 +267,9 @@ func surfaceFor(v *Validator, cfg Config, e *agui.ToolCallResult, tool, catalog 
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') || !json.Valid(b) {
 		return nil
 	}
+	_, end := agui.StartSpan(ctx, "a2ui.generate", "a2ui.tool", tool, "a2ui.catalog", catalog, "a2ui.toolCallId", e.ToolCallID)
 	msgs, err := Generate(b, GenerateOptions{SurfaceID: "s-" + e.ToolCallID, Title: Humanize(tool), CatalogID: catalog, Version: cfg.Version, MaxRows: cfg.MaxRows, RowAction: cfg.RowAction, Source: tool})
+	end(err)
 	if err != nil {
 		return nil
 	}
@@ -267,7 +279,7 @@ func surfaceFor(v *Validator, cfg Config, e *agui.ToolCallResult, tool, catalog 
 	}
 	content := operationsContent(ops)
 	strict := generatedValidator(v)
-	if errs := validateOps(strict, ops, catalog); len(errs) > 0 {
+	if errs := validateOps(ctx, strict, ops, catalog, "generated"); len(errs) > 0 {
 		// A generator bug: never send it.
 		logf("a2ui: generated surface for tool %q rejected: %v", tool, errs)
 		content = failed("could not render this result", errs)

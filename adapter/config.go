@@ -16,6 +16,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/genui-adapter/genui-adapter/adapter/jwtauth"
 )
 
@@ -81,7 +83,25 @@ type Config struct {
 	MemoryLimit *int64 `yaml:"memoryLimit,omitempty"`
 	// Debug turns on diagnostics.
 	Debug DebugConfig `yaml:"debug,omitempty"`
+	// Tracing exports OpenTelemetry traces (off unless otlpEndpoint is set).
+	Tracing TracingConfig `yaml:"tracing,omitempty"`
 }
+
+// TracingConfig turns OpenTelemetry traces on.
+type TracingConfig struct {
+	// OTLPEndpoint is an OTLP/HTTP collector's base URL
+	// (http://127.0.0.1:4318); spans go to its /v1/traces.
+	OTLPEndpoint string            `yaml:"otlpEndpoint,omitempty"`
+	Headers      map[string]string `yaml:"headers,omitempty"`
+	// SampleRatio of new traces (default 1); a client's traceparent
+	// decides for its own.
+	SampleRatio *float64 `yaml:"sampleRatio,omitempty"`
+	ServiceName string   `yaml:"serviceName,omitempty"`
+
+	exporter sdktrace.SpanExporter // tests: instead of OTLP
+}
+
+func (t TracingConfig) on() bool { return t.OTLPEndpoint != "" || t.exporter != nil }
 
 // DebugConfig turns on diagnostics.
 type DebugConfig struct {
@@ -526,6 +546,14 @@ func (c *Config) Validate() error {
 	}
 	if (len(c.Auth.BearerTokens) > 0 || c.Auth.JWT != nil) && c.Auth.TrustedHeader != "" {
 		return bad("auth: use bearer tokens (bearerTokens, jwt) or trustedHeader, not both")
+	}
+	if t := c.Tracing; t.OTLPEndpoint != "" {
+		if u, err := url.Parse(t.OTLPEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return bad("tracing.otlpEndpoint: %q is not an http(s) URL without credentials", t.OTLPEndpoint)
+		}
+	}
+	if r := c.Tracing.SampleRatio; r != nil && (*r < 0 || *r > 1) {
+		return bad("tracing.sampleRatio: %v is not between 0 and 1", *r)
 	}
 	if c.Auth.JWT != nil {
 		if err := c.Auth.JWT.verifierConfig().Check(); err != nil {

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	rtmetrics "runtime/metrics"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/adapter/jwtauth"
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/adapter/runs"
+	"github.com/genui-adapter/genui-adapter/adapter/tracing"
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/langgraph"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
@@ -57,6 +59,7 @@ type Server struct {
 	heavy          *limiter // the CPU-heavy A2UI routes
 	caps           *mcpapps.Capabilities
 	jwt            *jwtauth.Verifier // nil without auth.jwt
+	tracing        *tracing.Provider // nil without tracing
 	stopMemory     context.CancelFunc
 	memoryDone     chan struct{}
 	freed          atomic.Int64 // bytes the stores released since the last check
@@ -88,7 +91,21 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, logger: logger, metrics: newMetrics(), agents: map[string]*agentEntry{}, a2ui: v, instance: cfg.InstanceID}
+	var tp *tracing.Provider
+	if t := cfg.Tracing; t.on() {
+		ratio := 1.0
+		if t.SampleRatio != nil {
+			ratio = *t.SampleRatio
+			if ratio == 0 {
+				ratio = -1 // TraceIDRatioBased: never
+			}
+		}
+		if tp, err = tracing.New(context.Background(), tracing.Config{Endpoint: strings.TrimSuffix(t.OTLPEndpoint, "/"), Headers: t.Headers, SampleRatio: ratio, ServiceName: t.ServiceName, Instance: cfg.InstanceID, Exporter: t.exporter}); err != nil {
+			return nil, err
+		}
+		logger = slog.New(tracing.LogHandler(logger.Handler()))
+	}
+	s := &Server{cfg: cfg, logger: logger, tracing: tp, metrics: newMetrics(), agents: map[string]*agentEntry{}, a2ui: v, instance: cfg.InstanceID}
 	if s.instance == "" {
 		s.instance = newInstanceID()
 	}
@@ -100,6 +117,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 	s.caps = mcpapps.NewCapabilities([]byte(capKey), time.Duration(cfg.MCPApps.CapabilityTTL))
 	s.heavy = newLimiter(cfg.A2UIAPI.maxConcurrent(), cfg.A2UIAPI.maxPerPrincipal())
 	if s.log, err = s.openRunLog(); err != nil {
+		_ = tp.Shutdown(context.Background())
 		return nil, err
 	}
 	if s.runs, err = runs.New(s.log, runs.Config{
@@ -131,7 +149,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("auth.jwt: %w", err)
 		}
 	}
-	if s.pool, err = newPool(cfg, logger); err != nil {
+	if s.pool, err = newPool(cfg, logger, s.tracing.Transport); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -147,7 +165,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 	}
 	for _, id := range cfg.agentIDs() {
 		ac := cfg.Agents[id]
-		backend, err := newBackend(ac, cfg)
+		backend, err := newBackend(ac, cfg, s.tracing.Transport)
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("agent %s: %w", id, err)
@@ -179,21 +197,25 @@ func trustedProxies(list []string) []netip.Prefix {
 }
 
 // newBackend builds the agent a config entry names.
-func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
-	switch ac.Type {
-	case "demo":
-		return &demoAgent{delay: time.Duration(ac.Delay)}, nil
-	case "agui":
-		var client *http.Client
+// wrap (tracing) wraps the upstream transports.
+func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.RoundTripper) (agui.Agent, error) {
+	var client *http.Client // nil: the backend's default
+	if ac.HTTP2 || cfg.Tracing.on() {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DisableCompression = true
+		t.MaxIdleConnsPerHost = 64
 		if ac.HTTP2 {
-			t := http.DefaultTransport.(*http.Transport).Clone()
-			t.DisableCompression = true
 			var p http.Protocols
 			p.SetUnencryptedHTTP2(true) // http:// upstreams
 			p.SetHTTP2(true)            // https:// upstreams
 			t.Protocols = &p
-			client = &http.Client{Transport: t, CheckRedirect: agui.SameOriginRedirects}
 		}
+		client = &http.Client{Transport: wrap(t), CheckRedirect: agui.SameOriginRedirects}
+	}
+	switch ac.Type {
+	case "demo":
+		return &demoAgent{delay: time.Duration(ac.Delay)}, nil
+	case "agui":
 		return &agui.HTTPAgent{
 			Client:          client,
 			URL:             ac.URL,
@@ -215,6 +237,7 @@ func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
 			ConnectTimeout:  time.Duration(ac.ConnectTimeout),
 			IdleTimeout:     time.Duration(ac.IdleTimeout),
 			MaxEventSize:    cfg.MaxEventBytes,
+			Client:          client,
 		}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown agent type %q", ErrConfig, ac.Type)
@@ -222,13 +245,13 @@ func newBackend(ac AgentConfig, cfg Config) (agui.Agent, error) {
 
 // newPool connects to the built-in and configured MCP servers (in the
 // background).
-func newPool(cfg Config, logger *slog.Logger) (*mcpapps.Pool, error) {
+func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.RoundTripper) (*mcpapps.Pool, error) {
 	servers := builtinServers()
 	for _, id := range sortedKeys(cfg.MCPServers) {
 		m := cfg.MCPServers[id]
 		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders})
 	}
-	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logf: func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) }})
+	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logf: func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) }, WrapHTTP: wrap})
 }
 
 // chain is the one place that orders the middlewares around a backend,
@@ -243,6 +266,7 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 	logger := s.logger.With("agent", id)
 	return agui.Chain(backend,
 		agui.Normalize(agui.Output),
+		tracing.ToolCalls(),
 		a2ui.Middleware(s.a2ui, a2ui.Config{
 			Disabled:   ac.A2UI.Disabled,
 			Tools:      ac.A2UI.Tools,
@@ -335,6 +359,13 @@ func (s *Server) SandboxHandler() http.Handler {
 func (s *Server) Close() error {
 	if s.jwt != nil {
 		s.jwt.Close()
+	}
+	if s.tracing != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := s.tracing.Shutdown(ctx); err != nil {
+			s.logger.Warn("cannot export the last spans", "error", err)
+		}
+		cancel()
 	}
 	if s.stopMemory != nil {
 		s.stopMemory()

@@ -50,6 +50,9 @@ type PoolOptions struct {
 	ConnectTimeout time.Duration
 	// MaxBackoff caps the wait between reconnection attempts (default 30 s).
 	MaxBackoff time.Duration
+	// WrapHTTP, if set, wraps the HTTP transport of every HTTP server
+	// (trace context propagation, say).
+	WrapHTTP func(http.RoundTripper) http.RoundTripper
 }
 
 // ErrUnknownServer is returned for a server id the pool does not know.
@@ -235,7 +238,10 @@ func (p *Pool) transport(c ServerConfig) mcp.Transport {
 	case c.Transport != nil:
 		return c.Transport()
 	case c.URL != "":
-		base := http.DefaultTransport.(*http.Transport).Clone()
+		var base http.RoundTripper = http.DefaultTransport.(*http.Transport).Clone()
+		if p.opts.WrapHTTP != nil {
+			base = p.opts.WrapHTTP(base)
+		}
 		client := &http.Client{
 			Transport: &headerTransport{base: base, headers: c.Headers, caller: c.CallerHeaders, forward: c.ForwardHeaders},
 			// Keep every request on the configured origin.
@@ -419,13 +425,31 @@ func (p *Pool) WaitReady(ctx context.Context) error {
 	return nil
 }
 
+// span starts the span of one MCP request (named as OpenTelemetry's MCP
+// conventions name them: the method, then the target).
+func span(ctx context.Context, server, method, target string) (context.Context, func(error)) {
+	name := method
+	if target != "" {
+		name += " " + target
+	}
+	return agui.StartSpan(ctx, name, "mcp.method.name", method, "genui.mcp.server", server, "genui.mcp.target", target)
+}
+
 // Call calls a tool on a server's session.
-func (p *Pool) Call(ctx context.Context, id, name string, args any) (*mcp.CallToolResult, error) {
+func (p *Pool) Call(ctx context.Context, id, name string, args any) (res *mcp.CallToolResult, err error) {
+	ctx, end := span(ctx, id, "tools/call", name)
+	defer func() {
+		if err == nil && res != nil && res.IsError {
+			end(errors.New("the tool returned an error result"))
+			return
+		}
+		end(err)
+	}()
 	_, cs, err := p.session(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: callerMeta(ctx)})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: callerMeta(ctx)})
 	if errors.Is(err, mcp.ErrConnectionClosed) {
 		cs.Close() // let keepConnected reconnect
 	}
@@ -433,7 +457,9 @@ func (p *Pool) Call(ctx context.Context, id, name string, args any) (*mcp.CallTo
 }
 
 // Read reads any resource of a server.
-func (p *Pool) Read(ctx context.Context, id, uri string) (*mcp.ReadResourceResult, error) {
+func (p *Pool) Read(ctx context.Context, id, uri string) (_ *mcp.ReadResourceResult, err error) {
+	ctx, end := span(ctx, id, "resources/read", uri)
+	defer func() { end(err) }()
 	_, cs, err := p.session(ctx, id)
 	if err != nil {
 		return nil, err
@@ -442,7 +468,9 @@ func (p *Pool) Read(ctx context.Context, id, uri string) (*mcp.ReadResourceResul
 }
 
 // ListResources lists a server's resources.
-func (p *Pool) ListResources(ctx context.Context, id string) (*mcp.ListResourcesResult, error) {
+func (p *Pool) ListResources(ctx context.Context, id string) (_ *mcp.ListResourcesResult, err error) {
+	ctx, end := span(ctx, id, "resources/list", "")
+	defer func() { end(err) }()
 	_, cs, err := p.session(ctx, id)
 	if err != nil {
 		return nil, err
@@ -479,7 +507,9 @@ func (p *Pool) UIResource(ctx context.Context, id, uri string) (*Resource, error
 	if len(uri) < 5 || uri[:5] != "ui://" {
 		return nil, fmt.Errorf("%w: %q is not a ui:// URI", ErrNotRenderable, uri)
 	}
-	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri, Meta: callerMeta(ctx)})
+	rctx, end := span(ctx, id, "resources/read", uri)
+	res, err := cs.ReadResource(rctx, &mcp.ReadResourceParams{URI: uri, Meta: callerMeta(ctx)})
+	end(err)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,6 +108,11 @@ func (x *execution) finish(client *startingClient) {
 		lr.hub.finish(nil)
 	}
 	lr.executorDone.Store(true)
+	var err error
+	if !strings.HasPrefix(x.outcome, string(agui.TypeRunFinished)) {
+		err = errors.New("run ended: " + x.outcome)
+	}
+	lr.endSpan(err)
 	if lr.readers.Load() == 0 {
 		lr.hub.release()
 	}
@@ -120,12 +127,12 @@ func (x *execution) saveHistory() {
 	hctx, cancel := context.WithTimeout(context.Background(), x.m.cfg.OpTimeout)
 	defer cancel()
 	if err := x.m.log.SaveHistory(hctx, run.Thread(), b); err != nil {
-		x.m.logger.Warn("cannot save thread history", "threadId", run.ThreadID, "error", err)
+		x.m.logger.WarnContext(x.ctx, "cannot save thread history", "threadId", run.ThreadID, "error", err)
 	}
 }
 
 func (x *execution) fail(err error) {
-	x.m.logger.Error("run log append failed; stopping the run", "runId", x.lr.run.ID, "error", err)
+	x.m.logger.ErrorContext(x.ctx, "run log append failed; stopping the run", "runId", x.lr.run.ID, "error", err)
 	x.lr.cancel(&agui.RunErr{Code: agui.CodeInternal, Message: "run log unavailable"})
 	x.lr.hub.finish(err)
 	x.ended = true
@@ -215,7 +222,7 @@ func (x *execution) conclude() {
 		x.outcome = "error:internal"
 	}
 	x.c.close()
-	x.m.logger.Info("run ended", "agent", x.req.AgentID, "runId", x.lr.run.ID, "outcome", x.outcome)
+	x.m.logger.InfoContext(x.ctx, "run ended", "agent", x.req.AgentID, "runId", x.lr.run.ID, "outcome", x.outcome)
 }
 
 // committer appends a run's events to the log, in order, and publishes

@@ -172,6 +172,7 @@ type localRun struct {
 	lastLeft     atomic.Int64
 	leased       time.Time // last lease renewal (the supervisor's)
 	executorDone atomic.Bool
+	endSpan      func(error) // the run's span, or a no-op
 }
 
 // New starts a Manager on log. Close it after Shutdown and Wait.
@@ -254,6 +255,10 @@ type StartRequest struct {
 	// Unlocked runs (an MCP Apps card's request) do not hold their
 	// thread and keep no history.
 	Unlocked bool
+	// Span, if set, starts the run's trace span in the run's own context
+	// (which outlives the request); it ends with the run, with an error
+	// unless the run finished.
+	Span func(ctx context.Context) (context.Context, func(error))
 }
 
 // Start registers a run; Serve executes it. The starting client counts
@@ -289,12 +294,16 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 	lr.readers.Store(1) // the starting client
 	rctx, rcancel := context.WithCancelCause(context.Background())
 	lr.cancel = rcancel
+	lr.endSpan = func(error) {}
+	if req.Span != nil {
+		rctx, lr.endSpan = req.Span(rctx)
+	}
 	m.mu.Lock()
 	m.local[run.Ref()] = lr
 	m.mu.Unlock()
 	m.executors.Add(1)
 	m.obs.RunStarted(req.AgentID)
-	m.logger.Info("run started", "agent", req.AgentID, "threadId", in.ThreadID, "runId", in.RunID, "principal", req.Principal, "unlocked", req.Unlocked)
+	m.logger.InfoContext(rctx, "run started", "agent", req.AgentID, "threadId", in.ThreadID, "runId", in.RunID, "principal", req.Principal, "unlocked", req.Unlocked)
 	return &Started{m: m, lr: lr, req: req, ctx: rctx}, nil
 }
 
