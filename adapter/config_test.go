@@ -159,3 +159,24 @@ func TestSandboxOriginFromWildcardListen(t *testing.T) {
 		}
 	}
 }
+
+// The shared deployment's instance config (examples/deploy, also the
+// Kubernetes ConfigMap) loads with the variables the manifests set, and
+// refuses to start without its keys.
+func TestDeployInstanceConfigLoads(t *testing.T) {
+	src, err := os.ReadFile("../examples/deploy/instance.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"GENUI_SANDBOX_KEY": "k8s-sandbox-key-0123456789", "GENUI_CAPABILITY_KEY": "k8s-capability-key-0123"}
+	cfg, err := ParseConfig(src, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.RunLog.Backend != "redis" || cfg.Auth.JWT == nil || cfg.SandboxOrigin != "https://sandbox.example.com" || cfg.MCPApps.CapabilityKey == "" {
+		t.Errorf("instance config = %+v", cfg)
+	}
+	if _, err := ParseConfig(src, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "GENUI_SANDBOX_KEY") {
+		t.Errorf("without its keys: %v, want an error naming GENUI_SANDBOX_KEY", err)
+	}
+}
