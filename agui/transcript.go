@@ -246,7 +246,13 @@ func (t *Transcript) applyOther(ev Event) {
 		if p := t.find(e.ParentMessageID); p != nil && e.ParentMessageID != "" && p.Role == RoleAssistant {
 			p.ToolCalls = append(p.ToolCalls, call)
 		} else {
-			t.upsert(Message{ID: e.ToolCallID, Role: RoleAssistant, ToolCalls: []ToolCall{call}})
+			// As @ag-ui/client does: a new assistant message named by the
+			// parent id (the upstream's message id), else by the call.
+			id := e.ParentMessageID
+			if id == "" || t.find(id) != nil {
+				id = e.ToolCallID // no parent, or it names another kind of message
+			}
+			t.upsert(Message{ID: id, Role: RoleAssistant, ToolCalls: []ToolCall{call}})
 		}
 	case *ToolCallEnd:
 		t.flushArgs(e.ToolCallID)

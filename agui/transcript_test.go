@@ -65,3 +65,18 @@ func BenchmarkTranscriptLongMessage(b *testing.B) {
 		}
 	}
 }
+
+// A tool call whose parent message was never streamed (LangGraph sends a
+// node's tool calls whole) makes an assistant message with the parent's
+// id, as the client does, so that the upstream sees its own message id
+// again in the follow-up.
+func TestToolCallParentNamesTheMessage(t *testing.T) {
+	tr := agui.NewTranscript([]agui.Message{{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}})
+	tr.Apply(&agui.ToolCallStart{ToolCallID: "c1", ToolCallName: "f", ParentMessageID: "lg-msg-1"})
+	tr.Apply(&agui.ToolCallEnd{ToolCallID: "c1"})
+	tr.Apply(&agui.ToolCallStart{ToolCallID: "c2", ToolCallName: "g", ParentMessageID: "u1"})
+	ms := tr.Messages()
+	if len(ms) != 3 || ms[1].ID != "lg-msg-1" || ms[1].ToolCalls[0].ID != "c1" || ms[2].ID != "c2" || ms[0].Role != agui.RoleUser {
+		t.Errorf("messages %+v", ms)
+	}
+}

@@ -542,3 +542,36 @@ func TestMiddlewareBoundsWhatARoundKeeps(t *testing.T) {
 		t.Errorf("the follow-up run got %d bytes of transcript, want ≤ 8 MiB", size)
 	}
 }
+
+// An upstream that ends every round with its own MESSAGES_SNAPSHOT (as
+// LangGraph does) still gets the round's results in the follow-up: the
+// snapshot of a round that led to another is held back, the last one is
+// sent before RUN_FINISHED.
+func TestMiddlewareHoldsIntermediateSnapshots(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
+		snap := &agui.MessagesSnapshot{Messages: append([]agui.Message(nil), in.Messages...)}
+		if n == 0 {
+			return append(callEvents([2]string{"c0", "secret"}), snap, &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+		}
+		return []agui.Event{snap, &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
+	}}
+	evs := runAll(t, mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}})(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r"})
+	if len(be.inputs) != 2 {
+		t.Fatalf("%d rounds, want 2", len(be.inputs))
+	}
+	if msgs := be.inputs[1].Messages; len(msgs) != 2 || msgs[1].Role != agui.RoleTool {
+		b, _ := json.Marshal(msgs)
+		t.Fatalf("follow-up messages = %s, want the call and its result", b)
+	}
+	var snaps []*agui.MessagesSnapshot
+	for _, e := range evs {
+		if s, ok := e.(*agui.MessagesSnapshot); ok {
+			snaps = append(snaps, s)
+		}
+	}
+	if len(snaps) != 1 || len(snaps[0].Messages) != 2 || evs[len(evs)-2] != agui.Event(snaps[0]) {
+		t.Errorf("snapshots sent: %d (want only the last round's, right before RUN_FINISHED)", len(snaps))
+	}
+}

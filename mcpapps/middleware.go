@@ -229,6 +229,10 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 			wg.Wait()
 		}
 		var held *agui.RunFinished
+		// An upstream's MESSAGES_SNAPSHOT (LangGraph sends one before each
+		// RUN_FINISHED) knows nothing of the results this round added: it
+		// is held, and sent only by the last round.
+		var heldSnapshot *agui.MessagesSnapshot
 		executed := 0
 		for ev, err := range r.next.Run(ctx, input) {
 			if err != nil {
@@ -269,6 +273,9 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 			case *agui.RunFinished:
 				held = e
 				continue
+			case *agui.MessagesSnapshot:
+				heldSnapshot = e
+				continue
 			case *agui.RunError:
 				stop()
 				r.yield(ev, nil)
@@ -285,6 +292,9 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 		}
 		stop()
 		if executed == 0 {
+			if heldSnapshot != nil && !r.yield(heldSnapshot, nil) {
+				return
+			}
 			if held != nil {
 				r.yield(held, nil)
 			}

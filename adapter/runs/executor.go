@@ -150,6 +150,10 @@ func (x *execution) step(ev agui.Event, err error) (stop bool) {
 			return true
 		}
 	}
+	if snap, ok := ev.(*agui.MessagesSnapshot); ok && x.tr != nil {
+		// Surfaces and cards outlive an upstream's view of the thread.
+		snap.Messages = agui.KeepActivities(snap.Messages, x.tr.Messages())
+	}
 	data, merr := ev.MarshalJSON()
 	if merr != nil {
 		x.m.logger.Error("cannot encode event", "runId", x.lr.run.ID, "type", ev.Type(), "error", merr)
