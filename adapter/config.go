@@ -309,6 +309,22 @@ type AgentConfig struct {
 	// agui upstream, so that every run shares a few connections instead
 	// of one each (https upstreams negotiate HTTP/2 by themselves).
 	HTTP2 bool `yaml:"http2,omitempty"`
+	// ClientConfigKeys (langgraph only) are the configurable and context
+	// keys a client may set through forwardedProps.config.configurable and
+	// forwardedProps.context; default none. The principal is always in
+	// configurable.genui_principal (context.genui_principal when the run
+	// has a context), set by the adapter.
+	ClientConfigKeys []string `yaml:"clientConfigKeys,omitempty"`
+	// MessagesSnapshot (langgraph only, default true) ends each run with
+	// the thread's messages, as @ag-ui/langgraph does.
+	MessagesSnapshot *bool `yaml:"messagesSnapshot,omitempty"`
+	// Subgraphs (langgraph only, default true) streams subgraphs' work.
+	Subgraphs *bool `yaml:"subgraphs,omitempty"`
+	// CopilotKitHelpers (langgraph only) reads the custom events of the
+	// CopilotKit SDKs' LangGraph helpers (emit message, tool call, state;
+	// exit) from the "events" stream mode, which repeats every node's
+	// input and output: on only when the graph uses them.
+	CopilotKitHelpers bool `yaml:"copilotkitHelpers,omitempty"`
 	// Delay paces the demo agent's events (demo only).
 	Delay Duration `yaml:"delay,omitempty"`
 	// A2UI configures structured tool results as A2UI surfaces.
@@ -653,7 +669,7 @@ func (c *Config) Validate() error {
 var agentKeys = map[string][]string{
 	"demo":      {"delay"},
 	"agui":      {"url", "headers", "forwardHeaders", "connectTimeout", "idleTimeout", "upstreamThreads", "http2"},
-	"langgraph": {"url", "graph", "apiKey", "assistantConfig", "headers", "forwardHeaders", "connectTimeout", "idleTimeout"},
+	"langgraph": {"url", "graph", "apiKey", "assistantConfig", "headers", "forwardHeaders", "connectTimeout", "idleTimeout", "clientConfigKeys", "messagesSnapshot", "subgraphs", "copilotkitHelpers"},
 }
 
 // commonAgentKeys are honoured by every agent type.

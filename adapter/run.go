@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -93,6 +94,21 @@ func errAgentNotFound(id string) error {
 	return &httpError{Status: http.StatusNotFound, Code: "agent_not_found", Msg: fmt.Sprintf("no agent %q is configured; GET /agents lists them", id)}
 }
 
+// maxResumeIDs bounds the resumes that may reuse one run id.
+const maxResumeIDs = 16
+
+// isResume reports whether a run answers an interrupt: resume entries, or
+// forwardedProps.command.resume (0.0.5x clients, CopilotKit's hooks).
+func isResume(in *agui.RunAgentInput) bool {
+	if len(in.Resume) > 0 {
+		return true
+	}
+	var cmd struct {
+		Resume json.RawMessage `json:"resume"`
+	}
+	return json.Unmarshal(in.ForwardedProp("command"), &cmd) == nil && len(cmd.Resume) > 0 && string(cmd.Resume) != "null"
+}
+
 // run starts a run of agent id with body (a RunAgentInput) and streams it.
 func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	a, ok := s.agents[id]
@@ -132,6 +148,13 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 		req.Repairs = stats.takeRepairs
 	}
 	started, err := s.runs.Start(c.Request().Context(), req)
+	// CopilotKit's useInterrupt resumes a legacy (on_interrupt) interrupt
+	// with the interrupted run's own id: a resume of a used id runs as
+	// "<id>.resume-N".
+	for n, used := 1, in.RunID; errors.Is(err, runs.ErrRunExists) && isResume(in) && n <= maxResumeIDs; n++ {
+		in.RunID = fmt.Sprintf("%s.resume-%d", used, n)
+		started, err = s.runs.Start(c.Request().Context(), req)
+	}
 	if err != nil {
 		return runsError(err, in.RunID)
 	}

@@ -365,3 +365,24 @@ func TestEventsFlushWithoutUpstreamReads(t *testing.T) {
 		t.Errorf("RUN_STARTED arrived after %s, want well under the agent's 1 s pace", time.Since(start))
 	}
 }
+
+// CopilotKit's useInterrupt resumes a legacy interrupt with the
+// interrupted run's own id: a resume may reuse an ended run's id (it runs
+// as "<id>.resume-N"); anything else may not.
+func TestResumeMayReuseARunID(t *testing.T) {
+	up := newCountingUpstream(t, 1, 0)
+	ts := serveYAML(t, `agents: {a: {type: agui, url: "`+up.URL+`", a2ui: {disabled: true}}}`)
+	if code, fs := runAll(t, ts.URL, "a", runJSON("t", "r1", "hi"), nil); code != 200 || lastType(fs) != "RUN_FINISHED" {
+		t.Fatalf("first run: %d", code)
+	}
+	resume := `{"threadId":"t","runId":"r1","messages":[],"forwardedProps":{"command":{"resume":{"approved":true}}}}`
+	for _, want := range []string{"r1.resume-1", "r1.resume-2"} {
+		code, fs := runAll(t, ts.URL, "a", resume, nil)
+		if code != 200 || len(fs) == 0 || !strings.Contains(fs[0].data, `"runId":"`+want+`"`) {
+			t.Fatalf("resume with the used id: %d %v, want a run %s", code, fs, want)
+		}
+	}
+	if code, _ := runAll(t, ts.URL, "a", runJSON("t", "r1", "again"), nil); code != http.StatusConflict {
+		t.Errorf("a plain run with a used id = %d, want 409", code)
+	}
+}

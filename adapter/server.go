@@ -228,16 +228,20 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 		}, nil
 	case "langgraph":
 		return &langgraph.Agent{
-			URL:             ac.URL,
-			Graph:           ac.Graph,
-			APIKey:          ac.APIKey,
-			AssistantConfig: ac.AssistantConfig,
-			Headers:         ac.Headers,
-			ForwardHeaders:  ac.ForwardHeaders,
-			ConnectTimeout:  time.Duration(ac.ConnectTimeout),
-			IdleTimeout:     time.Duration(ac.IdleTimeout),
-			MaxEventSize:    cfg.MaxEventBytes,
-			Client:          client,
+			URL:                ac.URL,
+			Graph:              ac.Graph,
+			APIKey:             ac.APIKey,
+			AssistantConfig:    ac.AssistantConfig,
+			Headers:            ac.Headers,
+			ForwardHeaders:     ac.ForwardHeaders,
+			ConnectTimeout:     time.Duration(ac.ConnectTimeout),
+			IdleTimeout:        time.Duration(ac.IdleTimeout),
+			MaxEventSize:       cfg.MaxEventBytes,
+			Client:             client,
+			ClientConfigKeys:   ac.ClientConfigKeys,
+			NoMessagesSnapshot: ac.MessagesSnapshot != nil && !*ac.MessagesSnapshot,
+			NoSubgraphs:        ac.Subgraphs != nil && !*ac.Subgraphs,
+			CopilotKitHelpers:  ac.CopilotKitHelpers,
 		}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown agent type %q", ErrConfig, ac.Type)

@@ -56,6 +56,43 @@ type Agent struct {
 	MaxReconnects int
 	// MaxEventSize caps one upstream event (default agui.DefaultMaxEventSize).
 	MaxEventSize int
+	// ClientConfigKeys lists the keys a client may set in the run's
+	// configurable and context (forwardedProps.config.configurable,
+	// forwardedProps.context); others are dropped, so a browser cannot
+	// override what the deployment relies on. Default: none.
+	ClientConfigKeys []string
+	// NoMessagesSnapshot leaves out the MESSAGES_SNAPSHOT sent at the end
+	// of a run (the official adapter sends one; CopilotKit reconciles
+	// message ids with it).
+	NoMessagesSnapshot bool
+	// NoSubgraphs does not ask for subgraph streaming.
+	NoSubgraphs bool
+	// CopilotKitHelpers adds the "events" stream mode, which carries the
+	// custom events of @copilotkit/sdk-js and the copilotkit Python
+	// package (emit a message, a tool call or state from inside a node;
+	// exit). That mode repeats every node's input and output, so it is
+	// off unless asked for.
+	CopilotKitHelpers bool
+}
+
+// PrincipalKey is the configurable key (the context key when the run has
+// a context) that carries the principal a run is for, set by the adapter
+// and never taken from the client, so that graphs can authorize.
+const PrincipalKey = "genui_principal"
+
+// clientRunKeys are the forwardedProps keys (besides command, config and
+// context) passed on to the run request, as @ag-ui/langgraph spreads
+// forwardedProps into it (camelCase there, the API's snake_case here).
+// Others (webhook, assistant_id, multitask_strategy...) never come from a
+// client.
+var clientRunKeys = map[string]string{
+	"checkpointId":     "checkpoint_id",
+	"checkpoint_id":    "checkpoint_id",
+	"interruptBefore":  "interrupt_before",
+	"interrupt_before": "interrupt_before",
+	"interruptAfter":   "interrupt_after",
+	"interrupt_after":  "interrupt_after",
+	"metadata":         "metadata",
 }
 
 // ThreadID is the LangGraph thread an AG-UI thread maps to: a name-based
@@ -232,14 +269,57 @@ func lcMessages(msgs []agui.Message) []map[string]any {
 }
 
 // runBody is the POST .../runs/stream request for a run.
-func (a *Agent) runBody(in *agui.RunAgentInput) map[string]any {
+func (a *Agent) runBody(in *agui.RunAgentInput, principal string) map[string]any {
+	modes := []string{"messages-tuple", "updates", "values", "custom"}
+	if a.CopilotKitHelpers {
+		modes = append(modes, "events")
+	}
 	body := map[string]any{
 		"assistant_id":     a.Graph,
-		"stream_mode":      []string{"messages-tuple", "updates", "values", "custom"},
+		"stream_mode":      modes,
 		"stream_resumable": true,
 		// A dropped stream is resumed, so the run must outlive it; a
 		// client that goes away cancels the run explicitly (see Run).
 		"on_disconnect": "continue",
+	}
+	if !a.NoSubgraphs && string(in.ForwardedProp("streamSubgraphs")) != "false" {
+		body["stream_subgraphs"] = true
+	}
+	for k, apiKey := range clientRunKeys {
+		if raw := in.ForwardedProp(k); raw != nil && string(raw) != "null" {
+			body[apiKey] = json.RawMessage(raw)
+		}
+	}
+	if m, ok := body["metadata"].(json.RawMessage); ok {
+		var md map[string]any
+		if json.Unmarshal(m, &md) != nil {
+			delete(body, "metadata")
+		} else {
+			delete(md, PrincipalKey)
+			body["metadata"] = md
+		}
+	}
+
+	// forwardedProps.command (resume, goto, update), as @ag-ui/langgraph
+	// takes it from 0.0.5x clients and CopilotKit's interrupt hooks;
+	// RunAgentInput.resume wins over command.resume.
+	command := map[string]any{}
+	if raw := in.ForwardedProp("command"); raw != nil {
+		var c map[string]json.RawMessage
+		if json.Unmarshal(raw, &c) == nil {
+			for _, k := range []string{"resume", "goto", "update"} {
+				if v, ok := c[k]; ok && string(v) != "null" {
+					command[k] = v
+				}
+			}
+			// A resume sent as a JSON string holding JSON is that JSON.
+			if r, ok := command["resume"].(json.RawMessage); ok {
+				var str string
+				if json.Unmarshal(r, &str) == nil && json.Valid([]byte(str)) {
+					command["resume"] = json.RawMessage(str)
+				}
+			}
+		}
 	}
 	if len(in.Resume) > 0 {
 		var payload any
@@ -254,8 +334,12 @@ func (a *Agent) runBody(in *agui.RunAgentInput) map[string]any {
 			}
 			payload = m
 		}
-		body["command"] = map[string]any{"resume": payload}
-	} else {
+		command["resume"] = payload
+	}
+	if len(command) > 0 {
+		body["command"] = command
+	}
+	if _, resuming := command["resume"]; !resuming {
 		input := map[string]any{"messages": lcMessages(in.Messages)}
 		// The client's tools (including MCP tools the adapter injects)
 		// and context, for graphs with channels of these names, as
@@ -267,26 +351,71 @@ func (a *Agent) runBody(in *agui.RunAgentInput) map[string]any {
 		}
 		body["input"] = input
 	}
+
+	// The deployment's config, then what the client may set: only the
+	// allow-listed configurable and context keys; then the principal.
 	cfg := map[string]any{}
 	for k, v := range a.AssistantConfig {
 		cfg[k] = v
 	}
+	configurable := map[string]any{}
+	if c, ok := cfg["configurable"].(map[string]any); ok {
+		for k, v := range c {
+			configurable[k] = v
+		}
+	}
+	context := map[string]any{}
 	if fp := in.ForwardedProp("config"); fp != nil {
-		var m map[string]any
-		if json.Unmarshal(fp, &m) == nil {
-			for k, v := range m {
-				cfg[k] = v
+		var c struct {
+			Configurable map[string]json.RawMessage `json:"configurable"`
+		}
+		if json.Unmarshal(fp, &c) == nil {
+			a.allowed(c.Configurable, configurable)
+		}
+	}
+	if fp := in.ForwardedProp("context"); fp != nil {
+		var c map[string]json.RawMessage
+		if json.Unmarshal(fp, &c) == nil {
+			a.allowed(c, context)
+		}
+	}
+	delete(configurable, PrincipalKey)
+	delete(context, PrincipalKey)
+	// LangGraph refuses configurable and context together ("context is
+	// the replacement for configurable"): with a context, everything goes
+	// there.
+	target := configurable
+	if len(context) > 0 {
+		for k, v := range configurable {
+			if _, set := context[k]; !set {
+				context[k] = v
 			}
 		}
+		configurable, target = map[string]any{}, context
+	}
+	if principal != "" {
+		target[PrincipalKey] = principal
+	}
+	delete(cfg, "configurable")
+	if len(configurable) > 0 {
+		cfg["configurable"] = configurable
 	}
 	if len(cfg) > 0 {
 		body["config"] = cfg
 	}
-	if fp := in.ForwardedProp("context"); fp != nil {
-		body["context"] = json.RawMessage(fp)
+	if len(context) > 0 {
+		body["context"] = context
 	}
-
 	return body
+}
+
+// allowed copies the allow-listed keys of from into to.
+func (a *Agent) allowed(from map[string]json.RawMessage, to map[string]any) {
+	for _, k := range a.ClientConfigKeys {
+		if v, ok := from[k]; ok {
+			to[k] = v
+		}
+	}
 }
 
 // Run implements agui.Agent.
@@ -308,11 +437,19 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		}
 		resp.Body.Close()
 
-		t := &translator{in: in, yield: yield}
+		t := &translator{in: in, yield: yield, snapshot: !a.NoMessagesSnapshot}
 		if !t.out(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}) {
 			return
 		}
-		resp, err = a.call(ctx, http.MethodPost, "/threads/"+tid+"/runs/stream", a.runBody(in), map[string]string{"Accept": "text/event-stream"}, "run")
+		body := a.runBody(in, principal)
+		if _, cmd := body["command"]; !cmd && body["checkpoint_id"] == nil {
+			// A state or history the server cannot give means no fork: the
+			// run appends, as it would without an edit.
+			if cp, _ := a.forkPoint(ctx, tid, in); cp != "" {
+				body["checkpoint_id"] = cp
+			}
+		}
+		resp, err = a.call(ctx, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
 		if err != nil {
 			if ctx.Err() == nil {
 				yield(nil, err)

@@ -42,6 +42,8 @@ type replay struct {
 	lastID  []string
 	hold    bool // keep the stream open after the frames
 	resumed bool
+	state   string // GET .../state (default: empty values)
+	history string // POST .../history (default: [])
 }
 
 // archive reads testdata/streams/name.txtar: the recorded upstream.sse,
@@ -88,6 +90,22 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	switch {
 	case req.Method == http.MethodPost && req.URL.Path == "/threads":
 		w.Write([]byte(`{}`))
+	case strings.HasSuffix(req.URL.Path, "/state"):
+		r.mu.Lock()
+		st := r.state
+		r.mu.Unlock()
+		if st == "" {
+			st = `{"values":{}}`
+		}
+		io.WriteString(w, st)
+	case strings.HasSuffix(req.URL.Path, "/history"):
+		r.mu.Lock()
+		h := r.history
+		r.mu.Unlock()
+		if h == "" {
+			h = `[]`
+		}
+		io.WriteString(w, h)
 	case strings.HasSuffix(req.URL.Path, "/cancel"):
 		w.WriteHeader(http.StatusAccepted)
 	case strings.HasSuffix(req.URL.Path, "/stream"):
@@ -121,6 +139,18 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	default:
 		http.NotFound(w, req)
 	}
+}
+
+// runBody is the body of the last run request.
+func (r *replay) runBody() map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.paths) - 1; i >= 0; i-- {
+		if strings.HasSuffix(r.paths[i], "/runs/stream") && strings.HasPrefix(r.paths[i], "POST") {
+			return r.bodies[i]
+		}
+	}
+	return nil
 }
 
 func run(t *testing.T, a *Agent, in *agui.RunAgentInput) (string, error) {
@@ -193,7 +223,7 @@ func TestChatTextIsOneMessage(t *testing.T) {
 	srv := httptest.NewServer(newReplay(t, "chat"))
 	defer srv.Close()
 	tr := agui.NewTranscript(nil)
-	for ev, err := range (&Agent{URL: srv.URL, Graph: "chat"}).Run(t.Context(), input()) {
+	for ev, err := range (&Agent{URL: srv.URL, Graph: "chat", NoMessagesSnapshot: true}).Run(t.Context(), input()) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,6 +232,48 @@ func TestChatTextIsOneMessage(t *testing.T) {
 	msgs := tr.Messages()
 	if len(msgs) != 1 || msgs[0].Content.String() != "Hello from LangGraph" {
 		t.Fatalf("transcript %+v, want one assistant message with the whole text", msgs)
+	}
+}
+
+// The run ends with the thread's messages as LangGraph holds them, with
+// the ids the stream used (unless configured off).
+func TestMessagesSnapshotAtEnd(t *testing.T) {
+	srv := httptest.NewServer(newReplay(t, "tools"))
+	defer srv.Close()
+	var streamed []string
+	var snap *agui.MessagesSnapshot
+	var after []agui.EventType
+	for ev, err := range (&Agent{URL: srv.URL, Graph: "tools"}).Run(t.Context(), input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")})) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e := ev.(type) {
+		case *agui.TextMessageStart:
+			streamed = append(streamed, e.MessageID)
+		case *agui.ToolCallResult:
+			streamed = append(streamed, e.MessageID)
+		case *agui.MessagesSnapshot:
+			snap = e
+			continue
+		}
+		if snap != nil {
+			after = append(after, ev.Type())
+		}
+	}
+	if snap == nil || len(after) != 1 || after[0] != agui.TypeRunFinished {
+		t.Fatalf("snapshot %v, then %v; want it right before RUN_FINISHED", snap, after)
+	}
+	have := map[string]bool{}
+	for _, m := range snap.Messages {
+		have[m.ID] = true
+	}
+	for _, id := range streamed {
+		if !have[id] {
+			t.Errorf("streamed message %s is not in the snapshot %+v", id, snap.Messages)
+		}
+	}
+	if snap.Messages[0].ID != "u1" || snap.Messages[0].Role != agui.RoleUser {
+		t.Errorf("snapshot starts with %+v", snap.Messages[0])
 	}
 }
 
@@ -222,10 +294,10 @@ func TestRequestBody(t *testing.T) {
 	if rp.paths[0] != "POST /threads" || rp.bodies[0]["thread_id"] != tid || rp.bodies[0]["if_exists"] != "do_nothing" {
 		t.Fatalf("thread create: %v %v", rp.paths[0], rp.bodies[0])
 	}
-	if rp.paths[1] != "POST /threads/"+tid+"/runs/stream" {
-		t.Fatalf("run path %s", rp.paths[1])
+	if rp.paths[2] != "POST /threads/"+tid+"/runs/stream" || rp.paths[1] != "GET /threads/"+tid+"/state" {
+		t.Fatalf("requests %v", rp.paths)
 	}
-	b, _ := json.Marshal(rp.bodies[1])
+	b, _ := json.Marshal(rp.runBody())
 	for _, want := range []string{`"assistant_id":"chat"`, `"recursion_limit":7`, `"type":"human"`, `"tool_calls":[{"args":{"x":1},"id":"c1","name":"f","type":"tool_call"}]`, `"tool_call_id":"c1","type":"tool"`, `"stream_resumable":true`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("run body lacks %s: %s", want, b)
@@ -245,7 +317,7 @@ func TestResumeSendsCommand(t *testing.T) {
 	if _, err := run(t, &Agent{URL: srv.URL, Graph: "approve"}, in); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(rp.bodies[1])
+	b, _ := json.Marshal(rp.runBody())
 	if !strings.Contains(string(b), `"command":{"resume":{"approved":true}}`) || strings.Contains(string(b), `"input"`) {
 		t.Fatalf("resume body %s", b)
 	}
@@ -423,6 +495,111 @@ func BenchmarkTranslate(b *testing.B) {
 		}
 		if n == 0 {
 			b.Fatal("no events")
+		}
+	}
+}
+
+// runBodyFor runs a against the recorded chat stream and returns the run
+// request's body.
+func runBodyFor(t *testing.T, a *Agent, ctx context.Context, in *agui.RunAgentInput) string {
+	t.Helper()
+	rp := newReplay(t, "chat")
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	a.URL, a.Graph = srv.URL, "chat"
+	for _, err := range a.Run(ctx, in) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := json.Marshal(rp.runBody())
+	return string(b)
+}
+
+// forwardedProps.command from 0.0.5x clients and CopilotKit's interrupt
+// hooks: resume (a JSON string holding JSON is parsed), goto, update;
+// RunAgentInput.resume wins over command.resume.
+func TestForwardedCommand(t *testing.T) {
+	in := input()
+	in.ForwardedProps = agui.JSON(`{"command":{"resume":"{\"approved\":true}","goto":"review","update":{"step":2},"evil":1}}`)
+	b := runBodyFor(t, &Agent{}, t.Context(), in)
+	if !strings.Contains(b, `"command":{"goto":"review","resume":{"approved":true},"update":{"step":2}}`) || strings.Contains(b, `"input"`) || strings.Contains(b, "evil") {
+		t.Errorf("command body %s", b)
+	}
+	in.Resume = []agui.ResumeEntry{{InterruptID: "i1", Status: "resolved", Payload: agui.JSON(`"from input.resume"`)}}
+	if b := runBodyFor(t, &Agent{}, t.Context(), in); !strings.Contains(b, `"resume":"from input.resume"`) || !strings.Contains(b, `"goto":"review"`) {
+		t.Errorf("input.resume did not win: %s", b)
+	}
+	// goto without resume still sends the messages.
+	in = input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")})
+	in.ForwardedProps = agui.JSON(`{"command":{"goto":"review"}}`)
+	if b := runBodyFor(t, &Agent{}, t.Context(), in); !strings.Contains(b, `"command":{"goto":"review"}`) || !strings.Contains(b, `"input":{"messages"`) {
+		t.Errorf("goto body %s", b)
+	}
+}
+
+// Trust at the graph boundary: the client sets only allow-listed
+// configurable and context keys; the principal comes from the adapter.
+func TestClientConfigIsAllowListed(t *testing.T) {
+	in := input()
+	in.ForwardedProps = agui.JSON(`{"config":{"recursion_limit":100000,"configurable":{"model":"gpt-x","user_id":"admin","genui_principal":"mallory"}},"webhook":"http://169.254.169.254/","checkpointId":"cp-1","metadata":{"genui_principal":"mallory","page":"orders"}}`)
+	a := &Agent{AssistantConfig: map[string]any{"recursion_limit": 7, "configurable": map[string]any{"user_id": "deployment"}}, ClientConfigKeys: []string{"model"}}
+	b := runBodyFor(t, a, agui.WithPrincipal(t.Context(), "alice"), in)
+	for _, want := range []string{`"recursion_limit":7`, `"model":"gpt-x"`, `"user_id":"deployment"`, `"genui_principal":"alice"`, `"checkpoint_id":"cp-1"`, `"page":"orders"`} {
+		if !strings.Contains(b, want) {
+			t.Errorf("run body lacks %s: %s", want, b)
+		}
+	}
+	for _, bad := range []string{"100000", "admin", "mallory", "webhook", "169.254"} {
+		if strings.Contains(b, bad) {
+			t.Errorf("run body carries the client's %s: %s", bad, b)
+		}
+	}
+	// Default: no client key at all; a client context alone still carries
+	// the principal, in context (LangGraph refuses both).
+	in.ForwardedProps = agui.JSON(`{"config":{"configurable":{"model":"gpt-x"}},"context":{"model":"gpt-y","tenant":"t1"}}`)
+	b = runBodyFor(t, &Agent{ClientConfigKeys: []string{"tenant"}}, agui.WithPrincipal(t.Context(), "alice"), in)
+	if strings.Contains(b, "gpt-") || !strings.Contains(b, `"context":{"genui_principal":"alice","tenant":"t1"}`) || strings.Contains(b, `"configurable"`) {
+		t.Errorf("context body %s", b)
+	}
+	if b := runBodyFor(t, &Agent{}, t.Context(), input()); strings.Contains(b, "genui_principal") || strings.Contains(b, `"config"`) {
+		t.Errorf("unauthenticated run body %s", b)
+	}
+}
+
+// Regenerate / edit: the client cuts the conversation back to a user
+// message the thread holds (perhaps edited); the run forks from the
+// checkpoint before that message.
+func TestEditForksFromTheCheckpointBefore(t *testing.T) {
+	msg := func(id, typ string) string { return `{"id":"` + id + `","type":"` + typ + `","content":"x"}` }
+	cp := func(id string, ms ...string) string {
+		return `{"checkpoint":{"checkpoint_id":"` + id + `"},"values":{"messages":[` + strings.Join(ms, ",") + `]}}`
+	}
+	u1, a1, u2, a2 := msg("u1", "human"), msg("a1", "ai"), msg("u2", "human"), msg("a2", "ai")
+	user := func(id string) agui.Message {
+		return agui.Message{ID: id, Role: agui.RoleUser, Content: agui.Text("edited " + id)}
+	}
+	asst := agui.Message{ID: "a1", Role: agui.RoleAssistant, Content: agui.Text("x")}
+	for _, c := range []struct {
+		name string
+		in   []agui.Message
+		want any
+	}{
+		{"edit the second question", []agui.Message{user("u1"), asst, user("u2")}, "cp2"},
+		{"edit the first question", []agui.Message{user("u1")}, "cp0"},
+		{"a new turn", []agui.Message{user("u1"), asst, user("u2"), {ID: "a2", Role: agui.RoleAssistant, Content: agui.Text("x")}, user("u3")}, nil},
+		{"a new thread's message", []agui.Message{user("zz")}, nil},
+	} {
+		rp := newReplay(t, "chat")
+		rp.state = `{"values":{"messages":[` + strings.Join([]string{u1, a1, u2, a2}, ",") + `]}}`
+		rp.history = "[" + strings.Join([]string{cp("cp4", u1, a1, u2, a2), cp("cp3", u1, a1, u2), cp("cp2", u1, a1), cp("cp1", u1), cp("cp0")}, ",") + "]"
+		srv := httptest.NewServer(rp)
+		if _, err := run(t, &Agent{URL: srv.URL, Graph: "chat"}, input(c.in...)); err != nil {
+			t.Fatal(err)
+		}
+		srv.Close()
+		if got := rp.runBody()["checkpoint_id"]; got != c.want {
+			t.Errorf("%s: checkpoint_id %v, want %v", c.name, got, c.want)
 		}
 	}
 }

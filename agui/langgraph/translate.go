@@ -1,6 +1,7 @@
 package langgraph
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -27,18 +28,96 @@ type translator struct {
 	chunkCalls    map[int]string  // tool_call_chunks index -> id, per message
 	chunkMsg      string
 	interrupts    []json.RawMessage
+	interruptIDs  map[string]bool
 	lastState     string
+	snapshot      bool            // send MESSAGES_SNAPSHOT at the end
+	lastMessages  json.RawMessage // the root graph's last values.messages
+	reasoning     string          // open reasoning message id
+	hidden        map[string]bool // tool calls not emitted (copilotkit:emit-tool-calls false)
+}
+
+// emitOpts are the CopilotKit emit settings a chat model call carries in
+// its metadata (copilotkitCustomizeConfig in @copilotkit/sdk-js and the
+// Python copilotkit package), and LangGraph's own predict_state.
+type emitOpts struct {
+	noMessages, noToolCalls bool
+	predict                 agui.JSON // [{tool, tool_argument, state_key}]
+}
+
+func (o emitOpts) predicts(tool string) bool {
+	if o.predict == nil {
+		return false
+	}
+	var list []struct {
+		Tool string `json:"tool"`
+	}
+	_ = json.Unmarshal(o.predict, &list)
+	for _, p := range list {
+		if p.Tool == tool {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *translator) out(ev agui.Event) bool { return t.yield(ev, nil) }
 
 type lcMessage struct {
-	ID             string          `json:"id"`
-	Type           string          `json:"type"`
-	Content        json.RawMessage `json:"content"`
-	ToolCallID     string          `json:"tool_call_id"`
-	ToolCalls      []lcToolCall    `json:"tool_calls"`
-	ToolCallChunks []lcChunk       `json:"tool_call_chunks"`
+	ID               string          `json:"id"`
+	Type             string          `json:"type"`
+	Content          json.RawMessage `json:"content"`
+	ToolCallID       string          `json:"tool_call_id"`
+	ToolCalls        []lcToolCall    `json:"tool_calls"`
+	ToolCallChunks   []lcChunk       `json:"tool_call_chunks"`
+	AdditionalKwargs struct {
+		ReasoningContent string `json:"reasoning_content"`
+		Reasoning        struct {
+			Summary []struct {
+				Text string `json:"text"`
+			} `json:"summary"`
+		} `json:"reasoning"`
+	} `json:"additional_kwargs"`
+}
+
+// reasoningOf reads the reasoning a chunk streams, in the shapes
+// @ag-ui/langgraph reads: Anthropic "thinking" blocks, OpenAI "reasoning"
+// blocks (text or summary), Bedrock "reasoning_content" blocks, and
+// additional_kwargs.reasoning(_content).
+func reasoningOf(m lcMessage) string {
+	var parts []struct {
+		Type      string `json:"type"`
+		Thinking  string `json:"thinking"`
+		Reasoning string `json:"reasoning"`
+		Summary   []struct {
+			Text string `json:"text"`
+		} `json:"summary"`
+		ReasoningContent struct {
+			Text string `json:"text"`
+		} `json:"reasoning_content"`
+	}
+	var b strings.Builder
+	if json.Unmarshal(m.Content, &parts) == nil {
+		for _, p := range parts {
+			switch p.Type {
+			case "thinking":
+				b.WriteString(p.Thinking)
+			case "reasoning":
+				b.WriteString(p.Reasoning)
+				for _, s := range p.Summary {
+					b.WriteString(s.Text)
+				}
+			case "reasoning_content":
+				b.WriteString(p.ReasoningContent.Text)
+			}
+		}
+	}
+	if b.Len() == 0 {
+		for _, s := range m.AdditionalKwargs.Reasoning.Summary {
+			b.WriteString(s.Text)
+		}
+		b.WriteString(m.AdditionalKwargs.ReasoningContent)
+	}
+	return b.String()
 }
 
 type lcToolCall struct {
@@ -76,7 +155,35 @@ func textOf(raw json.RawMessage) string {
 	return ""
 }
 
+// closeReasoning ends an open reasoning message.
+func (t *translator) closeReasoning() bool {
+	if t.reasoning == "" {
+		return true
+	}
+	id := t.reasoning
+	t.reasoning = ""
+	return t.out(&agui.ReasoningMessageEnd{MessageID: id}) && t.out(&agui.ReasoningEnd{MessageID: id})
+}
+
+// reason streams reasoning of the AI message msgID.
+func (t *translator) reason(msgID, delta string) bool {
+	id := msgID + "-reasoning"
+	if t.reasoning != id {
+		if !t.closeReasoning() || !t.closeText() {
+			return false
+		}
+		t.reasoning = id
+		if !t.out(&agui.ReasoningStart{MessageID: id}) || !t.out(&agui.ReasoningMessageStart{MessageID: id, Role: "reasoning"}) {
+			return false
+		}
+	}
+	return t.out(&agui.ReasoningMessageContent{MessageID: id, Delta: delta})
+}
+
 func (t *translator) closeText() bool {
+	if !t.closeReasoning() {
+		return false
+	}
 	if t.text == "" {
 		return true
 	}
@@ -124,12 +231,12 @@ func (t *translator) step(node string) bool {
 // streamed is true for chunks a chat model streamed (type "ai" in
 // messages-tuple mode, tagged ls_integration "langchain_chat_model"); a
 // node's own output arrives whole.
-func (t *translator) message(m lcMessage, node string, streamed bool) bool {
+func (t *translator) message(m lcMessage, node string, streamed bool, o emitOpts) bool {
 	if !t.step(node) {
 		return false
 	}
 	if t.textSent == nil {
-		t.textSent, t.calls = map[string]bool{}, map[string]bool{}
+		t.textSent, t.calls, t.hidden = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	}
 	switch m.Type {
 	case "tool", "ToolMessageChunk", "ToolMessage":
@@ -149,7 +256,22 @@ func (t *translator) message(m lcMessage, node string, streamed bool) bool {
 	if !chunk && t.textSent[m.ID] {
 		return true // the full message after its chunks
 	}
-	if txt := textOf(m.Content); txt != "" {
+	if o.noMessages {
+		// copilotkit:emit-messages false: not streamed (the message is in
+		// the snapshot at the end).
+		t.textSent[m.ID] = true
+		if o.noToolCalls || len(m.ToolCallChunks) == 0 && len(m.ToolCalls) == 0 {
+			return true
+		}
+	}
+	if chunk && !o.noMessages {
+		if r := reasoningOf(m); r != "" {
+			if !t.reason(m.ID, r) {
+				return false
+			}
+		}
+	}
+	if txt := textOf(m.Content); txt != "" && !o.noMessages {
 		if t.text != m.ID {
 			if !t.closeText() || !t.closeCalls() {
 				return false
@@ -177,10 +299,20 @@ func (t *translator) message(m lcMessage, node string, streamed bool) bool {
 					return false
 				}
 				t.calls[id] = true
+				if o.noToolCalls {
+					t.hidden[id] = true
+					continue
+				}
+				if o.predicts(c.Name) && !t.out(&agui.Custom{Name: "PredictState", Value: o.predict}) {
+					return false
+				}
 				t.openCalls = append(t.openCalls, id)
 				if !t.out(&agui.ToolCallStart{ToolCallID: id, ToolCallName: c.Name, ParentMessageID: m.ID}) {
 					return false
 				}
+			}
+			if t.hidden[id] {
+				continue
 			}
 			if id != "" && c.Args != "" && !t.out(&agui.ToolCallArgs{ToolCallID: id, Delta: c.Args}) {
 				return false
@@ -198,6 +330,9 @@ func (t *translator) message(m lcMessage, node string, streamed bool) bool {
 			continue
 		}
 		t.calls[c.ID] = true
+		if o.noToolCalls {
+			continue
+		}
 		args := string(c.Args)
 		if args == "" || args == "null" {
 			args = "{}"
@@ -223,7 +358,7 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 		if f.ID != "" {
 			t.lastID = f.ID
 		}
-		name, _, _ := strings.Cut(f.Event, "|") // subgraph events: "values|ns"
+		name, ns, _ := strings.Cut(f.Event, "|") // subgraph events: "values|outer:<id>|inner:<id>"
 		switch name {
 		case "metadata":
 			var m struct {
@@ -239,14 +374,28 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 			}
 			var m lcMessage
 			var meta struct {
-				Node        string `json:"langgraph_node"`
-				Integration string `json:"ls_integration"`
+				Node          string          `json:"langgraph_node"`
+				Integration   string          `json:"ls_integration"`
+				EmitMessages  *bool           `json:"copilotkit:emit-messages"`
+				EmitToolCalls *bool           `json:"copilotkit:emit-tool-calls"`
+				EmitState     json.RawMessage `json:"copilotkit:emit-intermediate-state"`
+				PredictState  json.RawMessage `json:"predict_state"`
 			}
 			_ = json.Unmarshal(tuple[0], &m)
 			if len(tuple) > 1 {
 				_ = json.Unmarshal(tuple[1], &meta)
 			}
-			if !t.message(m, meta.Node, meta.Integration == "langchain_chat_model") {
+			o := emitOpts{noMessages: meta.EmitMessages != nil && !*meta.EmitMessages, noToolCalls: meta.EmitToolCalls != nil && !*meta.EmitToolCalls}
+			for _, p := range []json.RawMessage{meta.EmitState, meta.PredictState} {
+				if len(p) > 0 && p[0] == '[' {
+					o.predict = agui.JSON(p)
+				}
+			}
+			if !t.message(m, nodePath(ns, meta.Node), meta.Integration == "langchain_chat_model", o) {
+				return true, errStop
+			}
+		case "events":
+			if !t.customEvent(f.Data) {
 				return true, errStop
 			}
 		case "updates":
@@ -257,13 +406,19 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 			if ir, ok := u["__interrupt__"]; ok {
 				var list []json.RawMessage
 				if json.Unmarshal(ir, &list) == nil {
-					t.interrupts = append(t.interrupts, list...)
+					t.addInterrupts(list)
 				}
 			}
 		case "values":
+			if ns != "" {
+				continue // a subgraph's own state; the root's is the run's
+			}
 			var v map[string]json.RawMessage
 			if json.Unmarshal(f.Data, &v) != nil {
 				continue
+			}
+			if m, ok := v["messages"]; ok {
+				t.lastMessages = m
 			}
 			delete(v, "messages")
 			delete(v, "__interrupt__")
@@ -319,6 +474,13 @@ func (t *translator) finish() bool {
 	if t.node != "" && !t.out(&agui.StepFinished{StepName: t.node}) {
 		return true
 	}
+	if t.snapshot && t.lastMessages != nil {
+		// As @ag-ui/langgraph ends a run: the thread's messages, with the
+		// ids LangGraph gave them (CopilotKit reconciles with these).
+		if !t.out(&agui.MessagesSnapshot{Messages: aguiMessages(t.lastMessages)}) {
+			return true
+		}
+	}
 	fin := &agui.RunFinished{ThreadID: t.in.ThreadID, RunID: t.in.RunID}
 	if len(t.interrupts) > 0 {
 		var list []agui.Interrupt
@@ -350,4 +512,154 @@ func (t *translator) finish() bool {
 	}
 	t.out(fin)
 	return true
+}
+
+// addInterrupts records interrupts once each (a subgraph's interrupt is
+// also reported by its parent).
+func (t *translator) addInterrupts(list []json.RawMessage) {
+	for _, raw := range list {
+		var it struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(raw, &it)
+		if it.ID != "" {
+			if t.interruptIDs[it.ID] {
+				continue
+			}
+			if t.interruptIDs == nil {
+				t.interruptIDs = map[string]bool{}
+			}
+			t.interruptIDs[it.ID] = true
+		}
+		t.interrupts = append(t.interrupts, raw)
+	}
+}
+
+// nodePath names a step by its node path: a subgraph's node is
+// "outer/inner" (the namespace "outer:<task id>|..." without task ids).
+func nodePath(ns, node string) string {
+	if ns == "" || node == "" {
+		return node
+	}
+	var b strings.Builder
+	for _, seg := range strings.Split(ns, "|") {
+		name, _, _ := strings.Cut(seg, ":")
+		b.WriteString(name)
+		b.WriteByte('/')
+	}
+	b.WriteString(node)
+	return b.String()
+}
+
+// aguiMessages converts the graph's LangChain messages to AG-UI messages.
+// An AI message's reasoning is a reasoning message before it, with the id
+// its streamed reasoning had.
+func aguiMessages(raw json.RawMessage) []agui.Message {
+	var lms []lcMessage
+	if json.Unmarshal(raw, &lms) != nil {
+		return []agui.Message{}
+	}
+	out := make([]agui.Message, 0, len(lms))
+	for _, m := range lms {
+		switch m.Type {
+		case "human":
+			out = append(out, agui.Message{ID: m.ID, Role: agui.RoleUser, Content: agui.Text(textOf(m.Content))})
+		case "system":
+			out = append(out, agui.Message{ID: m.ID, Role: agui.RoleSystem, Content: agui.Text(textOf(m.Content))})
+		case "ai", "AIMessageChunk":
+			if r := reasoningOf(m); r != "" {
+				out = append(out, agui.Message{ID: m.ID + "-reasoning", Role: agui.RoleReasoning, Content: agui.Text(r)})
+			}
+			am := agui.Message{ID: m.ID, Role: agui.RoleAssistant, Content: agui.Text(textOf(m.Content))}
+			for _, c := range m.ToolCalls {
+				args := string(c.Args)
+				if args == "" || args == "null" {
+					args = "{}"
+				}
+				am.ToolCalls = append(am.ToolCalls, agui.ToolCall{ID: c.ID, Type: "function", Function: agui.FunctionCall{Name: c.Name, Arguments: args}})
+			}
+			out = append(out, am)
+		case "tool":
+			content := textOf(m.Content)
+			if content == "" && len(m.Content) > 0 && m.Content[0] != '"' {
+				content = string(m.Content)
+			}
+			out = append(out, agui.Message{ID: m.ID, Role: agui.RoleTool, ToolCallID: m.ToolCallID, Content: agui.Text(content)})
+		}
+	}
+	return out
+}
+
+// customEvent handles an "events" stream item: only on_custom_event is
+// read, the CopilotKit helpers the way CopilotKit's runtime maps them
+// (copilotkit_manually_emit_message, _tool_call, _intermediate_state,
+// copilotkit_exit), any other as a CUSTOM event of its name.
+func (t *translator) customEvent(data []byte) bool {
+	if !bytes.Contains(data, []byte(`"on_custom_event"`)) {
+		return true
+	}
+	var e struct {
+		Event string          `json:"event"`
+		Name  string          `json:"name"`
+		Data  json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(data, &e) != nil || e.Event != "on_custom_event" || e.Name == "" {
+		return true
+	}
+	switch e.Name {
+	case "copilotkit_manually_emit_message", "manually_emit_message":
+		var v struct {
+			Message   string `json:"message"`
+			MessageID string `json:"message_id"`
+		}
+		if json.Unmarshal(e.Data, &v) != nil || v.MessageID == "" {
+			return true
+		}
+		if !t.closeText() {
+			return false
+		}
+		return t.out(&agui.TextMessageStart{MessageID: v.MessageID, Role: "assistant"}) &&
+			t.out(&agui.TextMessageContent{MessageID: v.MessageID, Delta: v.Message}) &&
+			t.out(&agui.TextMessageEnd{MessageID: v.MessageID})
+	case "copilotkit_manually_emit_tool_call", "manually_emit_tool_call":
+		var v struct {
+			ID   string          `json:"id"`
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"args"`
+		}
+		if json.Unmarshal(e.Data, &v) != nil || v.ID == "" || v.Name == "" {
+			return true
+		}
+		args := string(v.Args)
+		var str string
+		if json.Unmarshal(v.Args, &str) == nil {
+			args = str // already a JSON string
+		}
+		if args == "" || args == "null" {
+			args = "{}"
+		}
+		if !t.closeText() {
+			return false
+		}
+		if t.calls == nil {
+			t.textSent, t.calls, t.hidden = map[string]bool{}, map[string]bool{}, map[string]bool{}
+		}
+		t.calls[v.ID] = true
+		return t.out(&agui.ToolCallStart{ToolCallID: v.ID, ToolCallName: v.Name, ParentMessageID: v.ID}) &&
+			t.out(&agui.ToolCallArgs{ToolCallID: v.ID, Delta: args}) &&
+			t.out(&agui.ToolCallEnd{ToolCallID: v.ID})
+	case "copilotkit_manually_emit_intermediate_state", "manually_emit_state":
+		if len(e.Data) == 0 || e.Data[0] != '{' {
+			return true
+		}
+		t.lastState = string(e.Data)
+		return t.out(&agui.StateSnapshot{Snapshot: agui.JSON(e.Data)})
+	case "copilotkit_exit", "exit":
+		return t.out(&agui.Custom{Name: "Exit", Value: agui.JSON("true")})
+	}
+	v := e.Data
+	if len(v) == 0 {
+		v = json.RawMessage("null")
+	}
+	return t.out(&agui.Custom{Name: e.Name, Value: agui.JSON(v)})
 }

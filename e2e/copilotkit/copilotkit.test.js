@@ -42,6 +42,7 @@ agents:
   default: {type: demo, delay: 5ms, mcpServers: [refunds], description: "demo"}
   slow: {type: demo, delay: 300ms, description: "slow demo"}
   lg: {type: langgraph, url: "${lg.url}", graph: tools, description: "LangGraph"}
+  approve: {type: langgraph, url: "${lg.url}", graph: approve, description: "LangGraph approval"}
 `);
   browser = await launch();
 });
@@ -187,6 +188,20 @@ test("a LangGraph agent: tool results as an A2UI surface and the answer", async 
   await page.getByText("Two open orders, 59.5 in total.", { exact: false }).first().waitFor({ timeout: 30000 });
   await page.getByText("Grace", { exact: false }).first().waitFor({ timeout: 20000 });
   await page.screenshot({ path: join(artifacts, "copilotkit-langgraph.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// An interrupt answered in the page resumes the graph: CopilotKit's
+// useInterrupt shows the question; its resolve() sends
+// forwardedProps.command.resume with the interrupted run's own id.
+test("a LangGraph interrupt answered in the page resumes the graph", async () => {
+  const { page, errors } = await open({ agent: "approve" });
+  await say(page, "refund A-1 please");
+  await page.getByText("Refund order A-1?", { exact: false }).first().waitFor({ timeout: 30000 });
+  await page.getByRole("button", { name: "Approve refund" }).click();
+  await page.getByText('Decision: {"approved":true}', { exact: false }).first().waitFor({ timeout: 30000 });
+  await page.screenshot({ path: join(artifacts, "copilotkit-langgraph-interrupt.png"), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });

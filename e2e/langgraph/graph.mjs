@@ -1,11 +1,32 @@
 // Scripted LangGraph graphs (no LLM) served by `langgraphjs dev` for the
 // e2e suite: token streaming, parallel tool calls through a ToolNode,
-// interrupt/resume and a throwing node.
+// interrupt/resume, a throwing node, a reasoning stream, a subgraph, a
+// graph that shows the configurable it was given and CopilotKit's helpers.
 import { StateGraph, MessagesAnnotation, Annotation, START, END, interrupt } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
-import { AIMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { ChatGenerationChunk } from "@langchain/core/outputs";
+
+// ScriptedChatModel streams the chunks it is given exactly as they are
+// (FakeStreamingChatModel drops tool_call_chunks and ids), as a provider
+// streams them: tool call chunks, reasoning blocks.
+class ScriptedChatModel extends BaseChatModel {
+  constructor(chunks) { super({}); this.chunks = chunks; }
+  _llmType() { return "scripted"; }
+  async _generate() { throw new Error("stream only"); }
+  async *_streamResponseChunks(_messages, _options, runManager) {
+    for (const message of this.chunks) {
+      await new Promise((r) => setTimeout(r, 5));
+      const chunk = new ChatGenerationChunk({ message, text: typeof message.content === "string" ? message.content : "" });
+      yield chunk;
+      await runManager?.handleLLMNewToken(chunk.text, undefined, undefined, undefined, undefined, { chunk });
+    }
+  }
+}
 
 // chat: a fake chat model streams its answer token by token.
 export const chat = new StateGraph(MessagesAnnotation)
@@ -76,3 +97,64 @@ export const mcp = new StateGraph(McpState)
 export const fail = new StateGraph(MessagesAnnotation)
   .addNode("boom", async () => { throw new Error("graph exploded on purpose"); })
   .addEdge(START, "boom").addEdge("boom", END).compile();
+
+// reason: a reasoning model's stream: reasoning blocks first, then the
+// answer (the shape OpenAI's reasoning summaries take in LangChain).
+export const reason = new StateGraph(MessagesAnnotation)
+  .addNode("model", async (s) => {
+    const model = new ScriptedChatModel([
+      new AIMessageChunk({ id: "reasoned", content: [{ type: "reasoning", summary: [{ type: "summary_text", text: "The user greets; " }] }] }),
+      new AIMessageChunk({ id: "reasoned", content: [{ type: "reasoning", summary: [{ type: "summary_text", text: "answer politely." }] }] }),
+      new AIMessageChunk({ id: "reasoned", content: "Hello, " }),
+      new AIMessageChunk({ id: "reasoned", content: "after thinking." }),
+    ]);
+    return { messages: [await model.invoke(s.messages)] };
+  })
+  .addEdge(START, "model").addEdge("model", END).compile();
+
+// nested: a research subgraph (its own model streams) inside a parent
+// that then summarises.
+const research = new StateGraph(MessagesAnnotation)
+  .addNode("search", async (s) => {
+    const model = new FakeListChatModel({ responses: ["Found three sources."] });
+    return { messages: [await model.invoke(s.messages)] };
+  })
+  .addEdge(START, "search").addEdge("search", END).compile();
+export const nested = new StateGraph(MessagesAnnotation)
+  .addNode("research", research)
+  .addNode("summary", async () => ({ messages: [new AIMessage({ content: "Summary: three sources." })] }))
+  .addEdge(START, "research").addEdge("research", "summary").addEdge("summary", END).compile();
+
+// whoami: answers with the principal and the configurable keys it got.
+export const whoami = new StateGraph(MessagesAnnotation)
+  .addNode("answer", async (_s, config) => {
+    const c = config?.configurable ?? {};
+    const seen = Object.fromEntries(["genui_principal", "model", "user_id"].filter((k) => k in c).map((k) => [k, c[k]]));
+    return { messages: [new AIMessage({ content: "configurable: " + JSON.stringify(seen) })] };
+  })
+  .addEdge(START, "answer").addEdge("answer", END).compile();
+
+// helpers: what @copilotkit/sdk-js's LangGraph helpers do inside a node,
+// written as the dispatchCustomEvent calls they make (sdk-js 1.69.0
+// src/langgraph/utils.ts: copilotkitEmitMessage, copilotkitEmitToolCall,
+// copilotkitEmitState, copilotkitExit; the package itself cannot be
+// installed beside @langchain/langgraph 1.7, it pins zod 3), and model
+// calls configured as copilotkitCustomizeConfig configures them
+// (emitMessages: false; emitIntermediateState).
+const HelperState = Annotation.Root({ ...MessagesAnnotation.spec, progress: Annotation(), steps: Annotation() });
+export const helpers = new StateGraph(HelperState)
+  .addNode("work", async (s, config) => {
+    await dispatchCustomEvent("copilotkit_manually_emit_message", { message: "Working on it", message_id: "emit-msg-1", role: "assistant" }, config);
+    await dispatchCustomEvent("copilotkit_manually_emit_tool_call", { name: "show_progress", args: { percent: 50 }, id: "emit-call-1" }, config);
+    await dispatchCustomEvent("copilotkit_manually_emit_intermediate_state", { progress: 0.5 }, config);
+    const quiet = new FakeListChatModel({ responses: ["internal notes nobody should see"] });
+    await quiet.invoke(s.messages, { ...config, metadata: { ...config.metadata, "copilotkit:emit-messages": false } });
+    const planner = new ScriptedChatModel([
+      new AIMessageChunk({ id: "plan-msg", content: "", tool_call_chunks: [{ id: "call_plan", name: "write_plan", args: '{"steps":', index: 0 }] }),
+      new AIMessageChunk({ id: "plan-msg", content: "", tool_call_chunks: [{ args: '["a","b"]}', index: 0 }] }),
+    ]);
+    await planner.invoke(s.messages, { ...config, metadata: { ...config.metadata, "copilotkit:emit-intermediate-state": [{ tool: "write_plan", tool_argument: "steps", state_key: "steps" }] } });
+    await dispatchCustomEvent("copilotkit_exit", {}, config);
+    return { progress: 1, steps: ["a", "b"], messages: [new AIMessage({ content: "Done." })] };
+  })
+  .addEdge(START, "work").addEdge("work", END).compile();

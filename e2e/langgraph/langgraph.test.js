@@ -12,7 +12,7 @@ import { startLangGraph } from "../lib/langgraph.js";
 
 const versions = ["0.0.57", "0.0.59", "1.0.0"];
 
-let lg, adapter, cut;
+let lg, adapter, cut, authed;
 before(async () => {
   lg = await startLangGraph();
   cut = await startCutProxy(lg.port, 7, 40);
@@ -27,10 +27,20 @@ agents:
   slow: ${agent("slow")}
   mcp: {type: langgraph, url: "${lg.url}", graph: mcp, mcpServers: [refunds]}
   missing: ${agent("no-such-graph")}
+  reason: ${agent("reason")}
+  nested: ${agent("nested")}
+  whoami: {type: langgraph, url: "${lg.url}", graph: whoami, clientConfigKeys: [model]}
+  helpers: {type: langgraph, url: "${lg.url}", graph: helpers, copilotkitHelpers: true}
+`);
+  authed = await startAdapter(`
+auth: {bearerTokens: {alice: alice-token-123}}
+agents:
+  whoami: {type: langgraph, url: "${lg.url}", graph: whoami, clientConfigKeys: [model]}
 `);
 });
 after(async () => {
   await adapter?.stop();
+  await authed?.stop();
   await cut?.close();
   lg?.stop();
 });
@@ -72,6 +82,62 @@ for (const v of versions) {
     assert.equal(p.at(-1).content, "Two open orders, 59.5 in total.");
     assert.equal(r.state.step, "answered");
     assert.ok(r.events.some((e) => e.type === "STEP_STARTED" && e.stepName === "tools"));
+    // The run ends with LangGraph's messages (as @ag-ui/langgraph ends
+    // it), and the A2UI surface survives that snapshot.
+    assert.deepEqual(r.events.slice(-2).map((e) => e.type), ["MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
+    assert.ok(p.some((m) => m.activityType === "a2ui-surface"), `the surface is gone from ${JSON.stringify(p)}`);
+  });
+
+  test(`${v}: an interrupt is resumed with forwardedProps.command.resume (CopilotKit's interrupt hooks)`, async () => {
+    const threadId = `thread-${randomUUID()}`;
+    const first = await run(v, "approve", { threadId });
+    assert.deepEqual(first.runErrors, []);
+    const second = await runClient(v, `${adapter.url}/agents/approve/run`, { threadId, messages: first.messages, forwardedProps: { command: { resume: JSON.stringify({ approved: "via command" }) } } });
+    assert.deepEqual(second.runErrors, []);
+    assert.deepEqual(second.failed, []);
+    const last = second.messages.filter((m) => m.role === "assistant").at(-1);
+    assert.equal(last?.content, 'Decision: {"approved":"via command"}');
+    assert.ok(!second.events.some((e) => e.type === "CUSTOM" && e.name === "on_interrupt"), "the graph went on");
+  });
+
+  test(`${v}: a reasoning model's stream arrives as REASONING_* events before the answer`, async () => {
+    const r = await run(v, "reason");
+    assert.deepEqual(r.runErrors, []);
+    assert.deepEqual(r.failed, []);
+    const reasoning = r.events.filter((e) => e.type === "REASONING_MESSAGE_CONTENT").map((e) => e.delta).join("");
+    assert.equal(reasoning, "The user greets; answer politely.");
+    const firstText = r.events.findIndex((e) => e.type === "TEXT_MESSAGE_START");
+    assert.ok(r.events.findIndex((e) => e.type === "REASONING_END") < firstText, "reasoning ends before the answer starts");
+    assert.equal(r.messages.filter((m) => m.role === "assistant").at(-1).content, "Hello, after thinking.");
+  });
+
+  test(`${v}: a subgraph's work streams, its steps named by node path`, async () => {
+    const r = await run(v, "nested");
+    assert.deepEqual(r.runErrors, []);
+    const steps = r.events.filter((e) => e.type === "STEP_STARTED").map((e) => e.stepName);
+    assert.ok(steps.includes("research/search"), `steps ${steps}`);
+    const texts = r.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT");
+    assert.ok(texts.length > 2, "the subgraph's model streamed");
+    assert.deepEqual(r.messages.filter((m) => m.role === "assistant").map((m) => m.content), ["Found three sources.", "Summary: three sources."]);
+  });
+
+  test(`${v}: CopilotKit's LangGraph helpers: emitted message, tool call and state, hidden messages, predicted state, exit`, async () => {
+    const r = await run(v, "helpers");
+    assert.deepEqual(r.runErrors, []);
+    assert.deepEqual(r.failed, []);
+    const ev = r.events;
+    assert.ok(ev.some((e) => e.type === "TEXT_MESSAGE_CONTENT" && e.messageId === "emit-msg-1" && e.delta === "Working on it"));
+    const call = ev.find((e) => e.type === "TOOL_CALL_START" && e.toolCallName === "show_progress");
+    assert.equal(call?.toolCallId, "emit-call-1");
+    assert.equal(ev.find((e) => e.type === "TOOL_CALL_ARGS" && e.toolCallId === "emit-call-1")?.delta, '{"percent":50}');
+    assert.ok(ev.some((e) => e.type === "STATE_SNAPSHOT" && e.snapshot?.progress === 0.5), "emitted state");
+    assert.ok(!JSON.stringify(ev).includes("internal notes"), "a model call with emit-messages false is not streamed");
+    const predict = ev.findIndex((e) => e.type === "CUSTOM" && e.name === "PredictState");
+    const plan = ev.findIndex((e) => e.type === "TOOL_CALL_START" && e.toolCallName === "write_plan");
+    assert.ok(predict >= 0 && predict < plan, `PredictState at ${predict}, write_plan at ${plan}`);
+    assert.deepEqual(ev[predict].value, [{ tool: "write_plan", tool_argument: "steps", state_key: "steps" }]);
+    assert.ok(ev.some((e) => e.type === "CUSTOM" && e.name === "Exit" && e.value === true));
+    assert.deepEqual(r.state.steps, ["a", "b"]);
   });
 
   test(`${v}: an interrupt ends the run, a resume run completes it`, async () => {
@@ -108,6 +174,43 @@ for (const v of versions) {
   });
 }
 
+// Trust at the graph boundary: only allow-listed configurable keys come
+// from the client; the principal is the adapter's.
+test("the graph sees the principal and only the client config keys the agent allows", async () => {
+  const ask = async (base, headers) => {
+    const res = await fetch(`${base}/agents/whoami/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+      body: JSON.stringify({ threadId: randomUUID(), runId: randomUUID(), messages: user("who am i"), tools: [], context: [], state: {},
+        forwardedProps: { config: { configurable: { model: "m-1", user_id: "admin", genui_principal: "mallory" } } } }),
+    });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    return JSON.parse(JSON.parse(text.match(/"delta":("configurable: [^\n]*?[^\\]")/)[1]).slice("configurable: ".length));
+  };
+  assert.deepEqual(await ask(authed.url, { authorization: "Bearer alice-token-123" }), { genui_principal: "alice", model: "m-1" });
+  assert.deepEqual(await ask(adapter.url, {}), { model: "m-1" });
+});
+
+// Regenerate / edit: the client sends the conversation cut back to an
+// earlier question, edited; the graph forks from the checkpoint before it
+// instead of appending a second copy.
+test("an edited question forks the LangGraph thread from the checkpoint before it", async () => {
+  const threadId = `thread-${randomUUID()}`;
+  const first = await runClient("1.0.0", `${adapter.url}/agents/chat/run`, { threadId, messages: [{ id: "q1", role: "user", content: "first question" }] });
+  const second = await runClient("1.0.0", `${adapter.url}/agents/chat/run`, { threadId, messages: [...first.messages, { id: "q2", role: "user", content: "second question" }] });
+  assert.equal(second.messages.length, 4);
+  const edited = [...second.messages.slice(0, 2), { id: "q2", role: "user", content: "second question, edited" }];
+  const third = await runClient("1.0.0", `${adapter.url}/agents/chat/run`, { threadId, messages: edited });
+  assert.deepEqual(third.runErrors, []);
+  assert.deepEqual(third.messages.map((m) => [m.role, m.content]), [
+    ["user", "first question"],
+    ["assistant", "Hello from LangGraph, streamed token by token."],
+    ["user", "second question, edited"],
+    ["assistant", "Hello from LangGraph, streamed token by token."],
+  ]);
+});
+
 test("an unknown graph is a RUN_ERROR naming the server's complaint", async () => {
   const r = await run("1.0.0", "missing");
   assert.equal(r.runErrors.length, 1);
@@ -135,6 +238,7 @@ test("MCP tools bound to a LangGraph agent reach the graph, and its call of one 
   const result = p.find((m) => m.role === "tool");
   assert.equal(result?.toolCallId, call.toolCalls[0].id);
   assert.match(p.at(-1).content, /^Policy says: /);
+  assert.equal(p.filter((m) => m.toolCalls).length, 1, `one assistant message holds the call: ${JSON.stringify(p)}`);
   assert.notEqual(p.at(-1).content, "Policy says: ");
 });
 
@@ -184,7 +288,7 @@ function comparable(messages) {
     });
 }
 
-for (const graph of ["chat", "tools"]) {
+for (const graph of ["chat", "tools", "nested"]) {
   test(`same final messages as the official @ag-ui/langgraph LangGraphAgent: ${graph}`, async () => {
     const official = new LangGraphAgent({ deploymentUrl: lg.url, graphId: graph, threadId: randomUUID(), initialMessages: user("hi") });
     const errors = [];
@@ -197,3 +301,24 @@ for (const graph of ["chat", "tools"]) {
     assert.deepEqual(comparable(ours.messages), want);
   });
 }
+
+// The one difference in final messages, kept on purpose (README): for a
+// message whose content is a list (reasoning blocks, then text), the
+// official adapter keeps only the first text block ("Hello, ") and puts a
+// reasoning message per block after the answer; ours keeps the whole text
+// and one reasoning message, before the answer, with the id its streamed
+// reasoning had.
+test("a reasoning model's final messages, beside the official adapter's", async () => {
+  const official = new LangGraphAgent({ deploymentUrl: lg.url, graphId: "reason", threadId: randomUUID(), initialMessages: user("hi") });
+  await official.runAgent({ runId: randomUUID() });
+  const ours = await run("1.0.0", "reason");
+  assert.deepEqual(comparable(official.messages).slice(1), [
+    { role: "assistant", content: "Hello, " },
+    { role: "reasoning", content: "The user greets; " },
+    { role: "reasoning", content: "answer politely." },
+  ]);
+  assert.deepEqual(comparable(ours.messages).slice(1), [
+    { role: "reasoning", content: "The user greets; answer politely." },
+    { role: "assistant", content: "Hello, after thinking." },
+  ]);
+});
