@@ -143,14 +143,25 @@ func (c *Capabilities) mintFor(ctx context.Context, p *Pool, server, resource, t
 // Card is the content of an "mcp-apps" activity: what the stock renderers
 // read, plus the tool call the card belongs to.
 type Card struct {
-	Result      any    `json:"result"`
+	// Result is absent while the tool runs (a loading card).
+	Result      any    `json:"result,omitempty"`
 	ResourceURI string `json:"resourceUri"`
 	// ServerHash is the card's capability (see Capabilities).
 	ServerHash string `json:"serverHash"`
 	ServerID   string `json:"serverId"`
-	ToolInput  any    `json:"toolInput"`
+	ToolInput  any    `json:"toolInput,omitempty"`
 	ToolCallID string `json:"toolCallId,omitempty"`
+	// Status is the loading card's phase (hosts that asked for loading
+	// cards): "input-streaming" (PartialArguments grows by
+	// ACTIVITY_DELTA), "input-available" (ToolInput complete, the tool
+	// runs). A card with a Result is final and has no status.
+	Status           string `json:"status,omitempty"`
+	PartialArguments string `json:"partialArguments,omitempty"`
 }
+
+// CardMessageID is the activity message id of the card of a tool call:
+// the loading card and the final one are the same message.
+func CardMessageID(toolCallID string) string { return "mcp-apps-" + toolCallID }
 
 // CardEvent builds the activity of a card, minting its capability for the
 // run of ctx.

@@ -165,7 +165,7 @@ func TestMiddlewareExecutesAndContinues(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	if want := []string{"bad_uri", "fx_secret", "legacy", "secret", "slow", "weather", "wrong_mime"}; !slices.Equal(names, want) {
+	if want := []string{"bad_uri", "broken_ui", "fx_secret", "inline_ui", "legacy", "secret", "slow", "weather", "wrong_mime"}; !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
 	}
 	for _, tl := range be.inputs[0].Tools {
@@ -573,5 +573,144 @@ func TestMiddlewareHoldsIntermediateSnapshots(t *testing.T) {
 	}
 	if len(snaps) != 1 || len(snaps[0].Messages) != 2 || evs[len(evs)-2] != agui.Event(snaps[0]) {
 		t.Errorf("snapshots sent: %d (want only the last round's, right before RUN_FINISHED)", len(snaps))
+	}
+}
+
+// cardsOf returns the mcp-apps activity events, as JSON lines.
+func cardsOf(evs []agui.Event) []string {
+	var out []string
+	for _, e := range evs {
+		switch x := e.(type) {
+		case *agui.ActivitySnapshot:
+			if x.ActivityType == "mcp-apps" {
+				out = append(out, "snapshot "+x.MessageID+" "+string(x.Content))
+			}
+		case *agui.ActivityDelta:
+			out = append(out, "delta "+x.MessageID+" "+string(x.Patch))
+		}
+	}
+	return out
+}
+
+// A host that asks for loading cards gets the card when the call starts,
+// its input as it streams, the complete input before the tool runs, and
+// the result last, all on one activity message named by the call.
+func TestLoadingCards(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
+		if n > 0 {
+			return []agui.Event{&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
+		}
+		evs := []agui.Event{&agui.ToolCallStart{ToolCallID: "c1", ToolCallName: "weather"}}
+		for _, d := range []string{`{"ci`, `ty":`, `"Pa`, `ris", "days": [1,2,3,4,5,6,7,8,9,10]}`} {
+			evs = append(evs, &agui.ToolCallArgs{ToolCallID: "c1", Delta: d})
+		}
+		return append(evs, &agui.ToolCallEnd{ToolCallID: "c1"}, &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	}}
+	mw := mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}})
+	in := &agui.RunAgentInput{ThreadID: "t", RunID: "r", ForwardedProps: agui.JSON(`{"mcpAppsHost":{"loadingCards":true}}`)}
+	cards := cardsOf(runAll(t, mw(be), in))
+	if len(cards) < 4 {
+		t.Fatalf("cards %q", cards)
+	}
+	first, last := cards[0], cards[len(cards)-1]
+	if !strings.HasPrefix(first, "snapshot mcp-apps-c1 ") || !strings.Contains(first, `"status":"input-streaming"`) || strings.Contains(first, `"result"`) {
+		t.Errorf("first card %s", first)
+	}
+	var deltas int
+	var available int
+	for i, c := range cards[1 : len(cards)-1] {
+		switch {
+		case strings.HasPrefix(c, "delta mcp-apps-c1 ") && strings.Contains(c, "/partialArguments"):
+			deltas++
+		case strings.Contains(c, `"status":"input-available"`) && strings.Contains(c, `"toolInput":{"city":"Paris","days"`):
+			available++
+			if i != len(cards)-3 {
+				t.Errorf("the complete input is not the card before the result: %q", cards)
+			}
+		}
+	}
+	if deltas == 0 || deltas > 3 || available != 1 {
+		t.Errorf("%d partial-input deltas (want 1..3, fewer than the 4 chunks), %d input-available cards: %q", deltas, available, cards)
+	}
+	if !strings.HasPrefix(last, "snapshot mcp-apps-c1 ") || !strings.Contains(last, `"result":{`) || strings.Contains(last, `"status"`) {
+		t.Errorf("last card %s", last)
+	}
+	// Without the host's say-so: only the final card (the stock renderers
+	// require a result).
+	be.inputs = nil
+	in.ForwardedProps = nil
+	if cards := cardsOf(runAll(t, mw(be), in)); len(cards) != 1 || !strings.Contains(cards[0], `"result":{`) {
+		t.Errorf("stock host cards %q", cards)
+	}
+}
+
+// A UI tool whose call fails still gets its card, with an isError result
+// the View can show; the model gets the error as the tool result.
+func TestFailedCallReachesTheView(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
+		if n > 0 {
+			return []agui.Event{&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
+		}
+		return append(callEvents([2]string{"c1", "broken_ui"}), &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	}}
+	evs := runAll(t, mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}})(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r"})
+	cards := cardsOf(evs)
+	if len(cards) != 1 || !strings.Contains(cards[0], `"isError":true`) || !strings.Contains(cards[0], "the weather service is down") {
+		t.Errorf("cards %q", cards)
+	}
+	if msgs := be.inputs[1].Messages; !strings.Contains(msgs[len(msgs)-1].Content.String(), "the weather service is down") {
+		t.Errorf("the model got %q", msgs[len(msgs)-1].Content.String())
+	}
+}
+
+// A server's instructions reach the agent as a context entry naming the
+// server, for the runs that offer its tools.
+func TestServerInstructionsInContext(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
+		return []agui.Event{&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
+	}}
+	runAll(t, mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}})(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r", Context: []agui.ContextItem{{Description: "page", Value: "orders"}}})
+	ctx := be.inputs[0].Context
+	if len(ctx) != 2 || ctx[0].Value != "orders" || ctx[1].Value != mcpappstest.Instructions || !strings.Contains(ctx[1].Description, `"fx"`) || !strings.Contains(ctx[1].Description, "weather") {
+		t.Errorf("context %+v", ctx)
+	}
+}
+
+// A result carrying its UI inline is a card, and the card's resources/read
+// is answered from it (the server does not serve that URI).
+func TestInlineUIResource(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	caps := mcpapps.NewCapabilities([]byte("k"), 0)
+	cfg := mcpapps.Config{Servers: []string{"fx"}, Caps: caps}
+	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
+		if n > 0 {
+			return []agui.Event{&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
+		}
+		return append(callEvents([2]string{"c1", "inline_ui"}), &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	}}
+	mw := mcpapps.Middleware(p, cfg)
+	evs := runAll(t, mw(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r"})
+	var card mcpapps.Card
+	for _, e := range evs {
+		if a, ok := e.(*agui.ActivitySnapshot); ok && a.ActivityType == "mcp-apps" {
+			json.Unmarshal(a.Content, &card)
+		}
+	}
+	if card.ResourceURI != "ui://fx/inline.html" {
+		t.Fatalf("card %+v", card)
+	}
+	req, _ := json.Marshal(map[string]any{"serverHash": card.ServerHash, "method": "resources/read", "params": map[string]any{"uri": card.ResourceURI}})
+	fp, _ := json.Marshal(map[string]json.RawMessage{mcpapps.ProxiedRequestKey: req})
+	evs = runAll(t, mw(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r2", ForwardedProps: agui.JSON(fp)})
+	fin, _ := evs[len(evs)-1].(*agui.RunFinished)
+	if fin == nil || !strings.Contains(string(fin.Result), "Inline") {
+		t.Errorf("the card's read got %v", evs[len(evs)-1])
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -146,7 +147,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 					}
 					return
 				}
-				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, logf: logf, yield: yield, thread: in.ThreadID, runID: in.RunID}
+				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, logf: logf, yield: yield, thread: in.ThreadID, runID: in.RunID, loading: hostWants(in, "loadingCards")}
 				r.run(ctx, in, injected)
 			}
 		})
@@ -170,6 +171,23 @@ type rounds struct {
 	yield  func(agui.Event, error) bool
 	thread string
 	runID  string
+	// loading: the host asked for loading cards (a card shown when the
+	// tool call starts, its input streamed, then its result).
+	loading bool
+}
+
+// HostKey is the forwardedProps key where a host declares what it
+// handles beyond the stock renderers: {"loadingCards": true}.
+const HostKey = "mcpAppsHost"
+
+func hostWants(in *agui.RunAgentInput, feature string) bool {
+	var h map[string]any
+	return json.Unmarshal(in.ForwardedProp(HostKey), &h) == nil && h[feature] == true
+}
+
+// loadingCard tracks the card of a UI tool call while its input streams.
+type loadingCard struct {
+	sent int // length of the partial arguments last sent
 }
 
 // run drives the upstream, executing bound tool calls as they end, and
@@ -178,6 +196,7 @@ type rounds struct {
 func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agui.Tool) {
 	input := in.Clone()
 	input.Tools = append(input.Tools, injected...)
+	input.Context = append(input.Context, r.guidance()...)
 	for round := 0; ; round++ {
 		if round > 0 {
 			input.RunID = fmt.Sprintf("%s-round-%d", in.RunID, round)
@@ -203,6 +222,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 		pending := 0
 		starts := map[string]*agui.ToolCallStart{}
 		args := map[string]*strings.Builder{}
+		loads := map[string]*loadingCard{}
 		flush := func(block bool) bool {
 			for pending > 0 {
 				var c *call
@@ -246,19 +266,52 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 					continue // one client run
 				}
 			case *agui.ToolCallStart:
-				if _, ok := r.bound[e.ToolCallName]; ok {
+				if b, ok := r.bound[e.ToolCallName]; ok {
 					starts[e.ToolCallID] = e
 					args[e.ToolCallID] = &strings.Builder{}
+					if r.loading && b.tool.ResourceURI != "" {
+						loads[e.ToolCallID] = &loadingCard{}
+						if !emit(ev) || !emit(r.card(ctx, Card{ResourceURI: b.tool.ResourceURI, ServerID: b.server, ToolCallID: e.ToolCallID, Status: "input-streaming"})) {
+							stop()
+							return
+						}
+						continue
+					}
 				}
 			case *agui.ToolCallArgs:
 				if b := args[e.ToolCallID]; b != nil && b.Len() <= maxArgBytes {
 					b.WriteString(e.Delta)
+					// The partial input, at most doubling each time: few
+					// deltas, and their bytes at most twice the input's.
+					if lc := loads[e.ToolCallID]; lc != nil && b.Len() <= maxArgBytes && b.Len() >= 2*lc.sent && b.Len() >= lc.sent+16 {
+						lc.sent = b.Len()
+						patch, _ := json.Marshal([]map[string]any{{"op": "add", "path": "/partialArguments", "value": b.String()}})
+						if !emit(ev) || !emit(&agui.ActivityDelta{MessageID: CardMessageID(e.ToolCallID), ActivityType: ActivityType, Patch: agui.JSON(patch)}) {
+							stop()
+							return
+						}
+						continue
+					}
 				}
 			case *agui.ToolCallEnd:
 				if s := starts[e.ToolCallID]; s != nil {
 					if !emit(ev) {
 						stop()
 						return
+					}
+					if loads[e.ToolCallID] != nil {
+						// tool-input: the input is complete, the tool runs.
+						var input map[string]any
+						if json.Unmarshal([]byte(args[e.ToolCallID].String()), &input) == nil || strings.TrimSpace(args[e.ToolCallID].String()) == "" {
+							b := r.bound[s.ToolCallName]
+							if input == nil {
+								input = map[string]any{}
+							}
+							if !emit(r.card(ctx, Card{ResourceURI: b.tool.ResourceURI, ServerID: b.server, ToolCallID: e.ToolCallID, ToolInput: input, Status: "input-available"})) {
+								stop()
+								return
+							}
+						}
 					}
 					// Call at once, in parallel with the rest of the step.
 					c := &call{id: e.ToolCallID, b: r.bound[s.ToolCallName], args: args[e.ToolCallID].String()}
@@ -344,19 +397,72 @@ func (r *rounds) execute(ctx context.Context, c *call) {
 	if err != nil {
 		r.logf("mcp %s: tool %s failed: %v", c.b.server, c.b.tool.Name, err)
 		c.events = []agui.Event{errorResult(c.id, err.Error())}
+		if c.b.tool.ResourceURI != "" && resErr == nil && ctx.Err() == nil {
+			// The View learns of the failure as a result, not by silence.
+			c.events = append(c.events, r.card(ctx, Card{
+				Result:      map[string]any{"isError": true, "content": []map[string]any{{"type": "text", "text": "The tool call failed: " + err.Error()}}},
+				ResourceURI: res.URI, ServerID: c.b.server, ToolInput: input, ToolCallID: c.id,
+			}))
+		}
 		return
 	}
 	c.events = []agui.Event{&agui.ToolCallResult{MessageID: newID(), ToolCallID: c.id, Content: resultText(result), Role: "tool"}}
-	if c.b.tool.ResourceURI == "" {
+	// A result may carry its UI inline (an embedded ui:// resource): it
+	// is shown without a resources/read.
+	if rc := inlineUI(result); rc != nil {
+		if inl, err := r.p.keepInline(c.b.server, rc); err == nil {
+			res, resErr = inl, nil
+		} else {
+			r.logf("mcp %s: inline UI of tool %s not rendered: %v", c.b.server, c.b.tool.Name, err)
+		}
+	}
+	if res == nil && resErr == nil {
 		return
 	}
 	if resErr != nil {
 		r.logf("mcp %s: no card for tool %s: %v", c.b.server, c.b.tool.Name, resErr)
 		return
 	}
-	c.events = append(c.events, r.cfg.Caps.CardEvent(ctx, r.p, newID(), Card{
+	c.events = append(c.events, r.card(ctx, Card{
 		Result: cleanResult(result), ResourceURI: res.URI, ServerID: c.b.server, ToolInput: input, ToolCallID: c.id,
-	}, r.thread))
+	}))
+}
+
+// guidance is the bound servers' instructions (from initialize), one
+// context entry per server that gave some and whose tools the run offers.
+func (r *rounds) guidance() []agui.ContextItem {
+	tools := map[string][]string{}
+	for name, b := range r.bound {
+		tools[b.server] = append(tools[b.server], name)
+	}
+	var out []agui.ContextItem
+	for _, id := range r.cfg.Servers {
+		text := r.p.Instructions(id)
+		if text == "" || tools[id] == nil {
+			continue
+		}
+		slices.Sort(tools[id])
+		out = append(out, agui.ContextItem{
+			Description: fmt.Sprintf("Instructions from the MCP server %q for its tools (%s)", id, strings.Join(tools[id], ", ")),
+			Value:       text,
+		})
+	}
+	return out
+}
+
+// inlineUI is the first embedded ui:// resource of a result.
+func inlineUI(r *mcp.CallToolResult) *mcp.ResourceContents {
+	for _, c := range r.Content {
+		if e, ok := c.(*mcp.EmbeddedResource); ok && e.Resource != nil && strings.HasPrefix(e.Resource.URI, "ui://") {
+			return e.Resource
+		}
+	}
+	return nil
+}
+
+// card is the activity of a tool call's card (loading or final).
+func (r *rounds) card(ctx context.Context, c Card) agui.Event {
+	return r.cfg.Caps.CardEvent(ctx, r.p, CardMessageID(c.ToolCallID), c, r.thread)
 }
 
 func errorResult(id, msg string) agui.Event {

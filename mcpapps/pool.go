@@ -81,6 +81,8 @@ type server struct {
 	order     []string
 	listing   map[string]map[string]any // resource uri -> listing _meta.ui
 	resources map[string]*Resource      // UI resources read, by uri
+	// instructions are the server's guidance from initialize.
+	instructions string
 }
 
 // NewPool starts connecting to every server in the background; calls wait
@@ -296,6 +298,13 @@ func (p *Pool) keepConnected(s *server) {
 		backoff = 100 * time.Millisecond
 		s.mu.Lock()
 		s.session = cs
+		s.instructions = ""
+		if ir := cs.InitializeResult(); ir != nil {
+			s.instructions = ir.Instructions
+			if len(s.instructions) > maxInstructionBytes {
+				s.instructions = s.instructions[:maxInstructionBytes]
+			}
+		}
 		s.mu.Unlock()
 		if err := p.refresh(p.ctx, s); err != nil {
 			p.opts.Logf("mcp %s: listing tools: %v", s.cfg.ID, err)
@@ -435,6 +444,24 @@ func span(ctx context.Context, server, method, target string) (context.Context, 
 	return agui.StartSpan(ctx, name, "mcp.method.name", method, "genui.mcp.server", server, "genui.mcp.target", target)
 }
 
+// maxKeptResources bounds the UI resources kept per server connection.
+const maxKeptResources = 256
+
+// maxInstructionBytes bounds a server's instructions given to agents.
+const maxInstructionBytes = 16 << 10
+
+// Instructions are the guidance the server gave in initialize ("" when
+// none or not connected).
+func (p *Pool) Instructions(id string) string {
+	s := p.servers[id]
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.instructions
+}
+
 // Call calls a tool on a server's session.
 func (p *Pool) Call(ctx context.Context, id, name string, args any) (res *mcp.CallToolResult, err error) {
 	ctx, end := span(ctx, id, "tools/call", name)
@@ -485,6 +512,41 @@ func (p *Pool) Ping(ctx context.Context, id string) error {
 		return err
 	}
 	return cs.Ping(ctx, &mcp.PingParams{Meta: callerMeta(ctx)})
+}
+
+// keepInline checks a UI resource a tool result carried inline (MIME
+// type, size) and keeps it for the card's resources/read, as if read from
+// the server.
+func (p *Pool) keepInline(id string, c *mcp.ResourceContents) (*Resource, error) {
+	s := p.servers[id]
+	if s == nil {
+		return nil, ErrUnknownServer
+	}
+	if c.MIMEType != MIMEType {
+		return nil, fmt.Errorf("%w: inline %s has MIME type %q, want %q", ErrNotRenderable, c.URI, c.MIMEType, MIMEType)
+	}
+	html := c.Text
+	if html == "" && len(c.Blob) > 0 {
+		html = string(c.Blob)
+	}
+	if len(html) > p.opts.MaxResourceBytes {
+		return nil, fmt.Errorf("%w: inline %s is %d bytes, more than %d", ErrNotRenderable, c.URI, len(html), p.opts.MaxResourceBytes)
+	}
+	ui, _ := c.Meta["ui"].(map[string]any)
+	r := &Resource{URI: c.URI, MIMEType: c.MIMEType, HTML: html, UI: ui}
+	s.mu.Lock()
+	if s.resources == nil {
+		s.resources = map[string]*Resource{}
+	}
+	for k := range s.resources {
+		if len(s.resources) < maxKeptResources {
+			break
+		}
+		delete(s.resources, k) // a server that makes a new URI per call
+	}
+	s.resources[c.URI] = r
+	s.mu.Unlock()
+	return r, nil
 }
 
 // ErrNotRenderable is wrapped when a UI resource may not be rendered.

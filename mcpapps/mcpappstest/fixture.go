@@ -5,10 +5,17 @@ package mcpappstest
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// Instructions is the guidance the fixture gives in initialize.
+const Instructions = "Call weather with a city name; temperatures are in Celsius."
+
+// InlineHTML is the UI the inline_ui tool carries in its result.
+const InlineHTML = "<!doctype html><html><body><h1>Inline</h1></body></html>"
 
 // HTML is the fixture's UI resource body.
 const HTML = "<!doctype html><html><body><h1>Weather</h1></body></html>"
@@ -61,7 +68,7 @@ func text(t string) []mcp.Content { return []mcp.Content{&mcp.TextContent{Text: 
 
 // New builds the fixture server.
 func New() *Server {
-	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1.0.0"}, nil), Arrived: make(chan string, 16)}
+	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1.0.0"}, &mcp.ServerOptions{Instructions: Instructions}), Arrived: make(chan string, 16)}
 	obj := map[string]any{"type": "object"}
 	add := func(t *mcp.Tool, h func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)) {
 		t.InputSchema = obj
@@ -103,6 +110,16 @@ func New() *Server {
 	add(&mcp.Tool{Name: "wrong_mime", Description: "UI with a wrong MIME type", Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://fx/wrong.html"}}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: text("ok")}, nil
+		})
+	add(&mcp.Tool{Name: "inline_ui", Description: "Carries its UI in the result"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{
+			&mcp.TextContent{Text: "shown inline"},
+			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "ui://fx/inline.html", MIMEType: "text/html;profile=mcp-app", Text: InlineHTML}},
+		}}, nil
+	})
+	add(&mcp.Tool{Name: "broken_ui", Description: "A UI tool whose call fails", Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://fx/weather.html"}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("the weather service is down")
 		})
 	add(&mcp.Tool{Name: "slow", Description: "Waits for the barrier"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		s.Arrived <- "slow"
