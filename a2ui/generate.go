@@ -536,15 +536,17 @@ func (g *gen) table(key string, arr []any, p string) []string {
 			if g.o.Source != "" {
 				ctx["source"] = g.o.Source
 			}
-			cells = append(cells, g.add(Button(g.id("btn"), label, EventAction(g.o.RowAction, ctx), "borderless")))
-			header = append(header, g.add(Text(g.id("th"), "", "caption")))
+			// The same weight as the header's cell: header and rows keep
+			// their columns aligned.
+			cells = append(cells, g.add(Button(g.id("btn"), label, EventAction(g.o.RowAction, ctx), "borderless").Set("weight", 1)))
+			header = append(header, g.add(Text(g.id("th"), "", "caption").Set("weight", 1)))
 			break
 		}
 	}
 	rowID := g.add(Row(g.id("tr"), cells).Set("align", "center"))
 	out := []string{
 		g.add(Text(g.id("count"), count, "caption")),
-		g.add(Row(g.id("thead"), header)),
+		g.add(Row(g.id("thead"), header).Set("align", "center")),
 		g.add(Divider(g.id("rule"))),
 		g.add(Column(g.id("tbody"), Template(rowID, p))),
 	}

@@ -189,3 +189,42 @@ func FuzzGenerate(f *testing.F) {
 		}
 	})
 }
+
+// A table's header row and its row template have the same number of
+// cells, each with the same weight, so that the columns line up (the row
+// button's column too).
+func TestTableColumnsLineUp(t *testing.T) {
+	raw, errs := genAndValidate(t, strictGen, `[{"id":"A-1","customer":"Ada","total":12.5,"paid":true}]`, a2ui.GenerateOptions{SurfaceID: "s", RowAction: "pick"})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var uc struct {
+		UpdateComponents struct {
+			Components []map[string]any `json:"components"`
+		} `json:"updateComponents"`
+	}
+	json.Unmarshal(raw[1], &uc)
+	byID := map[string]map[string]any{}
+	for _, c := range uc.UpdateComponents.Components {
+		byID[c["id"].(string)] = c
+	}
+	weights := func(prefix string) []any {
+		for id, c := range byID {
+			if strings.HasPrefix(id, prefix) && c["component"] == "Row" {
+				var w []any
+				for _, child := range c["children"].([]any) {
+					w = append(w, byID[child.(string)]["weight"])
+				}
+				return w
+			}
+		}
+		t.Fatalf("no %s row in %s", prefix, raw[1])
+		return nil
+	}
+	head, row := weights("thead"), weights("tr")
+	// A cell without a weight is as wide as its content, which differs
+	// between the header ("") and the rows ("Select"): every cell has one.
+	if len(head) != 5 || fmt.Sprint(head) != fmt.Sprint(row) || strings.Contains(fmt.Sprint(head), "nil") {
+		t.Errorf("header weights %v, row weights %v", head, row)
+	}
+}

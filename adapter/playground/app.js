@@ -6,19 +6,36 @@
 const $ = (id) => document.getElementById(id);
 const state = {
   agent: null,
-  threadId: crypto.randomUUID(),
+  threadId: threadFromHash() || crypto.randomUUID(),
   history: [], // AG-UI messages sent back on each run (no activity messages)
   pairs: new Map(), // toolCallId -> {el, a2ui, mcp}
+  cards: new Map(), // toolCallId -> {card, content, title, runId}
+  modelContext: new Map(), // toolCallId -> {title, value, sent}
+  queue: [], // messages typed while a run streams
   types: new Set(),
   running: false,
 };
+
+function threadFromHash() {
+  const m = location.hash.match(/thread=([^&]+)/);
+  return m ? decodeURIComponent(m[1]) : null;
+}
+function saveThread() {
+  history.replaceState(null, "", "#thread=" + encodeURIComponent(state.threadId) + (state.agent ? "&agent=" + encodeURIComponent(state.agent) : ""));
+}
 let A2UI = null;
 try {
   A2UI = await import("/vendor/a2ui.js");
 } catch (e) {
   $("vendor-missing").hidden = false;
 }
-window.__playground = { events: [], errors: [], actions: [], state };
+window.__playground = { events: [], errors: [], actions: [], state, runs: [] };
+
+// Text with markdown in A2UI surfaces: the renderer takes its markdown
+// renderer from a context provided above the surfaces.
+if (A2UI?.ContextProvider && A2UI?.Context?.markdown && A2UI?.renderMarkdown) {
+  new A2UI.ContextProvider($("pairs"), { context: A2UI.Context.markdown, initialValue: A2UI.renderMarkdown });
+}
 
 async function loadAgents() {
   const res = await fetch("/agents");
@@ -29,17 +46,29 @@ async function loadAgents() {
     o.textContent = a.id + (a.description ? " — " + a.description : "");
     $("agent").appendChild(o);
   }
-  state.agent = agents[0]?.id;
+  const wanted = (location.hash.match(/agent=([^&]+)/) || [])[1];
+  state.agent = agents.some((a) => a.id === wanted) ? decodeURIComponent(wanted) : agents[0]?.id;
+  $("agent").value = state.agent;
   $("agent").onchange = () => { state.agent = $("agent").value; reset(); };
 }
 
+// reset starts a new thread at once; the old results are hidden (an
+// iframe moved in the DOM would reload) and their cards torn down
+// (ui/resource-teardown) before they are removed.
 function reset() {
+  const old = [...state.cards.values()];
+  state.cards.clear();
+  const gone = [...$("pairs").children];
+  for (const el of gone) el.hidden = true;
+  Promise.all(old.map((c) => c.card?.teardown().catch(() => {}))).then(() => { for (const el of gone) el.remove(); });
   state.threadId = crypto.randomUUID();
   state.history = [];
+  state.queue = [];
   state.pairs.clear();
+  state.modelContext.clear();
   $("messages").replaceChildren();
-  $("pairs").replaceChildren();
   $("events").replaceChildren();
+  saveThread();
 }
 $("reset").onclick = reset;
 
@@ -91,6 +120,8 @@ function pairFor(toolCallId, title) {
     $("pairs").appendChild(el);
     p = { el, cols, a2ui: null, mcp: null };
     state.pairs.set(toolCallId, p);
+    // The newest result is in view.
+    requestAnimationFrame(() => el.scrollIntoView({ block: "nearest" }));
   }
   return p;
 }
@@ -140,30 +171,96 @@ function renderSurface(ev, toolCallId, title) {
   }
 }
 
-async function renderCard(ev, toolCallId, title) {
+// renderCard shows an mcp-apps activity; the same call's later activity
+// (the loading card's input, then its result) updates the mounted card.
+async function renderCard(content, toolCallId, title, threadId) {
+  const known = state.cards.get(toolCallId);
+  if (known) {
+    known.content = content;
+    if (known.card) known.card.update(content);
+    else known.next = content;
+    describeCard(known.col, content);
+    return;
+  }
+  const entry = { content, title, runId: state.runId, card: null };
+  state.cards.set(toolCallId, entry);
   const p = pairFor(toolCallId, title);
   const c = column(p, "mcp", "MCP Apps card (sandboxed)");
-  const bytes = new TextEncoder().encode(JSON.stringify(ev.content.result)).length;
-  c.raw.textContent = JSON.stringify(ev.content, null, 2);
-  c.meta.textContent = `tool result ${bytes} bytes · ${ev.content.resourceUri}`;
+  entry.col = c;
+  describeCard(c, content);
   c.body.replaceChildren();
   try {
     // A card's requests go on the thread of the run that showed it: its
     // capability is bound to that thread.
-    const request = GenuiMcpApps.proxyVia(`/agents/${state.agent}/run`, { threadId: ev.threadId || state.threadId });
-    const card = await GenuiMcpApps.mount(c.body, ev.content, {
+    const request = GenuiMcpApps.proxyVia(`/agents/${state.agent}/run`, { threadId: threadId || state.threadId });
+    const card = await GenuiMcpApps.mount(c.body, content, {
       request: async (req) => {
         const r = await request(req);
-        if (req.method === "resources/read" && r?.contents?.[0]?.text) c.meta.textContent += ` · resource ${r.contents[0].text.length} bytes`;
+        if (req.method === "resources/read" && r?.contents?.[0]?.text) {
+          c.meta.dataset.resource = ` · resource ${r.contents[0].text.length} bytes`;
+          describeCard(c, entry.content);
+        }
         return r;
       },
-      onMessage: (msgs) => { for (const m of msgs) send(typeof m.content === "string" ? m.content : (m.content?.[0]?.text ?? JSON.stringify(m))); },
+      maxHeight: 640,
+      displayModes: ["inline", "fullscreen"],
+      onDisplayMode: (mode) => setFullscreen(p, mode === "fullscreen", entry),
+      // ui/message: a user turn that says which card sent it.
+      onMessage: (msgs) => {
+        for (const m of msgs) {
+          const text = typeof m.content === "string" ? m.content : (Array.isArray(m.content) ? m.content.filter((b) => b.type === "text").map((b) => b.text).join("\n") : m.content?.text) || JSON.stringify(m);
+          send(text, { from: `${title || "MCP App"} card (tool call ${toolCallId})` });
+        }
+      },
+      // ui/update-model-context: kept per card, replaced, sent with the
+      // next user turn as a context entry that names the card.
+      onModelContext: (mc) => {
+        state.modelContext.set(toolCallId, { title: title || content.resourceUri, value: mc, sent: false });
+        window.__playground.modelContext = Object.fromEntries(state.modelContext);
+      },
     });
-    c.card = card;
+    entry.card = card;
+    if (entry.next) { card.update(entry.next); entry.next = null; }
+    if (entry.cancelled) card.cancel(entry.cancelled);
   } catch (e) {
     c.body.textContent = "card error: " + e.message;
     window.__playground.errors.push(String(e.message || e));
   }
+}
+
+function describeCard(c, content) {
+  c.raw.textContent = JSON.stringify(content, null, 2);
+  const phase = content.result ? (content.result.isError ? "tool error" : `tool result ${new TextEncoder().encode(JSON.stringify(content.result)).length} bytes`) : `loading: ${content.status || "running"}`;
+  c.meta.textContent = `${phase} · ${content.resourceUri}${c.meta.dataset.resource || ""}`;
+}
+
+function setFullscreen(p, on, entry) {
+  p.el.classList.toggle("fullscreen", on);
+  let exit = p.el.querySelector(":scope > .exit-fullscreen");
+  if (on && !exit) {
+    exit = document.createElement("button");
+    exit.type = "button";
+    exit.className = "exit-fullscreen";
+    exit.textContent = "Exit full screen";
+    exit.onclick = () => { setFullscreen(p, false, entry); entry.card?.setHostContext({ displayMode: "inline" }); };
+    p.el.prepend(exit);
+  } else if (!on && exit) {
+    exit.remove();
+  }
+  return on ? "fullscreen" : "inline";
+}
+
+// applyPatch applies an ACTIVITY_DELTA's JSON Patch (add/replace/remove
+// of top-level keys, which is all the adapter sends) to a card's content.
+function applyPatch(content, patch) {
+  const out = { ...content };
+  for (const op of patch || []) {
+    const key = String(op.path || "").replace(/^\//, "").replaceAll("~1", "/").replaceAll("~0", "~");
+    if (!key || key.includes("/")) continue;
+    if (op.op === "remove") delete out[key];
+    else if (op.op === "add" || op.op === "replace") out[key] = op.value;
+  }
+  return out;
 }
 
 async function readSSE(res, onEvent) {
@@ -187,9 +284,23 @@ async function readSSE(res, onEvent) {
 async function run(forwardedProps = {}) {
   if (!state.agent || state.running) return;
   state.running = true;
+  $("composer").classList.add("busy");
   const runId = crypto.randomUUID();
-  const fp = { ...forwardedProps, genuiDebug: true };
+  state.runId = runId;
+  saveThread();
+  // This host mounts a card when its tool call starts.
+  const fp = { ...forwardedProps, genuiDebug: true, mcpAppsHost: { loadingCards: true } };
   if ($("side").checked) fp.genuiRender = ["a2ui", "mcp-apps"];
+  const context = [];
+  if (forwardedProps.userTurn) {
+    delete fp.userTurn;
+    for (const [id, mc] of state.modelContext) {
+      if (mc.sent) continue;
+      mc.sent = true;
+      context.push({ description: `Model context set by the MCP App card "${mc.title}" (tool call ${id}); written by the app, not the user`, value: JSON.stringify(mc.value) });
+    }
+  }
+  window.__playground.runs.push({ runId, context });
   const t0 = performance.now();
   const texts = new Map();
   const names = new Map();
@@ -199,7 +310,7 @@ async function run(forwardedProps = {}) {
     const res = await fetch(`/agents/${state.agent}/run`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-      body: JSON.stringify({ threadId: state.threadId, runId, messages: state.history, tools: [], context: [], forwardedProps: fp }),
+      body: JSON.stringify({ threadId: state.threadId, runId, messages: state.history, tools: [], context, forwardedProps: fp }),
     });
     if (!res.ok) { addMessage("error", `HTTP ${res.status}: ${await res.text()}`); return; }
     await readSSE(res, (ev) => {
@@ -221,9 +332,18 @@ async function run(forwardedProps = {}) {
           state.history.push({ id: ev.messageId, role: "tool", toolCallId: ev.toolCallId, content: ev.content });
           break;
         case "ACTIVITY_SNAPSHOT": {
-          const tc = ev.activityType === "a2ui-surface" ? ev.messageId.replace(/^a2ui-surface-/, "") : findToolCall(ev, names);
-          if (ev.activityType === "a2ui-surface") renderSurface(ev, tc, names.get(tc));
-          else if (ev.activityType === "mcp-apps") renderCard(ev, tc, names.get(tc));
+          if (ev.activityType === "a2ui-surface") {
+            const tc = ev.messageId.replace(/^a2ui-surface-/, "");
+            renderSurface(ev, tc, names.get(tc));
+          } else if (ev.activityType === "mcp-apps") {
+            const tc = ev.content.toolCallId || ev.messageId;
+            renderCard(ev.content, tc, names.get(tc) || state.cards.get(tc)?.title);
+          }
+          break;
+        }
+        case "ACTIVITY_DELTA": {
+          const entry = [...state.cards.entries()].find(([tc]) => "mcp-apps-" + tc === ev.messageId);
+          if (entry) renderCard(applyPatch(entry[1].content, ev.patch), entry[0], entry[1].title);
           break;
         }
         case "RUN_ERROR": addMessage("error", `RUN_ERROR ${ev.code || ""}: ${ev.message}`); break;
@@ -232,22 +352,35 @@ async function run(forwardedProps = {}) {
   } catch (e) {
     addMessage("error", String(e.message || e));
   } finally {
+    // A card of this run whose call got no result never will.
+    for (const entry of state.cards.values()) {
+      if (entry.runId === runId && !entry.content.result) {
+        entry.cancelled = "the run ended before the tool returned";
+        entry.card?.cancel(entry.cancelled);
+      }
+    }
     state.running = false;
+    $("composer").classList.remove("busy");
+    const next = state.queue.shift();
+    if (next) { next.li.classList.remove("queued"); next.li.textContent = next.label; state.history.push(next.msg); run({ userTurn: true }); }
   }
 }
 
-// An mcp-apps card names no tool call: pair it with the last tool call
-// whose result came just before it.
-function findToolCall(ev, names) {
-  const ids = [...names.keys()];
-  return ids[ids.length - 1] || ev.messageId;
-}
-
-function send(text) {
+// send adds a user turn; one typed while a run streams waits its turn
+// (shown as queued). from names the MCP App card that sent it.
+function send(text, { from } = {}) {
   const id = crypto.randomUUID();
-  addMessage("user", text);
-  state.history.push({ id, role: "user", content: text });
-  return run();
+  const content = from ? `[Sent by the ${from}, not typed by the user]\n${text}` : text;
+  const label = from ? `${from}: ${text}` : text;
+  const msg = { id, role: "user", content };
+  if (state.running) {
+    const li = addMessage("user queued", label + " (queued: sent when the current run ends)");
+    state.queue.push({ msg, li, label });
+    return;
+  }
+  addMessage("user", label);
+  state.history.push(msg);
+  return run({ userTurn: true });
 }
 
 function sendAction(action) {
@@ -264,5 +397,42 @@ $("composer").addEventListener("submit", (e) => {
   send(v);
 });
 
+// restore shows a thread again after a reload: its messages, surfaces and
+// cards, from the thread's history.
+async function restore() {
+  const res = await fetch(`/threads/${encodeURIComponent(state.threadId)}/messages`);
+  if (!res.ok) return;
+  const { messages = [] } = await res.json();
+  const names = new Map();
+  for (const m of messages) {
+    if (m.role === "activity") {
+      if (m.activityType === "a2ui-surface") {
+        const tc = m.id.replace(/^a2ui-surface-/, "");
+        renderSurface({ content: m.content, messageId: m.id }, tc, names.get(tc));
+      } else if (m.activityType === "mcp-apps") {
+        const tc = m.content.toolCallId || m.id;
+        renderCard(m.content, tc, names.get(tc));
+      }
+      continue;
+    }
+    state.history.push(m);
+    if (m.role === "user") addMessage("user", typeof m.content === "string" ? m.content : JSON.stringify(m.content));
+    else if (m.role === "assistant") {
+      if (m.content) addMessage("assistant", m.content);
+      for (const c of m.toolCalls || []) { names.set(c.id, c.function.name); addMessage("call", `→ ${c.function.name}(${c.function.arguments})`); }
+    } else if (m.role === "tool") addMessage("tool", `← ${names.get(m.toolCallId) || m.toolCallId}: ${String(m.content).slice(0, 400)}`);
+  }
+}
+
+// The theme reaches every card as host context.
+function applyTheme(theme) {
+  document.documentElement.dataset.theme = theme;
+  GenuiMcpApps.setHostContext({ theme });
+}
+$("theme").value = document.documentElement.dataset.theme || "light";
+$("theme").onchange = () => applyTheme($("theme").value);
+
 await loadAgents();
+if (threadFromHash()) await restore();
+saveThread();
 window.__playground.ready = true;

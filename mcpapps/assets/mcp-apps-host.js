@@ -3,30 +3,48 @@
 //   <script src="/static/mcp-apps-host.js"></script>
 //   const request = GenuiMcpApps.proxyVia("/agents/demo/run");   // the agent's run URL
 //   const card = await GenuiMcpApps.mount(element, activity.content, { request });
-//   ...
-//   await card.teardown();
+//   card.update(nextContent);     // the same activity, replaced or patched
+//   card.cancel("run stopped");   // the call will never have a result
+//   GenuiMcpApps.setHostContext({ theme: "dark" });   // every mounted card
+//   await card.teardown();        // before the card is removed
 //
 // mount(container, content, options) shows one "mcp-apps" activity card:
 // it reads the UI resource through the adapter (a proxied resources/read),
 // asks the adapter for a sandbox URL (the card's CSP travels signed, built
 // from the resource's metadata on the server), and runs the host side of
 // the MCP Apps protocol for the View:
-//   - ui/initialize is answered with hostInfo, hostCapabilities, hostContext;
-//   - tool-input then tool-result (or tool-cancelled) are buffered until
-//     ui/notifications/initialized;
+//   - ui/initialize is answered with hostInfo, hostCapabilities and the
+//     full hostContext: theme, styles.variables (the spec's CSS variable
+//     names, read from the host page), locale, timeZone, platform,
+//     displayMode, availableDisplayModes, containerDimensions;
+//   - the call's phases, in order, once ui/notifications/initialized came:
+//     tool-input-partial while the arguments stream (a loading card:
+//     content.status "input-streaming", best-effort repaired JSON),
+//     tool-input once they are complete, tool-result (also an isError
+//     one), or tool-cancelled (cancel(), or a card that will get none);
+//   - host-context-changed when the theme, the page's variables, the
+//     container's size or the display mode change;
+//   - ui/request-display-mode: a mode both the View and the host offer
+//     (options.displayModes, default ["inline"]) is applied through
+//     options.onDisplayMode(mode, card) and answered with the mode in
+//     force;
 //   - tools/call, resources/read, resources/list go to the adapter's
 //     proxied-request path (only the card's own server; the adapter checks
 //     visibility); ping is answered here;
 //   - ui/open-link refuses javascript:, data:, vbscript:, file:, blob:;
 //   - ui/message (an object or an array) goes to options.onMessage, with a
-//     per-card debounce; ui/update-model-context is staged (replaced, not
+//     per-card debounce; ui/update-model-context is kept (replaced, not
 //     appended) and given to options.onModelContext;
-//   - size changes set the frame height, capped at options.maxHeight;
+//   - size-changed sets the frame's height (up to options.maxHeight; the
+//     View scrolls past it) and its width (up to the container's, which
+//     scrolls sideways past it);
+//   - ui/resource-teardown is sent before the frame is removed;
 //   - everything else gets -32601.
 // options: request (required), adapter (base URL, default ""), headers
 // (sent with the sandbox request, e.g. Authorization), onMessage,
-// onModelContext, onLog, maxHeight (800), debounceMs (300), hostInfo,
-// theme ("light"), openLink(url) (default window.open).
+// onModelContext, onLog, onDisplayMode, displayModes, maxHeight (800),
+// debounceMs (300), hostInfo, theme (default: the page's data-theme, else
+// its color scheme), openLink(url) (default window.open).
 //
 // The card's serverHash is its capability: the adapter answers a card's
 // requests only when they carry it, on the thread and for the principal
@@ -36,6 +54,30 @@
   "use strict";
   const BLOCKED = ["javascript:", "data:", "vbscript:", "file:", "blob:"];
   const PROTOCOL = "2026-01-26";
+  // The spec's theming variables (McpUiStyleVariableKey).
+  const VARIABLES = [
+    "--color-background-primary", "--color-background-secondary", "--color-background-tertiary", "--color-background-inverse",
+    "--color-background-ghost", "--color-background-info", "--color-background-danger", "--color-background-success",
+    "--color-background-warning", "--color-background-disabled",
+    "--color-text-primary", "--color-text-secondary", "--color-text-tertiary", "--color-text-inverse", "--color-text-ghost",
+    "--color-text-info", "--color-text-danger", "--color-text-success", "--color-text-warning", "--color-text-disabled",
+    "--color-border-primary", "--color-border-secondary", "--color-border-tertiary", "--color-border-inverse",
+    "--color-border-ghost", "--color-border-info", "--color-border-danger", "--color-border-success",
+    "--color-border-warning", "--color-border-disabled",
+    "--color-ring-primary", "--color-ring-secondary", "--color-ring-inverse", "--color-ring-info", "--color-ring-danger",
+    "--color-ring-success", "--color-ring-warning",
+    "--font-sans", "--font-mono", "--font-weight-normal", "--font-weight-medium", "--font-weight-semibold", "--font-weight-bold",
+    "--font-text-xs-size", "--font-text-sm-size", "--font-text-md-size", "--font-text-lg-size",
+    "--font-heading-xs-size", "--font-heading-sm-size", "--font-heading-md-size", "--font-heading-lg-size",
+    "--font-heading-xl-size", "--font-heading-2xl-size",
+    "--font-text-xs-line-height", "--font-text-sm-line-height", "--font-text-md-line-height", "--font-text-lg-line-height",
+    "--font-heading-xs-line-height", "--font-heading-sm-line-height", "--font-heading-md-line-height",
+    "--font-heading-lg-line-height", "--font-heading-xl-line-height", "--font-heading-2xl-line-height",
+    "--border-radius-xs", "--border-radius-sm", "--border-radius-md", "--border-radius-lg", "--border-radius-xl",
+    "--border-radius-full", "--border-width-regular",
+    "--shadow-hairline", "--shadow-sm", "--shadow-md", "--shadow-lg",
+  ];
+  const cards = new Set();
 
   function proxyVia(runUrl, opts = {}) {
     return async function request(req) {
@@ -58,10 +100,56 @@
     };
   }
 
+  // repairJSON parses the arguments streamed so far: open strings, arrays
+  // and objects are closed, a dangling key or comma dropped. Best effort:
+  // undefined when even that fails.
+  function repairJSON(s) {
+    if (!s) return undefined;
+    try { return JSON.parse(s); } catch (e) { /* repair below */ }
+    const stack = [];
+    let inStr = false, esc = false;
+    for (const ch of s) {
+      if (inStr) {
+        if (esc) esc = false;
+        else if (ch === "\\") esc = true;
+        else if (ch === '"') inStr = false;
+        continue;
+      }
+      if (ch === '"') inStr = true;
+      else if (ch === "{" || ch === "[") stack.push(ch === "{" ? "}" : "]");
+      else if (ch === "}" || ch === "]") stack.pop();
+    }
+    let t = s;
+    if (esc) t = t.slice(0, -1);
+    if (inStr) t += '"';
+    for (let i = 0; i < 3; i++) {
+      const closed = t.replace(/[,:\s]+$/, "").replace(/,\s*"[^"]*"$/, "").replace(/\{\s*"[^"]*"$/, "{") + stack.slice().reverse().join("");
+      try { return JSON.parse(closed); } catch (e) { t = t.replace(/"[^"]*"?\s*:?\s*$/, ""); }
+    }
+    return undefined;
+  }
+
+  function pageTheme(o) {
+    if (o.theme) return o.theme;
+    const t = document.documentElement.dataset.theme;
+    if (t === "dark" || t === "light") return t;
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+
+  function pageVariables() {
+    const cs = getComputedStyle(document.documentElement);
+    const out = {};
+    for (const name of VARIABLES) {
+      const v = cs.getPropertyValue(name).trim();
+      if (v) out[name] = v;
+    }
+    return out;
+  }
+
   async function mount(container, content, options) {
     if (!options || typeof options.request !== "function") throw new Error("mount: options.request is required");
-    const o = Object.assign({ adapter: "", maxHeight: 800, debounceMs: 300, theme: "light" }, options);
-    const server = { serverHash: content.serverHash, serverId: content.serverId };
+    const o = Object.assign({ adapter: "", maxHeight: 800, debounceMs: 300, displayModes: ["inline"] }, options);
+    let server = { serverHash: content.serverHash, serverId: content.serverId };
     const read = await o.request(Object.assign({ method: "resources/read", params: { uri: content.resourceUri } }, server));
     const item = read && read.contents && read.contents[0];
     if (!item || item.mimeType !== "text/html;profile=mcp-app") throw new Error("not an MCP App resource: " + content.resourceUri);
@@ -75,12 +163,17 @@
     const sandbox = await sres.json();
     const sandboxOrigin = new URL(sandbox.url).origin;
 
+    // The wrapper scrolls sideways when the View is wider than the page.
+    const wrap = document.createElement("div");
+    wrap.className = "genui-mcp-card";
+    wrap.style.cssText = "overflow-x:auto;max-width:100%";
     const frame = document.createElement("iframe");
     frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms");
     if (sandbox.allow) frame.setAttribute("allow", sandbox.allow);
     frame.setAttribute("title", "MCP App " + content.resourceUri);
     frame.style.cssText = "width:100%;border:0;height:160px;display:block";
     if (sandbox.prefersBorder) frame.style.border = "1px solid #ddd";
+    wrap.appendChild(frame);
 
     let initialized = false;
     let closed = false;
@@ -90,6 +183,20 @@
     let modelContext = null;
     let messageTimer = null;
     let queued = [];
+    let viewModes = ["inline"];
+    const sent = { partial: "", input: false, result: false, cancelled: false };
+    let current = content;
+    const ctx = {
+      theme: pageTheme(o),
+      styles: { variables: pageVariables() },
+      platform: "web",
+      displayMode: "inline",
+      availableDisplayModes: o.displayModes.slice(),
+      containerDimensions: { maxHeight: o.maxHeight, maxWidth: Math.round(container.clientWidth) || undefined },
+      locale: navigator.language,
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      userAgent: navigator.userAgent,
+    };
 
     const post = (m) => frame.contentWindow && frame.contentWindow.postMessage(m, sandboxOrigin);
     const notify = (method, params) => {
@@ -105,6 +212,40 @@
       setTimeout(() => { pending.delete(id); resolve(null); }, timeoutMs || 500);
     });
 
+    // phases sends what the content adds to what the View has had:
+    // partial input, complete input, then the result (each at most once,
+    // in that order).
+    function phases(c) {
+      if (sent.result || sent.cancelled) return;
+      if (!sent.input && c.status === "input-streaming" && c.partialArguments && c.partialArguments !== sent.partial) {
+        const args = repairJSON(c.partialArguments);
+        if (args && typeof args === "object") {
+          sent.partial = c.partialArguments;
+          notify("ui/notifications/tool-input-partial", { arguments: args });
+        }
+      }
+      if (!sent.input && (c.result || c.status === "input-available") && c.toolInput) {
+        sent.input = true;
+        notify("ui/notifications/tool-input", { arguments: c.toolInput });
+      }
+      if (c.result) {
+        if (!sent.input) { sent.input = true; notify("ui/notifications/tool-input", { arguments: c.toolInput || {} }); }
+        sent.result = true;
+        notify("ui/notifications/tool-result", c.result);
+      } else if (c.cancelled) {
+        sent.cancelled = true;
+        notify("ui/notifications/tool-cancelled", { reason: String(c.cancelled) });
+      }
+    }
+
+    function changeContext(partial) {
+      const diff = {};
+      for (const [k, v] of Object.entries(partial)) {
+        if (JSON.stringify(ctx[k]) !== JSON.stringify(v)) { ctx[k] = v; diff[k] = v; }
+      }
+      if (Object.keys(diff).length && initialized) notify("ui/notifications/host-context-changed", diff);
+    }
+
     async function handle(m) {
       if (m.id !== undefined && m.method === undefined) { // a response to us
         const r = pending.get(m.id);
@@ -115,24 +256,33 @@
         case "ui/notifications/sandbox-proxy-ready":
           post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params: { html, allow: sandbox.allow || undefined } });
           return;
-        case "ui/initialize":
+        case "ui/initialize": {
+          const ac = (m.params && m.params.appCapabilities) || {};
+          if (Array.isArray(ac.availableDisplayModes)) viewModes = ac.availableDisplayModes;
           reply(m.id, {
             protocolVersion: (m.params && m.params.protocolVersion) || PROTOCOL,
             hostInfo: o.hostInfo || { name: "genui-adapter", version: "0.1.0" },
-            hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} }, updateModelContext: { text: {} } },
-            hostContext: { theme: o.theme, platform: "web", displayMode: "inline", availableDisplayModes: ["inline"], containerDimensions: { maxHeight: o.maxHeight }, locale: navigator.language, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone },
+            hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} }, updateModelContext: { text: {}, structuredContent: {} } },
+            hostContext: ctx,
           });
           return;
+        }
         case "ui/notifications/initialized":
           initialized = true;
           for (const b of buffered.splice(0)) post(b);
           return;
         case "ui/notifications/size-changed": {
-          const h = Math.min(Math.max(0, Number(m.params && m.params.height) || 0), o.maxHeight);
+          const p = m.params || {};
+          const h = Math.min(Math.max(0, Number(p.height) || 0), o.maxHeight);
           const cur = parseFloat(frame.style.height) || 0;
           if (h > 0 && !(h < cur && cur - h <= 4)) frame.style.height = h + "px";
+          const w = Math.max(0, Number(p.width) || 0);
+          if (w > 0) frame.style.minWidth = Math.min(w, Math.max(container.clientWidth, w)) + "px";
           return;
         }
+        case "ui/notifications/request-teardown":
+          (o.onRequestTeardown || (() => {}))(card);
+          return;
         case "notifications/message":
           (o.onLog || console.log)("[mcp app]", m.params);
           return;
@@ -172,9 +322,17 @@
           o.onModelContext && o.onModelContext(modelContext, card);
           reply(m.id, {});
           return;
-        case "ui/request-display-mode":
-          reply(m.id, { mode: "inline" });
+        case "ui/request-display-mode": {
+          const want = m.params && m.params.mode;
+          let mode = ctx.displayMode;
+          if (want && ctx.availableDisplayModes.includes(want) && viewModes.includes(want) && o.onDisplayMode) {
+            const applied = await o.onDisplayMode(want, card);
+            if (applied) mode = applied;
+          }
+          reply(m.id, { mode });
+          changeContext({ displayMode: mode });
           return;
+        }
         default:
           if (m.id !== undefined) fail(m.id, -32601, "Method not found: " + m.method);
       }
@@ -188,25 +346,52 @@
     }
     window.addEventListener("message", onMessage); // before the resource is sent
     frame.src = sandbox.url;
-    container.appendChild(frame);
-
-    notify("ui/notifications/tool-input", { arguments: content.toolInput || {} });
-    if (content.cancelled) notify("ui/notifications/tool-cancelled", {});
-    else notify("ui/notifications/tool-result", content.result || {});
+    container.appendChild(wrap);
+    const resize = typeof ResizeObserver === "function" ? new ResizeObserver(() => {
+      changeContext({ containerDimensions: { maxHeight: o.maxHeight, maxWidth: Math.round(container.clientWidth) || undefined } });
+    }) : null;
+    if (resize) resize.observe(container);
+    phases(content);
 
     const card = {
       frame,
+      content: () => current,
       modelContext: () => modelContext,
+      // update takes the card's next content (the same activity replaced,
+      // or patched by ACTIVITY_DELTA).
+      update(next) {
+        current = next;
+        if (next.serverHash) server = { serverHash: next.serverHash, serverId: next.serverId };
+        phases(next);
+      },
+      // cancel tells the View its call will have no result.
+      cancel(reason) {
+        if (!sent.result && !sent.cancelled) phases(Object.assign({}, current, { result: undefined, cancelled: reason || "cancelled" }));
+      },
+      setHostContext(partial) { changeContext(partial); },
+      displayMode: () => ctx.displayMode,
       async teardown() {
         if (closed) return;
         if (initialized) await hostRequest("ui/resource-teardown", {}, 500);
         closed = true;
+        cards.delete(card);
+        if (resize) resize.disconnect();
         window.removeEventListener("message", onMessage);
-        frame.remove();
+        wrap.remove();
       },
     };
+    cards.add(card);
     return card;
   }
 
-  window.GenuiMcpApps = { mount, proxyVia };
+  // setHostContext changes the host context of every mounted card (a
+  // theme switch, say); theme and the page's variables are read again
+  // when not given.
+  function setHostContext(partial) {
+    const p = Object.assign({}, partial);
+    if (!("styles" in p)) p.styles = { variables: pageVariables() };
+    for (const c of cards) c.setHostContext(p);
+  }
+
+  window.GenuiMcpApps = { mount, proxyVia, setHostContext, repairJSON };
 })();
