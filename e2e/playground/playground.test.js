@@ -11,6 +11,7 @@ import { launch, artifacts, e2eDir } from "../lib/browser.js";
 
 let adapter, browser, page;
 const pageErrors = [];
+const consoleProblems = [];
 
 before(async () => {
   adapter = await startAdapter(`
@@ -20,6 +21,7 @@ agents:
   browser = await launch();
   page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
   page.on("pageerror", (e) => pageErrors.push(String(e)));
+  page.on("console", (m) => { if (m.type() === "warning" || m.type() === "error") consoleProblems.push(m.text()); });
   await page.goto(adapter.url + "/");
   await page.waitForFunction(() => window.__playground?.ready);
   assert.equal(await page.locator("#vendor-missing").isHidden(), true, "the A2UI bundle did not load");
@@ -131,4 +133,7 @@ test("form: the A2UI button's action round-trips to the agent", async () => {
 test("no renderer or page errors", async () => {
   assert.deepEqual(await page.evaluate(() => window.__playground.errors), []);
   assert.deepEqual(pageErrors, []);
+  // Text with markdown renders (the renderer warns when it has no
+  // markdown renderer).
+  assert.deepEqual(consoleProblems.filter((t) => /markdown/i.test(t)), []);
 });
