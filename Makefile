@@ -75,3 +75,4 @@ soak:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./agui/
+	$(GO) test -run '^$$' -fuzz FuzzPartialRender -fuzztime 30s ./a2ui/

@@ -123,14 +123,27 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 				}
 				catalog := catalogFor(in, cfg)
 				names := map[string]string{}
+				au := &authoring{v: v, cfg: cfg, catalog: catalog, calls: map[string]*renderCall{}, bySurface: map[string]string{}}
 				for ev, err := range next.Run(ctx, in) {
 					if err != nil {
+						if !au.fail(ctx, yield, err.Error()) {
+							return
+						}
 						yield(nil, err)
 						return
 					}
 					switch e := ev.(type) {
 					case *agui.ToolCallStart:
 						names[e.ToolCallID] = e.ToolCallName
+						au.start(e)
+					case *agui.ToolCallArgs:
+						if !yield(ev, nil) {
+							return
+						}
+						if snap := au.progress(ctx, e); snap != nil && !yield(snap, nil) {
+							return
+						}
+						continue
 					case *agui.ActivitySnapshot:
 						if e.ActivityType == ActivityType {
 							e.Content = checkOperations(ctx, v, e.Content, catalog, logf)
@@ -139,12 +152,26 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 						if !yield(ev, nil) {
 							return
 						}
+						if snap, ours := au.result(ctx, e); ours {
+							if snap != nil && !yield(snap, nil) {
+								return
+							}
+							continue
+						}
 						if snap := surfaceFor(ctx, v, cfg, e, names[e.ToolCallID], catalog, logf); snap != nil {
 							if !yield(snap, nil) {
 								return
 							}
 						}
 						continue
+					case *agui.RunError:
+						if !au.fail(ctx, yield, e.Message) {
+							return
+						}
+					case *agui.RunFinished:
+						if !au.fail(ctx, yield, "the agent ended without a valid surface") {
+							return
+						}
 					}
 					if !yield(ev, nil) {
 						return
@@ -377,4 +404,135 @@ func applyAction(v *Validator, cfg Config, in *agui.RunAgentInput) (*agui.RunAge
 		agui.Message{ID: newID(), Role: agui.RoleTool, ToolCallID: callID, Content: agui.Text(text)},
 	)
 	return out, nil
+}
+
+// authoring follows the render tool calls of a run (a model authoring
+// surfaces itself): the surface grows while the call's arguments stream,
+// every attempt at one surfaceId shows in one activity message, a failed
+// attempt shows as retrying until the next one, and a run that ends with
+// no valid attempt shows the failure.
+type authoring struct {
+	v         *Validator
+	cfg       Config
+	catalog   string
+	calls     map[string]*renderCall // by tool call id
+	bySurface map[string]string      // surfaceId -> activity message id
+}
+
+type renderCall struct {
+	args    strings.Builder
+	msgID   string
+	shown   int // components shown so far
+	settled bool
+}
+
+// maxRenderArgs bounds the arguments followed for progress.
+const maxRenderArgs = 1 << 20
+
+func isRenderTool(name string) bool {
+	return name == RenderToolName || strings.HasSuffix(name, "_"+RenderToolName)
+}
+
+func (a *authoring) start(e *agui.ToolCallStart) {
+	if isRenderTool(e.ToolCallName) && len(a.calls) < 64 {
+		a.calls[e.ToolCallID] = &renderCall{}
+	}
+}
+
+// message names the activity of a call: the one its surfaceId already
+// has in this run, else its own.
+func (a *authoring) message(id string, c *renderCall, surfaceID string) string {
+	if c.msgID != "" {
+		return c.msgID
+	}
+	c.msgID = "a2ui-surface-" + id
+	if surfaceID != "" {
+		if m, ok := a.bySurface[surfaceID]; ok {
+			c.msgID = m
+		} else {
+			a.bySurface[surfaceID] = c.msgID
+		}
+	}
+	return c.msgID
+}
+
+func (a *authoring) snapshot(msgID string, content agui.JSON) agui.Event {
+	return &agui.ActivitySnapshot{MessageID: msgID, ActivityType: ActivityType, Content: content, Replace: ptr(true)}
+}
+
+// progress shows the complete components of a render call so far, when
+// there are more of them than last time (and they make a valid surface).
+func (a *authoring) progress(ctx context.Context, e *agui.ToolCallArgs) agui.Event {
+	c := a.calls[e.ToolCallID]
+	if c == nil || c.args.Len() > maxRenderArgs {
+		return nil
+	}
+	c.args.WriteString(e.Delta)
+	if !strings.ContainsAny(e.Delta, "}]") {
+		return nil // no component can have closed
+	}
+	ra, n, ok := PartialRender(c.args.String())
+	if !ok || n <= c.shown {
+		return nil
+	}
+	ops := ra.Operations(a.catalog, a.cfg.Version)
+	if errs := validateOps(ctx, a.v, ops, a.catalog, "authoring"); len(errs) > 0 {
+		return nil // not a surface yet
+	}
+	c.shown = n
+	return a.snapshot(a.message(e.ToolCallID, c, ra.SurfaceID), operationsContent(ops))
+}
+
+// result settles a render call: its operations (the render tool returns
+// them) become the surface; an error shows as retrying.
+func (a *authoring) result(ctx context.Context, e *agui.ToolCallResult) (agui.Event, bool) {
+	c := a.calls[e.ToolCallID]
+	if c == nil {
+		return nil, false
+	}
+	var surface struct {
+		SurfaceID string `json:"surfaceId"`
+	}
+	_ = json.Unmarshal([]byte(c.args.String()), &surface)
+	msgID := a.message(e.ToolCallID, c, surface.SurfaceID)
+	c.settled = true
+	if ops, ok := parseOperations(e.Content); ok {
+		if errs := validateOps(ctx, a.v, ops, a.catalog, "authored"); len(errs) > 0 {
+			return a.snapshot(msgID, failed("the authored surface failed validation", errs)), true
+		}
+		for _, o := range a.calls { // an earlier failed attempt is superseded
+			if o.msgID == msgID {
+				o.settled = true
+				o.shown = -1
+			}
+		}
+		c.shown = -1 // rendered
+		return a.snapshot(msgID, operationsContent(ops)), true
+	}
+	b, _ := json.Marshal(map[string]any{"status": "retrying", "error": firstLine(e.Content)})
+	return a.snapshot(msgID, agui.JSON(b)), true
+}
+
+// fail marks the surfaces still waiting for a valid attempt as failed
+// when the run ends in an error.
+func (a *authoring) fail(ctx context.Context, yield func(agui.Event, error) bool, why string) bool {
+	done := map[string]bool{}
+	for _, c := range a.calls {
+		if c.msgID == "" || c.shown < 0 || done[c.msgID] {
+			continue
+		}
+		done[c.msgID] = true
+		if !yield(a.snapshot(c.msgID, failed("could not render this surface: "+why, nil)), nil) {
+			return false
+		}
+	}
+	return true
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
 }

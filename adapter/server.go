@@ -149,7 +149,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("auth.jwt: %w", err)
 		}
 	}
-	if s.pool, err = newPool(cfg, logger, s.tracing.Transport); err != nil {
+	if s.pool, err = newPool(cfg, logger, s.tracing.Transport, s.a2ui); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -249,8 +249,8 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 
 // newPool connects to the built-in and configured MCP servers (in the
 // background).
-func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.RoundTripper) (*mcpapps.Pool, error) {
-	servers := builtinServers()
+func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.RoundTripper, v *a2ui.Validator) (*mcpapps.Pool, error) {
+	servers := builtinServers(v)
 	for _, id := range sortedKeys(cfg.MCPServers) {
 		m := cfg.MCPServers[id]
 		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders})

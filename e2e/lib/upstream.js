@@ -16,7 +16,9 @@ export async function startUpstream(routes) {
     requests.push({ url: req.url, headers: req.headers, input });
     res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
     const frames = route(input);
-    for (const f of Array.isArray(frames) ? frames : [frames]) {
+    // A route may return frames, or an async iterable of them (paced).
+    const list = frames && typeof frames[Symbol.asyncIterator] === "function" ? frames : Array.isArray(frames) ? frames : [frames];
+    for await (const f of list) {
       if (!res.write(f)) await new Promise((r) => res.once("drain", r));
     }
     res.end();

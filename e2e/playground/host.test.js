@@ -291,3 +291,62 @@ test("at 1440 and 800 px: no clipped card, no overlapping A2UI text, nothing off
   const rendererErrors = await page.evaluate(() => window.__playground.errors);
   assert.deepEqual(rendererErrors, []);
 });
+
+// A model authoring its own surface (the built-in a2ui server's
+// render_a2ui): the official renderer shows it growing while the
+// arguments stream, then the whole surface.
+test("an authored surface grows in the renderer while its arguments stream", async () => {
+  const args = JSON.stringify({ surfaceId: "order", components: [
+    { id: "root", component: "Card", child: "col" },
+    { id: "col", component: "Column", children: ["title", "customer", "total", "status"] },
+    { id: "title", component: "Text", text: "Order A-1", variant: "h3" },
+    { id: "customer", component: "Text", text: "Customer: Ada Lovelace" },
+    { id: "total", component: "Text", text: { path: "/total" } },
+    { id: "status", component: "Text", text: "Status: shipped" },
+  ], data: { total: "Total: 12.50 EUR" } });
+  const slow = await startUpstream({
+    "/agent": (i) => (async function* () {
+      const head = [{ type: "RUN_STARTED", threadId: i.threadId, runId: i.runId }];
+      if (i.messages.at(-1)?.role === "tool") {
+        yield sse([...head, ...text(i, "There it is."), { type: "RUN_FINISHED", threadId: i.threadId, runId: i.runId }]);
+        return;
+      }
+      yield sse([...head, { type: "TOOL_CALL_START", toolCallId: "render-1", toolCallName: "render_a2ui" }]);
+      for (let k = 0; k < args.length; k += 24) {
+        yield sse([{ type: "TOOL_CALL_ARGS", toolCallId: "render-1", delta: args.slice(k, k + 24) }]);
+        await new Promise((r) => setTimeout(r, 60));
+      }
+      yield sse([{ type: "TOOL_CALL_END", toolCallId: "render-1" }, { type: "RUN_FINISHED", threadId: i.threadId, runId: i.runId }]);
+    })(),
+  });
+  const a = await startAdapter(`agents:\n  author: {type: agui, url: "${slow.url}/agent", mcpServers: [a2ui]}\n`);
+  const p = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  try {
+    await p.goto(a.url + "/#agent=author");
+    await p.waitForFunction(() => window.__playground?.ready);
+    await p.locator("#input").fill("show me the order");
+    await p.locator("#input").press("Enter");
+    // Sample the rendered texts while the run streams.
+    const counts = [];
+    const deep = () => p.evaluate(() => {
+      const out = [];
+      const walk = (n) => { if (n.nodeType === 3 && n.textContent.trim()) out.push(n.textContent.trim()); if (n.shadowRoot) walk(n.shadowRoot); for (const c of n.childNodes) walk(c); };
+      for (const s of document.querySelectorAll("a2ui-surface")) walk(s);
+      return out;
+    });
+    while (await p.evaluate(() => window.__playground.state.running || window.__playground.runs.length === 0)) {
+      counts.push((await deep()).filter((t) => t !== "…").length);
+      await p.waitForTimeout(80);
+    }
+    const final = await deep();
+    assert.ok(final.includes("Order A-1") && final.includes("Total: 12.50 EUR") && final.includes("Status: shipped"), JSON.stringify(final));
+    const distinct = [...new Set(counts.filter((c) => c > 0))];
+    assert.ok(distinct.length >= 3, `the surface did not grow while streaming: ${counts}`);
+    assert.deepEqual(await p.evaluate(() => window.__playground.errors), []);
+    await p.screenshot({ path: join(artifacts, "playground-authored-surface.png") });
+  } finally {
+    await p.close();
+    await a.stop();
+    await slow.close();
+  }
+});
