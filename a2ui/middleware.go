@@ -66,6 +66,9 @@ type Config struct {
 	RowAction string
 	// Logf receives one line per rejected surface or action; nil discards.
 	Logf func(format string, args ...any)
+	// ServerAction, if set, reports a user action that another layer
+	// answers (an action on an MCP server's surface): it is left alone.
+	ServerAction func(in *agui.RunAgentInput) bool
 }
 
 func (c Config) allows(tool string) bool {
@@ -106,6 +109,18 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 		}
 		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
 			return func(yield func(agui.Event, error) bool) {
+				if cfg.ServerAction != nil && cfg.ServerAction(in) {
+					for ev, err := range next.Run(ctx, in) {
+						if d, ok := ev.(*agui.ActivityDelta); ok && d.ActivityType == ActivityType && !appendsValid(v, d.Patch) {
+							logf("a2ui: a surface update failed validation; dropped")
+							ev = &agui.RunError{Code: "invalid_a2ui", Message: "the surface update failed A2UI validation"}
+						}
+						if !yield(ev, err) || err != nil {
+							return
+						}
+					}
+					return
+				}
 				in, err := applyAction(v, cfg, in)
 				if err != nil {
 					logf("a2ui: refused user action: %v", err)
@@ -535,4 +550,23 @@ func firstLine(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// appendsValid checks the A2UI messages a surface delta appends (each
+// against the message schema: the surface they update is the client's).
+func appendsValid(v *Validator, patch agui.JSON) bool {
+	var ops []struct {
+		Op    string          `json:"op"`
+		Path  string          `json:"path"`
+		Value json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(patch, &ops) != nil {
+		return false
+	}
+	for _, o := range ops {
+		if o.Op != "add" || o.Path != "/"+OperationsKey+"/-" || len(v.SchemaOnly(o.Value)) > 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -179,6 +179,9 @@ type MCPServerConfig struct {
 	// requests made for that run or card, e.g. [Authorization] to pass
 	// the end user's bearer token on (HTTP servers).
 	ForwardHeaders []string `yaml:"forwardHeaders,omitempty"`
+	// A2UI declares application/a2ui+json to the server: the A2UI its
+	// results carry becomes surfaces, whose actions call its tools.
+	A2UI bool `yaml:"a2ui,omitempty"`
 }
 
 // MCPAppsConfig is the MCP Apps trust boundary.

@@ -253,7 +253,7 @@ func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.
 	servers := builtinServers(v)
 	for _, id := range sortedKeys(cfg.MCPServers) {
 		m := cfg.MCPServers[id]
-		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders})
+		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders, A2UI: m.A2UI})
 	}
 	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logf: func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) }, WrapHTTP: wrap})
 }
@@ -280,8 +280,10 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			Version:    ac.A2UI.Version,
 			ActionMode: ac.A2UI.ActionMode,
 			RowAction:  ac.A2UI.RowAction,
-			Enabled:    func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["a2ui"] },
-			Logf:       func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) },
+			// Actions on an MCP server's surface are that server's.
+			ServerAction: mcpapps.ServerSurfaceAction,
+			Enabled:      func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["a2ui"] },
+			Logf:         func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) },
 		}),
 		mcpapps.Middleware(s.pool, mcpapps.Config{
 			Servers:               ac.MCPServers,

@@ -165,7 +165,7 @@ func TestMiddlewareExecutesAndContinues(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	if want := []string{"bad_uri", "broken_ui", "fx_secret", "inline_ui", "legacy", "secret", "slow", "weather", "wrong_mime"}; !slices.Equal(names, want) {
+	if want := []string{"bad_uri", "broken_ui", "counter", "fx_secret", "inline_ui", "legacy", "secret", "slow", "weather", "wrong_mime"}; !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
 	}
 	for _, tl := range be.inputs[0].Tools {

@@ -114,6 +114,23 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 	return func(next agui.Agent) agui.Agent {
 		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
 			return func(yield func(agui.Event, error) bool) {
+				if ServerSurfaceAction(in) {
+					// A user action on a server's A2UI surface: that server
+					// answers it, not the agent.
+					if !yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) {
+						return
+					}
+					evs := answerSurfaceAction(ctx, p, cfg, in, logf)
+					for _, ev := range evs {
+						if !yield(ev, nil) {
+							return
+						}
+					}
+					if len(evs) == 0 || evs[len(evs)-1].Type() != agui.TypeRunError {
+						yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}, nil)
+					}
+					return
+				}
 				if raw := in.ForwardedProp(ProxiedRequestKey); raw != nil {
 					if result, ours := answerProxied(ctx, p, cfg, in, raw, logf); ours {
 						_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
@@ -407,6 +424,11 @@ func (r *rounds) execute(ctx context.Context, c *call) {
 		return
 	}
 	c.events = []agui.Event{&agui.ToolCallResult{MessageID: newID(), ToolCallID: c.id, Content: resultText(result), Role: "tool"}}
+	if r.p.A2UI(c.b.server) {
+		if msgs, ok := a2uiMessages(result); ok && len(msgs) > 0 {
+			c.events = append(c.events, r.cfg.Caps.serverSurface(ctx, msgs, c.b.server, c.id, r.thread))
+		}
+	}
 	// A result may carry its UI inline (an embedded ui:// resource): it
 	// is shown without a resources/read.
 	if rc := inlineUI(result); rc != nil {

@@ -37,6 +37,10 @@ type ServerConfig struct {
 	// Transport builds the transport of an in-process server (or a test
 	// fixture); it is called on every (re)connect.
 	Transport func() mcp.Transport
+	// A2UI declares application/a2ui+json to the server (the draft
+	// A2UI-over-MCP-Apps extension): A2UI its results carry becomes
+	// surfaces, whose actions call its tools.
+	A2UI bool
 }
 
 // PoolOptions tune a Pool. Zero values mean the defaults.
@@ -161,6 +165,12 @@ func (p *Pool) ByHash(hash string) (string, bool) {
 	return id, ok
 }
 
+// A2UI reports whether the server was told the host renders A2UI.
+func (p *Pool) A2UI(id string) bool {
+	s := p.servers[id]
+	return s != nil && s.cfg.A2UI
+}
+
 // Has reports whether id is a configured server.
 func (p *Pool) Has(id string) bool { return p.servers[id] != nil }
 
@@ -259,7 +269,11 @@ func (p *Pool) transport(c ServerConfig) mcp.Transport {
 
 func (p *Pool) connect(s *server) (*mcp.ClientSession, error) {
 	caps := &mcp.ClientCapabilities{}
-	caps.AddExtension(ExtensionID, map[string]any{"mimeTypes": []string{MIMEType}})
+	mimeTypes := []string{MIMEType}
+	if s.cfg.A2UI {
+		mimeTypes = append(mimeTypes, A2UIMIMEType)
+	}
+	caps.AddExtension(ExtensionID, map[string]any{"mimeTypes": mimeTypes})
 	client := mcp.NewClient(&mcp.Implementation{Name: "genui-adapter", Version: "0.1.0"}, &mcp.ClientOptions{
 		Capabilities: caps,
 		ToolListChangedHandler: func(ctx context.Context, _ *mcp.ToolListChangedRequest) {

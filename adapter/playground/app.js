@@ -10,6 +10,7 @@ const state = {
   history: [], // AG-UI messages sent back on each run (no activity messages)
   pairs: new Map(), // toolCallId -> {el, a2ui, mcp}
   cards: new Map(), // toolCallId -> {card, content, title, runId}
+  surfaces: new Map(), // activity messageId -> {content, toolCallId, title}
   modelContext: new Map(), // toolCallId -> {title, value, sent}
   queue: [], // messages typed while a run streams
   types: new Set(),
@@ -65,6 +66,7 @@ function reset() {
   state.history = [];
   state.queue = [];
   state.pairs.clear();
+  state.surfaces.clear();
   state.modelContext.clear();
   $("messages").replaceChildren();
   $("events").replaceChildren();
@@ -151,6 +153,7 @@ function column(p, kind, label) {
 }
 
 function renderSurface(ev, toolCallId, title) {
+  state.surfaces.set(ev.messageId, { content: ev.content, toolCallId, title });
   const p = pairFor(toolCallId, title);
   const c = column(p, "a2ui", "A2UI surface (@a2ui/lit)");
   const ops = ev.content.a2ui_operations;
@@ -250,11 +253,14 @@ function setFullscreen(p, on, entry) {
   return on ? "fullscreen" : "inline";
 }
 
-// applyPatch applies an ACTIVITY_DELTA's JSON Patch (add/replace/remove
-// of top-level keys, which is all the adapter sends) to a card's content.
+// applyPatch applies an ACTIVITY_DELTA's JSON Patch to an activity's
+// content: add/replace/remove of top-level keys, and appends to a
+// top-level array ("/key/-"), which is all the adapter sends.
 function applyPatch(content, patch) {
   const out = { ...content };
   for (const op of patch || []) {
+    const append = String(op.path || "").match(/^\/([^/]+)\/-$/);
+    if (append && op.op === "add") { out[append[1]] = [...(out[append[1]] || []), op.value]; continue; }
     const key = String(op.path || "").replace(/^\//, "").replaceAll("~1", "/").replaceAll("~0", "~");
     if (!key || key.includes("/")) continue;
     if (op.op === "remove") delete out[key];
@@ -342,6 +348,11 @@ async function run(forwardedProps = {}) {
           break;
         }
         case "ACTIVITY_DELTA": {
+          const surface = ev.activityType === "a2ui-surface" && state.surfaces.get(ev.messageId);
+          if (surface) {
+            renderSurface({ messageId: ev.messageId, content: applyPatch(surface.content, ev.patch) }, surface.toolCallId, surface.title);
+            break;
+          }
           const entry = [...state.cards.entries()].find(([tc]) => "mcp-apps-" + tc === ev.messageId);
           if (entry) renderCard(applyPatch(entry[1].content, ev.patch), entry[0], entry[1].title);
           break;

@@ -55,7 +55,7 @@ request("ui/initialize", { protocolVersion: "2026-01-26", appInfo: { name: "reco
 });
 </script></body></html>`;
 
-function newServer(calls) {
+function newServer(calls, client) {
   const s = new McpServer({ name: "recorder", version: "1.0.0" }, { instructions: INSTRUCTIONS });
   s.registerTool("show_recorder", {
     description: "Show the recorder card",
@@ -75,6 +75,31 @@ function newServer(calls) {
     calls.push({ tool: "record_teardown", at: Date.now() });
     return { content: [{ type: "text", text: "ok" }] };
   });
+  // A2UI in tool results (the draft A2UI-over-MCP-Apps extension), only
+  // to hosts that declare application/a2ui+json.
+  const counter = { n: 0 };
+  const a2ui = (msgs) => ({ type: "resource", resource: { uri: "a2ui://counter", mimeType: "application/a2ui+json", text: JSON.stringify(msgs) } });
+  s.registerTool("a2ui_counter", { description: "A counter surface in A2UI", inputSchema: {} }, async () => {
+    calls.push({ tool: "a2ui_counter", at: Date.now() });
+    // Stateless: the capabilities the client declared at initialize.
+    const types = client.capabilities?.extensions?.["io.modelcontextprotocol/ui"]?.mimeTypes ?? [];
+    if (!types.includes("application/a2ui+json")) return { content: [{ type: "text", text: "the host does not render A2UI" }] };
+    return { content: [{ type: "text", text: "Counter shown." }, a2ui([
+      { version: "v0.9", createSurface: { surfaceId: "counter", catalogId: "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json" } },
+      { version: "v0.9", updateComponents: { surfaceId: "counter", components: [
+        { id: "root", component: "Column", children: ["n", "inc"] },
+        { id: "n", component: "Text", text: { path: "/label" } },
+        { id: "inc", component: "Button", child: "incl", action: { event: { name: "a2ui_increment", context: { step: 1 } } } },
+        { id: "incl", component: "Text", text: "Add one" },
+      ] } },
+      { version: "v0.9", updateDataModel: { surfaceId: "counter", path: "/label", value: "Count: " + counter.n } },
+    ])] };
+  });
+  s.registerTool("a2ui_increment", { description: "Counter button (app only)", inputSchema: { step: z.number().optional() }, _meta: { ui: { visibility: ["app"] } } }, async ({ step }) => {
+    counter.n += step ?? 1;
+    calls.push({ tool: "a2ui_increment", at: Date.now() });
+    return { content: [a2ui([{ version: "v0.9", updateDataModel: { surfaceId: "counter", path: "/label", value: "Count: " + counter.n } }])] };
+  });
   s.registerResource("view", VIEW_URI, { mimeType: "text/html;profile=mcp-app" }, async () => ({
     contents: [{ uri: VIEW_URI, mimeType: "text/html;profile=mcp-app", text: VIEW }],
   }));
@@ -83,16 +108,19 @@ function newServer(calls) {
 
 export async function startRecorder() {
   const calls = [];
+  const client = {};
   const server = http.createServer(async (req, res) => {
     if (!req.url.startsWith("/mcp")) return res.writeHead(404).end();
     let body = "";
     for await (const c of req) body += c;
+    const msg = body ? JSON.parse(body) : undefined;
+    if (msg?.method === "initialize") client.capabilities = msg.params?.capabilities;
     // Stateless: one server and transport per request.
-    const s = newServer(calls);
+    const s = newServer(calls, client);
     const t = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on("close", () => { t.close(); s.close(); });
     await s.connect(t);
-    await t.handleRequest(req, res, body ? JSON.parse(body) : undefined);
+    await t.handleRequest(req, res, msg);
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   return {

@@ -40,12 +40,13 @@ before(async () => {
       if (said === "slow") return frame(call("rec-slow-" + i.runId.slice(0, 8), ['{"label":"slow",', '"delayMs":1500}']));
       if (said === "fail") return frame(call("rec-fail-" + i.runId.slice(0, 8), ['{"label":"x","fail":true}']));
       if (said === "card") return frame(call("rec-" + i.runId.slice(0, 8), ['{"label":"quick"}']));
+      if (said === "counter") return frame([{ type: "TOOL_CALL_START", toolCallId: "cnt-" + i.runId.slice(0, 8), toolCallName: "a2ui_counter" }, { type: "TOOL_CALL_END", toolCallId: "cnt-" + i.runId.slice(0, 8) }]);
       return frame(text(i, "ok: " + said));
     },
   });
   adapter = await startAdapter(`
 mcpServers:
-  recorder: {url: "${recorder.url}"}
+  recorder: {url: "${recorder.url}", a2ui: true}
 agents:
   host: {type: agui, url: "${up.url}/agent", mcpServers: [recorder], a2ui: {disabled: true}}
   demo: {type: demo, delay: 1ms, mcpServers: [refunds]}
@@ -190,6 +191,20 @@ test("an error result reaches the View and the model", async () => {
   assert.match(await v.locator("#phase").innerText(), /unplugged/);
   const toolMsg = up.requests.at(-1).input.messages.findLast((m) => m.role === "tool");
   assert.match(toolMsg.content, /the recorder is unplugged/);
+});
+
+// A2UI inside an MCP tool result: the server, told the host renders
+// application/a2ui+json, returns a surface; its button calls the server's
+// app-only tool and the update lands in the same surface.
+test("an MCP server's A2UI surface renders and its button reaches the server", async () => {
+  await say("counter");
+  const surface = page.locator("#pairs a2ui-surface").last();
+  await surface.getByText("Count: 0").waitFor({ timeout: 10000 });
+  const calls = recorder.calls.filter((c) => c.tool === "a2ui_increment").length;
+  await surface.getByRole("button", { name: "Add one" }).click();
+  await surface.getByText("Count: 1").waitFor({ timeout: 10000 });
+  assert.equal(recorder.calls.filter((c) => c.tool === "a2ui_increment").length, calls + 1);
+  assert.deepEqual(await page.evaluate(() => window.__playground.errors), []);
 });
 
 test("a message typed while a run streams is queued and then sent", async () => {

@@ -5,7 +5,9 @@ package mcpappstest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,6 +18,28 @@ const Instructions = "Call weather with a city name; temperatures are in Celsius
 
 // InlineHTML is the UI the inline_ui tool carries in its result.
 const InlineHTML = "<!doctype html><html><body><h1>Inline</h1></body></html>"
+
+// CounterA2UI is the counter tool's surface.
+const CounterA2UI = `[{"version":"v0.9","createSurface":{"surfaceId":"counter","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}},` +
+	`{"version":"v0.9","updateComponents":{"surfaceId":"counter","components":[{"id":"root","component":"Column","children":["n","inc"]},` +
+	`{"id":"n","component":"Text","text":{"path":"/count"}},{"id":"inc","component":"Button","child":"incl","action":{"event":{"name":"increment","context":{"step":1}}}},` +
+	`{"id":"incl","component":"Text","text":"Add one"}]}},` +
+	`{"version":"v0.9","updateDataModel":{"surfaceId":"counter","path":"/count","value":0}}]`
+
+func declaresA2UI(ss *mcp.ServerSession) bool {
+	ip := ss.InitializeParams()
+	if ip == nil || ip.Capabilities == nil {
+		return false
+	}
+	ext, _ := ip.Capabilities.Extensions["io.modelcontextprotocol/ui"].(map[string]any)
+	types, _ := ext["mimeTypes"].([]any)
+	for _, t := range types {
+		if t == "application/a2ui+json" {
+			return true
+		}
+	}
+	return false
+}
 
 // HTML is the fixture's UI resource body.
 const HTML = "<!doctype html><html><body><h1>Weather</h1></body></html>"
@@ -31,6 +55,7 @@ type Server struct {
 	// Callers holds, per call, the _meta["genui-adapter/caller"] it
 	// carried (nil when absent).
 	Callers []map[string]any
+	count   float64
 }
 
 func (s *Server) record(name string, meta mcp.Meta) {
@@ -120,6 +145,33 @@ func New() *Server {
 	add(&mcp.Tool{Name: "broken_ui", Description: "A UI tool whose call fails", Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://fx/weather.html"}}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, errors.New("the weather service is down")
+		})
+	// counter returns A2UI (application/a2ui+json) to hosts that declare
+	// it, as the draft A2UI-over-MCP-Apps extension says; increment (app
+	// only) answers the surface's button with a data model update.
+	add(&mcp.Tool{Name: "counter", Description: "A counter surface in A2UI"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if !declaresA2UI(req.Session) {
+			return &mcp.CallToolResult{Content: text("the host does not render A2UI")}, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{
+			&mcp.TextContent{Text: "Counter at 0."},
+			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "a2ui://counter", MIMEType: "application/a2ui+json", Text: CounterA2UI}},
+		}}, nil
+	})
+	add(&mcp.Tool{Name: "increment", Description: "Adds step to the counter (app only)", Meta: mcp.Meta{"ui": map[string]any{"visibility": []string{"app"}}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct {
+				Step float64 `json:"step"`
+			}
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			s.mu.Lock()
+			s.count += args.Step
+			n := s.count
+			s.mu.Unlock()
+			upd := fmt.Sprintf(`{"version":"v0.9","updateDataModel":{"surfaceId":"counter","path":"/count","value":%v}}`, n)
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "a2ui://counter", MIMEType: "application/a2ui+json", Text: upd}},
+			}}, nil
 		})
 	add(&mcp.Tool{Name: "slow", Description: "Waits for the barrier"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		s.Arrived <- "slow"
