@@ -200,6 +200,7 @@ test("an MCP server's A2UI surface renders and its button reaches the server", a
   await say("counter");
   const surface = page.locator("#pairs a2ui-surface").last();
   await surface.getByText("Count: 0").waitFor({ timeout: 10000 });
+  assert.match(await page.locator(".col.a2ui .meta").last().innerText(), /source: MCP server "recorder"/);
   const calls = recorder.calls.filter((c) => c.tool === "a2ui_increment").length;
   await surface.getByRole("button", { name: "Add one" }).click();
   await surface.getByText("Count: 1").waitFor({ timeout: 10000 });
@@ -358,6 +359,7 @@ test("an authored surface grows in the renderer while its arguments stream", asy
     const distinct = [...new Set(counts.filter((c) => c > 0))];
     assert.ok(distinct.length >= 3, `the surface did not grow while streaming: ${counts}`);
     assert.deepEqual(await p.evaluate(() => window.__playground.errors), []);
+    assert.match(await p.locator(".col.a2ui .meta").last().innerText(), /source: authored by the model/);
     await p.screenshot({ path: join(artifacts, "playground-authored-surface.png") });
   } finally {
     await p.close();

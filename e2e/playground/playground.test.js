@@ -66,6 +66,8 @@ test("table: conversation, event log and an A2UI surface", async () => {
   assert.match(await page.locator("#events li").first().innerText(), /^\+\d+ms\s*RUN_STARTED/);
   const text = await deepText(".pair .a2ui .body");
   for (const w of ["List shipments", "3 rows", "Lyon, FR", "FedEx"]) assert.ok(text.includes(w), `A2UI surface lacks ${w}: ${text.slice(0, 300)}`);
+  // The surface says where it came from.
+  assert.match(await page.locator(".pair .a2ui .meta").first().innerText(), /source: generated from list_shipments's result/);
   // The log filter shows one type.
   await page.selectOption("#filter", "TOOL_CALL_RESULT");
   assert.equal(await page.locator("#events li:not([hidden])").count(), await page.locator("#events li[data-type=TOOL_CALL_RESULT]").count());
