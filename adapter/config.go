@@ -289,7 +289,8 @@ type CORS struct {
 
 // AgentConfig configures one agent.
 type AgentConfig struct {
-	// Type is "demo", "agui" (an AG-UI endpoint) or "langgraph" (a
+	// Type is "demo", "agui" (an AG-UI endpoint), "a2a" (an A2A agent: url
+	// is its base URL or agent card) or "langgraph" (a
 	// LangGraph Agent Server: url plus graph).
 	Type string `yaml:"type"`
 	// Graph is the LangGraph graph or assistant id (langgraph only).
@@ -647,7 +648,7 @@ func (c *Config) Validate() error {
 		}
 		switch a.Type {
 		case "demo":
-		case "agui", "langgraph":
+		case "agui", "langgraph", "a2a":
 			u, err := url.Parse(a.URL)
 			if a.URL == "" {
 				return bad("agents.%s.url: required for type %s", id, a.Type)
@@ -659,9 +660,9 @@ func (c *Config) Validate() error {
 				return bad("agents.%s.url: %q is not an http(s) URL", id, a.URL)
 			}
 		case "":
-			return bad("agents.%s.type: required (demo, agui or langgraph)", id)
+			return bad("agents.%s.type: required (demo, agui, langgraph or a2a)", id)
 		default:
-			return bad("agents.%s.type: unknown type %q (want demo, agui or langgraph)", id, a.Type)
+			return bad("agents.%s.type: unknown type %q (want demo, agui, langgraph or a2a)", id, a.Type)
 		}
 	}
 	return nil
@@ -673,6 +674,7 @@ var agentKeys = map[string][]string{
 	"demo":      {"delay"},
 	"agui":      {"url", "headers", "forwardHeaders", "connectTimeout", "idleTimeout", "upstreamThreads", "http2"},
 	"langgraph": {"url", "graph", "apiKey", "assistantConfig", "headers", "forwardHeaders", "connectTimeout", "idleTimeout", "clientConfigKeys", "messagesSnapshot", "subgraphs", "copilotkitHelpers"},
+	"a2a":       {"url", "headers", "forwardHeaders", "connectTimeout", "idleTimeout"},
 }
 
 // commonAgentKeys are honoured by every agent type.

@@ -86,6 +86,7 @@ func TestLayering(t *testing.T) {
 		{"agui", self("agui")},       // the standard library only
 		{"schemas", self("schemas")}, // a leaf
 		{"agui/langgraph", any(self("agui/langgraph"), self("agui"))},
+		{"agui/a2a", any(self("agui/a2a"), self("agui"))},
 		{"a2ui", any(self("a2ui"), self("agui"), self("schemas"), prefix("github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"))},
 		{"mcpapps", nil},
 		{"mcpapps/dataview", nil},

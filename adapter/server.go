@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -26,6 +27,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/adapter/tracing"
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/a2a"
 	"github.com/genui-adapter/genui-adapter/agui/langgraph"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 	"github.com/genui-adapter/genui-adapter/mcpapps/dataview"
@@ -165,7 +167,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 	}
 	for _, id := range cfg.agentIDs() {
 		ac := cfg.Agents[id]
-		backend, err := newBackend(ac, cfg, s.tracing.Transport)
+		backend, err := newBackend(ac, cfg, s.tracing.Transport, s.a2ui)
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("agent %s: %w", id, err)
@@ -198,7 +200,7 @@ func trustedProxies(list []string) []netip.Prefix {
 
 // newBackend builds the agent a config entry names.
 // wrap (tracing) wraps the upstream transports.
-func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.RoundTripper) (agui.Agent, error) {
+func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.RoundTripper, v *a2ui.Validator) (agui.Agent, error) {
 	var client *http.Client // nil: the backend's default
 	if ac.HTTP2 || cfg.Tracing.on() {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -226,6 +228,17 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			MaxEventSize:    cfg.MaxEventBytes,
 			ClientThreadIDs: ac.UpstreamThreads == "client",
 		}, nil
+	case "a2a":
+		return &a2a.Agent{
+			URL:            ac.URL,
+			Headers:        ac.Headers,
+			ForwardHeaders: ac.ForwardHeaders,
+			ConnectTimeout: time.Duration(ac.ConnectTimeout),
+			IdleTimeout:    time.Duration(ac.IdleTimeout),
+			MaxEventSize:   cfg.MaxEventBytes,
+			Client:         client,
+			Check:          a2uiCheck(v),
+		}, nil
 	case "langgraph":
 		return &langgraph.Agent{
 			URL:                ac.URL,
@@ -245,6 +258,22 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 		}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown agent type %q", ErrConfig, ac.Type)
+}
+
+// a2uiCheck filters the A2UI messages an A2A agent sends: each is checked
+// against the message schema and the catalog, the invalid ones are
+// reported and dropped, the rest applied (as the A2UI extension asks).
+func a2uiCheck(v *a2ui.Validator) a2a.Check {
+	return func(msgs []json.RawMessage, _ func(string) bool) (keep []json.RawMessage, dropped []string) {
+		for i, m := range msgs {
+			if errs := v.SchemaOnly(m); len(errs) > 0 {
+				dropped = append(dropped, fmt.Sprintf("message %d: %s at %s: %s", i, errs[0].Rule, errs[0].Path, errs[0].Message))
+				continue
+			}
+			keep = append(keep, m)
+		}
+		return keep, dropped
+	}
 }
 
 // newPool connects to the built-in and configured MCP servers (in the

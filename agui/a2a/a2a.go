@@ -1,0 +1,466 @@
+// Package a2a is an agui.Agent for A2A (Agent2Agent) agents: protocol 0.3
+// (JSON-RPC message/stream) and 1.0 (SendStreamingMessage, A2A-Version:
+// 1.0), chosen from the agent card, with the A2UI extension v0.9.1 (A2UI
+// messages as DataParts of MIME type application/a2ui+json).
+//
+// A run sends the client's newest turn (its text, an A2UI action as a
+// DataPart, or the answer to an input-required task) in the A2A context of
+// the AG-UI thread (a contextId derived from the principal and thread, so
+// no storage is needed), and translates the stream: agent text (status
+// messages and artifacts) into text messages, A2UI DataParts into one
+// a2ui-surface activity per surface, input-required into an interrupt,
+// failed and rejected into RUN_ERROR; a client that goes away cancels the
+// task.
+//
+// The client is our own: the a2a-go SDK (v0.3.3) speaks only protocol
+// 0.3, and its SSE reader fails on a data line over 64 KiB, which one A2UI
+// DataPart passes easily; agui.ScanFrames bounds an event at MaxEventSize.
+package a2a
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// Extension is the A2UI extension URI (v0.9.1) this client speaks.
+const Extension = "https://a2ui.org/a2a-extension/a2ui/v0.9.1"
+
+// MIME types of A2UI DataParts (the second is what v0.9 documents used).
+var a2uiMIMEs = []string{"application/a2ui+json", "application/json+a2ui"}
+
+// BasicCatalogID is the catalog the client says it renders.
+const BasicCatalogID = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
+
+// Check filters the A2UI messages of one DataPart: it returns those to
+// apply and a description of each one it dropped (the extension applies
+// the valid messages of a list and reports the others). known says which
+// surfaces the run has seen created. nil keeps them all.
+type Check func(msgs []json.RawMessage, known func(surfaceID string) bool) (keep []json.RawMessage, dropped []string)
+
+// Agent is one A2A agent.
+type Agent struct {
+	// URL is the agent's base URL (its card is at
+	// URL/.well-known/agent-card.json) or the card's own URL.
+	URL string
+	// Headers go with every request; ForwardHeaders are copied from the
+	// client's request (agui.WithRequestHeaders).
+	Headers        map[string]string
+	ForwardHeaders []string
+	// Client sends requests (default: redirects only within the origin).
+	Client *http.Client
+	// ConnectTimeout bounds each response's headers (default 30 s);
+	// IdleTimeout a silent stream (default 5 min).
+	ConnectTimeout, IdleTimeout time.Duration
+	// MaxEventSize caps one stream event (default agui.DefaultMaxEventSize).
+	MaxEventSize int
+	// CardTTL is how long the agent card is kept (default 5 min).
+	CardTTL time.Duration
+	// Check filters A2UI messages (the adapter's validator).
+	Check Check
+
+	mu      sync.Mutex
+	card    *card
+	fetched time.Time
+}
+
+// card is what the client reads of an agent card.
+type card struct {
+	Endpoint string
+	Version  string // "0.3" or "1.0"
+	A2UI     bool
+	Catalogs []string
+}
+
+var defaultClient = &http.Client{CheckRedirect: agui.SameOriginRedirects}
+
+func (a *Agent) client() *http.Client {
+	if a.Client != nil {
+		return a.Client
+	}
+	return defaultClient
+}
+
+func (a *Agent) timeouts() (time.Duration, time.Duration) {
+	c, i := a.ConnectTimeout, a.IdleTimeout
+	if c == 0 {
+		c = 30 * time.Second
+	}
+	if i == 0 {
+		i = 5 * time.Minute
+	}
+	return c, i
+}
+
+// do sends a request; the response must start within the connect timeout.
+func (a *Agent) do(ctx context.Context, method, url string, body any, hdr map[string]string) (*http.Response, error) {
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
+	if err != nil {
+		return nil, err
+	}
+	if in := agui.RequestHeaders(ctx); in != nil {
+		for _, name := range a.ForwardHeaders {
+			for _, v := range in.Values(name) {
+				req.Header.Add(name, v)
+			}
+		}
+	}
+	for k, v := range a.Headers {
+		req.Header.Set(k, v)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	// The response must start within the connect timeout; its body is
+	// read under ctx, and ends the request when closed.
+	connect, _ := a.timeouts()
+	rctx, cancel := context.WithCancelCause(ctx)
+	t := time.AfterFunc(connect, func() { cancel(errConnectTimeout) })
+	resp, err := a.client().Do(req.WithContext(rctx))
+	stopped := t.Stop()
+	if err != nil {
+		cancel(nil)
+		if !stopped {
+			return nil, errConnectTimeout
+		}
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+var errConnectTimeout = errors.New("no response headers in time")
+
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelCauseFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
+}
+
+// readCard fetches (or reuses) the agent card.
+func (a *Agent) readCard(ctx context.Context) (*card, error) {
+	ttl := a.CardTTL
+	if ttl == 0 {
+		ttl = 5 * time.Minute
+	}
+	a.mu.Lock()
+	if a.card != nil && time.Since(a.fetched) < ttl {
+		c := a.card
+		a.mu.Unlock()
+		return c, nil
+	}
+	a.mu.Unlock()
+	url := a.URL
+	if !strings.HasSuffix(url, ".json") {
+		url = strings.TrimRight(url, "/") + "/.well-known/agent-card.json"
+	}
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	resp, err := a.do(rctx, http.MethodGet, url, nil, nil)
+	if err != nil {
+		return nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the A2A agent's card", Err: err}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("A2A agent card: HTTP %d", resp.StatusCode)}
+	}
+	var raw struct {
+		URL                 string `json:"url"`
+		ProtocolVersion     string `json:"protocolVersion"`
+		SupportedInterfaces []struct {
+			URL             string `json:"url"`
+			ProtocolBinding string `json:"protocolBinding"`
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"supportedInterfaces"`
+		Capabilities struct {
+			Extensions []struct {
+				URI    string `json:"uri"`
+				Params struct {
+					SupportedCatalogIDs []string `json:"supportedCatalogIds"`
+				} `json:"params"`
+			} `json:"extensions"`
+		} `json:"capabilities"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&raw); err != nil {
+		return nil, &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: "the A2A agent card is not JSON", Err: err}
+	}
+	c := &card{Endpoint: raw.URL, Version: "0.3"}
+	for _, i := range raw.SupportedInterfaces {
+		if strings.EqualFold(i.ProtocolBinding, "JSONRPC") && strings.HasPrefix(i.ProtocolVersion, "1.") {
+			c.Endpoint, c.Version = i.URL, "1.0"
+			break
+		}
+	}
+	if c.Version == "0.3" && c.Endpoint == "" {
+		for _, i := range raw.SupportedInterfaces {
+			if strings.EqualFold(i.ProtocolBinding, "JSONRPC") {
+				c.Endpoint = i.URL
+			}
+		}
+	}
+	if c.Endpoint == "" {
+		return nil, &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: "the A2A agent card names no JSON-RPC endpoint"}
+	}
+	for _, e := range raw.Capabilities.Extensions {
+		if e.URI == Extension || strings.HasPrefix(e.URI, "https://a2ui.org/a2a-extension/a2ui/") {
+			c.A2UI = true
+			c.Catalogs = e.Params.SupportedCatalogIDs
+		}
+	}
+	a.mu.Lock()
+	a.card, a.fetched = c, time.Now()
+	a.mu.Unlock()
+	return c, nil
+}
+
+// ContextID is the A2A context of an AG-UI thread: a name-based UUID of
+// the (principal-scoped) thread id.
+func ContextID(thread string) string {
+	h := sha1.Sum([]byte("genui-adapter/a2a/" + thread))
+	h[6] = (h[6] & 0x0f) | 0x50
+	h[8] = (h[8] & 0x3f) | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
+
+// part is an A2A part in either protocol's JSON.
+type part struct {
+	Kind      string          `json:"kind,omitempty"`
+	Text      *string         `json:"text,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+	MediaType string          `json:"mediaType,omitempty"`
+}
+
+func textPart(v1 bool, s string) part {
+	if v1 {
+		return part{Text: &s}
+	}
+	return part{Kind: "text", Text: &s}
+}
+
+func dataPart(v1 bool, data any) part {
+	b, _ := json.Marshal(data)
+	md, _ := json.Marshal(map[string]string{"mimeType": a2uiMIMEs[0]})
+	if v1 {
+		return part{Data: b, Metadata: md, MediaType: a2uiMIMEs[0]}
+	}
+	return part{Kind: "data", Data: b, Metadata: md}
+}
+
+// isA2UI reports whether a DataPart carries A2UI messages.
+func (p part) isA2UI() bool {
+	if len(p.Data) == 0 {
+		return false
+	}
+	var md struct {
+		MimeType string `json:"mimeType"`
+	}
+	_ = json.Unmarshal(p.Metadata, &md)
+	for _, m := range a2uiMIMEs {
+		if strings.EqualFold(md.MimeType, m) || strings.EqualFold(p.MediaType, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// message builds the A2A message of this run's turn.
+func (a *Agent) message(in *agui.RunAgentInput, c *card, contextID string) (map[string]any, error) {
+	v1 := c.Version == "1.0"
+	var parts []part
+	taskID := ""
+	var ua struct {
+		UserAction json.RawMessage `json:"userAction"`
+	}
+	switch {
+	case len(in.Resume) > 0:
+		// The answer to an input-required task (the interrupt id is the
+		// task id).
+		taskID = in.Resume[0].InterruptID
+		var s string
+		if json.Unmarshal(in.Resume[0].Payload, &s) != nil {
+			s = string(in.Resume[0].Payload)
+		}
+		parts = append(parts, textPart(v1, s))
+	case json.Unmarshal(in.ForwardedProp("a2uiAction"), &ua) == nil && len(ua.UserAction) > 0 && string(ua.UserAction) != "null":
+		// An A2UI user action goes back as the extension says: a DataPart
+		// with a list holding one action message.
+		var action map[string]any
+		if json.Unmarshal(ua.UserAction, &action) != nil {
+			return nil, errors.New("forwardedProps.a2uiAction.userAction is not an object")
+		}
+		if _, ok := action["timestamp"]; !ok {
+			action["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
+		}
+		parts = append(parts, dataPart(v1, []any{map[string]any{"version": "v0.9.1", "action": action}}))
+	default:
+		text := ""
+		for i := len(in.Messages) - 1; i >= 0; i-- {
+			if m := in.Messages[i]; m.Role == agui.RoleUser {
+				text = m.Content.String()
+				break
+			}
+		}
+		if text == "" {
+			return nil, errors.New("the run has no user message to send to the A2A agent")
+		}
+		parts = append(parts, textPart(v1, text))
+	}
+	m := map[string]any{"messageId": in.RunID, "contextId": contextID, "parts": parts}
+	if taskID != "" {
+		m["taskId"] = taskID
+	}
+	if v1 {
+		m["role"] = "ROLE_USER"
+	} else {
+		m["kind"], m["role"] = "message", "user"
+	}
+	if c.A2UI {
+		m["metadata"] = map[string]any{"a2uiClientCapabilities": map[string]any{"supportedCatalogIds": []string{BasicCatalogID}}}
+	}
+	return m, nil
+}
+
+func (c *card) headers() map[string]string {
+	h := map[string]string{"Accept": "text/event-stream"}
+	if c.Version == "1.0" {
+		h["A2A-Version"] = "1.0"
+	}
+	if c.A2UI {
+		h["X-A2A-Extensions"] = Extension
+		h["A2A-Extensions"] = Extension
+	}
+	return h
+}
+
+// Run implements agui.Agent.
+func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	return func(yield func(agui.Event, error) bool) {
+		c, err := a.readCard(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				yield(nil, err)
+			}
+			return
+		}
+		contextID := ContextID(agui.ScopedThreadID(agui.Principal(ctx), in.ThreadID))
+		msg, err := a.message(in, c, contextID)
+		if err != nil {
+			_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
+				yield(&agui.RunError{Code: "invalid_a2a_input", Message: err.Error()}, nil)
+			return
+		}
+		method := "message/stream"
+		if c.Version == "1.0" {
+			method = "SendStreamingMessage"
+		}
+		body := map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": map[string]any{"message": msg}}
+		t := &translator{in: in, yield: yield, v1: c.Version == "1.0", check: a.Check, surfaces: map[string]*surface{}}
+		if id, ok := msg["taskId"].(string); ok {
+			t.resumed = id
+		}
+		if !t.out(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}) {
+			return
+		}
+		resp, err := a.do(ctx, http.MethodPost, c.Endpoint, body, c.headers())
+		if err != nil {
+			if ctx.Err() == nil {
+				yield(nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the A2A agent", Err: err})
+			}
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+			yield(nil, &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("A2A %s: HTTP %d: %s", method, resp.StatusCode, strings.TrimSpace(string(b)))})
+			return
+		}
+		// Whenever we leave before the task ended (the client went away or
+		// stopped), the task is cancelled.
+		defer func() {
+			if t.taskID != "" && !t.ended {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				defer cancel()
+				cm := "tasks/cancel"
+				if c.Version == "1.0" {
+					cm = "CancelTask"
+				}
+				if r, err := a.do(cctx, http.MethodPost, c.Endpoint, map[string]any{"jsonrpc": "2.0", "id": 2, "method": cm, "params": map[string]any{"id": t.taskID}}, c.headers()); err == nil {
+					r.Body.Close()
+				}
+			}
+		}()
+		_, idle := a.timeouts()
+		body2 := newIdleBody(resp.Body, idle)
+		defer body2.stop()
+		max := a.MaxEventSize
+		if max == 0 {
+			max = agui.DefaultMaxEventSize
+		}
+		for f, err := range agui.ScanFrames(body2, max) {
+			if err != nil {
+				if ctx.Err() == nil {
+					yield(nil, &agui.RunErr{Code: agui.CodeUpstreamTruncated, Message: "the A2A stream broke", Err: err})
+				}
+				return
+			}
+			if !t.frame(ctx, f.Data) {
+				return
+			}
+		}
+		if !t.ended && ctx.Err() == nil {
+			t.closeText()
+			yield(nil, &agui.RunErr{Code: agui.CodeUpstreamTruncated, Message: "the A2A stream ended before its task did"})
+		}
+	}
+}
+
+// idleBody ends a response body that sends nothing for a while.
+type idleBody struct {
+	io.ReadCloser
+	idle  time.Duration
+	timer *time.Timer
+}
+
+func newIdleBody(rc io.ReadCloser, idle time.Duration) *idleBody {
+	b := &idleBody{ReadCloser: rc, idle: idle}
+	b.timer = time.AfterFunc(idle, func() { rc.Close() })
+	return b
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.idle)
+	}
+	return n, err
+}
+
+func (b *idleBody) stop() { b.timer.Stop() }

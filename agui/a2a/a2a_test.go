@@ -1,0 +1,194 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fake is an A2A agent of protocol version v that answers message/stream
+// (or SendStreamingMessage) with the given results, recording requests.
+type fake struct {
+	v       string
+	results []string
+	mu      sync.Mutex
+	reqs    []map[string]any
+	headers []http.Header
+}
+
+func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, "agent-card.json") {
+		url := "http://" + r.Host + "/rpc"
+		if f.v == "1.0" {
+			fmt.Fprintf(w, `{"name":"f","supportedInterfaces":[{"url":%q,"protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"extensions":[{"uri":%q}]}}`, url, Extension)
+		} else {
+			fmt.Fprintf(w, `{"name":"f","url":%q,"protocolVersion":"0.3.0","capabilities":{"extensions":[{"uri":%q}]}}`, url, Extension)
+		}
+		return
+	}
+	var body map[string]any
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	f.mu.Lock()
+	f.reqs = append(f.reqs, body)
+	f.headers = append(f.headers, r.Header.Clone())
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, res := range f.results {
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":%s}\n\n", res)
+	}
+}
+
+func runAll(t *testing.T, a *Agent, in *agui.RunAgentInput) ([]agui.Event, error) {
+	t.Helper()
+	var out []agui.Event
+	for ev, err := range a.Run(context.Background(), in) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}
+
+func userInput(text string) *agui.RunAgentInput {
+	return &agui.RunAgentInput{ThreadID: "t", RunID: "r", Messages: []agui.Message{{ID: "u", Role: agui.RoleUser, Content: agui.Text(text)}}}
+}
+
+// A 0.3 and a 1.0 stream of the same exchange give the same AG-UI events.
+func TestBothProtocols(t *testing.T) {
+	big := strings.Repeat("x", 100<<10) // over a2a-go's 64 KiB line limit
+	surface := `[{"version":"v0.9.1","createSurface":{"surfaceId":"s","catalogId":"c"}},{"version":"v0.9.1","updateDataModel":{"surfaceId":"s","path":"/big","value":"` + big + `"}}]`
+	streams := map[string][]string{
+		"0.3": {
+			`{"kind":"task","id":"T1","contextId":"C","status":{"state":"submitted"}}`,
+			`{"kind":"status-update","taskId":"T1","status":{"state":"working","message":{"kind":"message","role":"agent","messageId":"m1","parts":[{"kind":"text","text":"Working"}]}},"final":false}`,
+			`{"kind":"artifact-update","taskId":"T1","artifact":{"artifactId":"a1","parts":[{"kind":"text","text":"Done."},{"kind":"data","data":` + surface + `,"metadata":{"mimeType":"application/a2ui+json"}}]}}`,
+			`{"kind":"status-update","taskId":"T1","status":{"state":"completed"},"final":true}`,
+		},
+		"1.0": {
+			`{"task":{"id":"T1","contextId":"C","status":{"state":"TASK_STATE_SUBMITTED"}}}`,
+			`{"statusUpdate":{"taskId":"T1","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m1","role":"ROLE_AGENT","parts":[{"text":"Working"}]}}}}`,
+			`{"artifactUpdate":{"taskId":"T1","artifact":{"artifactId":"a1","parts":[{"text":"Done."},{"data":` + surface + `,"mediaType":"application/a2ui+json"}]}}}`,
+			`{"statusUpdate":{"taskId":"T1","status":{"state":"TASK_STATE_COMPLETED"}}}`,
+		},
+	}
+	var want string
+	for _, v := range []string{"0.3", "1.0"} {
+		f := &fake{v: v, results: streams[v]}
+		srv := httptest.NewServer(f)
+		evs, err := runAll(t, &Agent{URL: srv.URL}, userInput("hi"))
+		srv.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		var types []string
+		for _, e := range evs {
+			types = append(types, string(e.Type()))
+		}
+		got := strings.Join(types, ",")
+		if want == "" {
+			want = got
+		} else if got != want {
+			t.Errorf("1.0 events %s differ from 0.3's %s", got, want)
+		}
+		if !strings.Contains(got, "ACTIVITY_SNAPSHOT") || !strings.HasSuffix(got, "RUN_FINISHED") || strings.Count(got, "TEXT_MESSAGE_START") != 2 {
+			t.Errorf("%s: %s", v, got)
+		}
+		req := f.reqs[0]
+		msg := req["params"].(map[string]any)["message"].(map[string]any)
+		method, role := "message/stream", "user"
+		if v == "1.0" {
+			method, role = "SendStreamingMessage", "ROLE_USER"
+			if f.headers[0].Get("A2A-Version") != "1.0" {
+				t.Errorf("1.0 request without A2A-Version")
+			}
+		}
+		if req["method"] != method || msg["role"] != role || msg["contextId"] != ContextID(agui.ScopedThreadID("", "t")) || f.headers[0].Get("X-A2A-Extensions") != Extension {
+			t.Errorf("%s request %v, headers %v", v, req, f.headers[0])
+		}
+	}
+}
+
+func TestStatesAndErrors(t *testing.T) {
+	for _, c := range []struct {
+		results []string
+		want    string
+	}{
+		{[]string{`{"kind":"status-update","taskId":"T","status":{"state":"input-required","message":{"kind":"message","role":"agent","messageId":"q","parts":[{"kind":"text","text":"Sure?"}]}},"final":true}`}, "interrupt:T:Sure?"},
+		{[]string{`{"kind":"status-update","taskId":"T","status":{"state":"failed","message":{"kind":"message","role":"agent","messageId":"q","parts":[{"kind":"text","text":"db down"}]}},"final":true}`}, "error:a2a_failed:db down"},
+		{[]string{`{"kind":"status-update","taskId":"T","status":{"state":"rejected"},"final":true}`}, "error:a2a_rejected:the A2A task ended rejected"},
+		{[]string{`{"kind":"message","role":"agent","messageId":"m","parts":[{"kind":"text","text":"hello"}]}`}, "finished"},
+		{[]string{`{"kind":"task","id":"T","status":{"state":"working"}}`}, "truncated"},
+	} {
+		srv := httptest.NewServer(&fake{v: "0.3", results: c.results})
+		evs, err := runAll(t, &Agent{URL: srv.URL}, userInput("hi"))
+		srv.Close()
+		got := ""
+		switch {
+		case err != nil:
+			var re *agui.RunErr
+			if ok := asRunErr(err, &re); ok && re.Code == agui.CodeUpstreamTruncated {
+				got = "truncated"
+			}
+		default:
+			switch e := evs[len(evs)-1].(type) {
+			case *agui.RunFinished:
+				got = "finished"
+				if e.Outcome != nil {
+					got = "interrupt:" + e.Outcome.Interrupts[0].ID + ":" + e.Outcome.Interrupts[0].Message
+				}
+			case *agui.RunError:
+				got = "error:" + e.Code + ":" + e.Message
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: got %q, want %q", c.results[0][:60], got, c.want)
+		}
+	}
+}
+
+func asRunErr(err error, re **agui.RunErr) bool {
+	r, ok := err.(*agui.RunErr)
+	*re = r
+	return ok
+}
+
+// A JSON-RPC error and a non-2xx answer are RUN_ERRORs naming them.
+func TestRPCErrors(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "agent-card.json") {
+			fmt.Fprintf(w, `{"url":"http://%s/rpc","protocolVersion":"0.3.0"}`, r.Host)
+			return
+		}
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32001,\"message\":\"Task not found\"}}\n\n")
+	}))
+	defer srv.Close()
+	evs, err := runAll(t, &Agent{URL: srv.URL}, userInput("hi"))
+	if err != nil || evs[len(evs)-1].(*agui.RunError).Message != "Task not found" {
+		t.Errorf("%v %v", evs, err)
+	}
+	if _, err := runAll(t, &Agent{URL: "http://127.0.0.1:1"}, userInput("hi")); err == nil || !strings.Contains(err.Error(), "agent's card") {
+		t.Errorf("unreachable: %v", err)
+	}
+}
+
+func FuzzFrame(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","result":{"kind":"artifact-update","artifact":{"artifactId":"a","parts":[{"kind":"data","data":[{"version":"v0.9.1","createSurface":{"surfaceId":"s"}}],"metadata":{"mimeType":"application/a2ui+json"}}]}}}`))
+	f.Add([]byte(`{"result":{"statusUpdate":{"status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr := &translator{in: &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, yield: func(agui.Event, error) bool { return true }, surfaces: map[string]*surface{}}
+		tr.frame(context.Background(), data)
+	})
+}

@@ -1,0 +1,104 @@
+// A2A agents behind the adapter's type: a2a backend: real servers written
+// with the official @a2a-js/sdk, one per protocol version (0.3.14 speaking
+// 0.3, 1.3.0 speaking 1.0), both with the A2UI extension v0.9.1, driven by
+// @ag-ui/client 0.0.57 and 1.0.0.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { startAdapter } from "../lib/adapter.js";
+import { runClient } from "../lib/clients.js";
+import { startA2A, A2UI_EXT } from "../lib/a2a.js";
+
+const agents = {};
+let adapter;
+before(async () => {
+  agents["0.3"] = await startA2A("0.3");
+  agents["1.0"] = await startA2A("1.0");
+  adapter = await startAdapter(`agents:
+  a03: {type: a2a, url: "${agents["0.3"].url}"}
+  a10: {type: a2a, url: "${agents["1.0"].url}"}
+`);
+});
+after(async () => {
+  await adapter?.stop();
+  for (const a of Object.values(agents)) await a.close();
+});
+
+const id = { "0.3": "a03", "1.0": "a10" };
+const user = (content) => [{ id: "u-" + randomUUID(), role: "user", content }];
+async function raw(agent, body) {
+  const res = await fetch(`${adapter.url}/agents/${agent}/run`, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify({ tools: [], context: [], state: {}, messages: [], ...body }) });
+  assert.equal(res.status, 200);
+  return (await res.text()).split("\n").filter((l) => l.startsWith("data:")).map((l) => JSON.parse(l.slice(5)));
+}
+
+for (const version of ["0.3", "1.0"]) {
+  for (const client of ["0.0.57", "1.0.0"]) {
+    test(`A2A ${version} via ${client}: text, an A2UI surface (the invalid message reported, the rest applied), the extension and context sent`, async () => {
+      const threadId = "a2a-" + randomUUID();
+      const r = await runClient(client, `${adapter.url}/agents/${id[version]}/run`, { threadId, messages: user("orders bad") });
+      assert.deepEqual(r.runErrors, []);
+      assert.deepEqual(r.failed, []);
+      const texts = r.messages.filter((m) => m.role === "assistant").map((m) => m.content);
+      assert.deepEqual(texts, ["Looking up orders…", "Here are your orders."]);
+      const surface = r.events.find((e) => e.type === "ACTIVITY_SNAPSHOT" && e.activityType === "a2ui-surface");
+      assert.ok(surface, "no surface");
+      assert.equal(surface.content.a2ui_operations.length, 3, "the invalid fourth message is dropped");
+      assert.ok(r.events.some((e) => e.type === "CUSTOM" && e.name === "a2ui.errors" && e.value.dropped.length === 1));
+      const got = agents[version].received.filter((x) => x.message).at(-1);
+      assert.equal(got.headers.ext, A2UI_EXT);
+      if (version === "1.0") assert.equal(got.headers.version, "1.0");
+      const caps = got.message.metadata?.a2uiClientCapabilities ?? got.message.metadata?.fields?.a2uiClientCapabilities;
+      assert.ok(caps, JSON.stringify(got.message.metadata));
+      // The same thread is the same A2A context.
+      await runClient(client, `${adapter.url}/agents/${id[version]}/run`, { threadId, messages: user("orders") });
+      const two = agents[version].received.filter((x) => x.message).slice(-2).map((x) => x.message.contextId);
+      assert.equal(two[0], two[1]);
+    });
+  }
+
+  test(`A2A ${version}: input-required is an interrupt; the resume answers the task`, async () => {
+    const threadId = "a2a-" + randomUUID();
+    const first = await runClient("1.0.0", `${adapter.url}/agents/${id[version]}/run`, { threadId, messages: user("approve the refund") });
+    const fin = first.events.find((e) => e.type === "RUN_FINISHED");
+    assert.equal(fin.outcome?.type, "interrupt");
+    assert.equal(fin.outcome.interrupts[0].message, "Approve the refund of 42 EUR?");
+    const evs = await raw(id[version], { threadId, runId: randomUUID(), resume: [{ interruptId: fin.outcome.interrupts[0].id, status: "resolved", payload: "yes, refund it" }] });
+    assert.ok(evs.some((e) => e.type === "TEXT_MESSAGE_CONTENT" && e.delta === "Approved: yes, refund it"), JSON.stringify(evs));
+    assert.equal(evs.at(-1).type, "RUN_FINISHED");
+    assert.equal(evs.at(-1).outcome, undefined);
+  });
+
+  test(`A2A ${version}: an A2UI action goes back as a DataPart; the update is appended to the surface`, async () => {
+    const threadId = "a2a-" + randomUUID();
+    await runClient("1.0.0", `${adapter.url}/agents/${id[version]}/run`, { threadId, messages: user("orders") });
+    const evs = await raw(id[version], { threadId, runId: randomUUID(), forwardedProps: { a2uiAction: { userAction: { name: "pick", surfaceId: "orders", sourceComponentId: "pick", context: { id: "A-1" } } } } });
+    const sent = agents[version].received.filter((x) => x.message).at(-1).message;
+    assert.match(JSON.stringify(sent.parts), /"action"/);
+    assert.ok(evs.some((e) => e.type === "TEXT_MESSAGE_CONTENT" && e.delta === "You picked A-1 on orders."), JSON.stringify(evs));
+    const delta = evs.find((e) => e.type === "ACTIVITY_DELTA");
+    assert.equal(delta?.messageId, "a2ui-surface-a2a-orders");
+    assert.equal(delta.patch[0].value.updateDataModel.value, "Picked A-1");
+  });
+
+  test(`A2A ${version}: a failed task is RUN_ERROR with the agent's message; a stopped run cancels the task`, async () => {
+    const evs = await raw(id[version], { threadId: "a2a-" + randomUUID(), runId: randomUUID(), messages: user("fail now") });
+    assert.equal(evs.at(-1).type, "RUN_ERROR");
+    assert.equal(evs.at(-1).code, "a2a_failed");
+    assert.equal(evs.at(-1).message, "the orders database is down");
+    // Stop: the client goes away mid-task; the agent gets tasks/cancel.
+    const before = agents[version].received.filter((x) => x.cancel).length;
+    const ac = new AbortController();
+    const res = await fetch(`${adapter.url}/agents/${id[version]}/run`, { method: "POST", signal: ac.signal, headers: { "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify({ threadId: "a2a-" + randomUUID(), runId: randomUUID(), messages: user("slow please") }) });
+    const reader = res.body.getReader();
+    let seen = "";
+    while (!seen.includes("Working slowly")) seen += new TextDecoder().decode((await reader.read()).value);
+    const runId = seen.match(/"runId":"([^"]+)"/)[1];
+    const stop = await (await fetch(`${adapter.url}/runs/${runId}/cancel`, { method: "POST" })).json();
+    assert.equal(stop.stopped, true);
+    ac.abort();
+    const end = Date.now() + 10000;
+    while (agents[version].received.filter((x) => x.cancel).length === before && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(agents[version].received.filter((x) => x.cancel).length > before, "the A2A task was not cancelled");
+  });
+}
