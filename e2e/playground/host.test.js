@@ -14,6 +14,9 @@ import { startUpstream } from "../lib/upstream.js";
 import { startRecorder, INSTRUCTIONS } from "../lib/recorder.js";
 import { launch, artifacts } from "../lib/browser.js";
 import { sse } from "../agui/scenarios.js";
+import { fileURLToPath } from "node:url";
+
+const nm = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/", import.meta.url));
 
 let adapter, up, recorder, browser, page;
 const pageErrors = [];
@@ -40,6 +43,7 @@ before(async () => {
       if (said === "slow") return frame(call("rec-slow-" + i.runId.slice(0, 8), ['{"label":"slow",', '"delayMs":1500}']));
       if (said === "fail") return frame(call("rec-fail-" + i.runId.slice(0, 8), ['{"label":"x","fail":true}']));
       if (said === "card") return frame(call("rec-" + i.runId.slice(0, 8), ['{"label":"quick"}']));
+      if (said === "time") return frame([{ type: "TOOL_CALL_START", toolCallId: "time-" + i.runId.slice(0, 8), toolCallName: "get-time" }, { type: "TOOL_CALL_END", toolCallId: "time-" + i.runId.slice(0, 8) }]);
       if (said === "counter") return frame([{ type: "TOOL_CALL_START", toolCallId: "cnt-" + i.runId.slice(0, 8), toolCallName: "a2ui_counter" }, { type: "TOOL_CALL_END", toolCallId: "cnt-" + i.runId.slice(0, 8) }]);
       return frame(text(i, "ok: " + said));
     },
@@ -47,8 +51,10 @@ before(async () => {
   adapter = await startAdapter(`
 mcpServers:
   recorder: {url: "${recorder.url}", a2ui: true}
+  basic: {command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(nm + "server-basic-vanillajs/dist/index.js")}, "--stdio"]}
 agents:
   host: {type: agui, url: "${up.url}/agent", mcpServers: [recorder], a2ui: {disabled: true}}
+  basic: {type: agui, url: "${up.url}/agent", mcpServers: [basic], a2ui: {disabled: true}}
   demo: {type: demo, delay: 1ms, mcpServers: [refunds]}
 `);
   browser = await launch();
@@ -306,6 +312,40 @@ test("at 1440 and 800 px: no clipped card, no overlapping A2UI text, nothing off
   assert.deepEqual(pageErrors, []);
   const rendererErrors = await page.evaluate(() => window.__playground.errors);
   assert.deepEqual(rendererErrors, []);
+});
+
+// The same duties with the unmodified official basic-vanillajs App (its
+// ext-apps App logs what it is sent): the input before the result, the
+// theme and the spec's variables applied from host-context-changed, and
+// the teardown handler run before New thread removes the card.
+test("the official basic-vanillajs App gets its input, result, theme and teardown", async () => {
+  const p = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  const logs = [];
+  p.on("console", (m) => logs.push(m.text()));
+  try {
+    await p.goto(adapter.url + "/#agent=basic");
+    await p.waitForFunction(() => window.__playground?.ready);
+    await p.locator("#input").fill("time");
+    await p.locator("#input").press("Enter");
+    const inner = p.frameLocator("#pairs iframe").first().frameLocator("iframe");
+    await inner.getByText("Server Time", { exact: false }).first().waitFor({ timeout: 15000 });
+    const end = Date.now() + 10000;
+    while (!logs.some((l) => l.includes("Received tool call result")) && Date.now() < end) await p.waitForTimeout(100);
+    const input = logs.findIndex((l) => l.includes("Received tool call input"));
+    const result = logs.findIndex((l) => l.includes("Received tool call result"));
+    assert.ok(input >= 0 && result > input, `input at ${input}, result at ${result}: ${logs.join(" | ")}`);
+    const view = p.frames().find((f) => f.parentFrame() && f.parentFrame().parentFrame() === p.mainFrame());
+    await p.locator("#theme").selectOption("dark");
+    await view.waitForFunction(() => getComputedStyle(document.documentElement).getPropertyValue("--color-background-primary").trim() === "#161a22", null, { timeout: 5000 });
+    assert.match(await view.evaluate(() => `${document.documentElement.dataset.theme || ""} ${document.documentElement.style.colorScheme || ""}`), /dark/);
+    await p.locator("#theme").selectOption("light");
+    await p.locator("#reset").click();
+    const end2 = Date.now() + 5000;
+    while (!logs.some((l) => l.includes("App is being torn down")) && Date.now() < end2) await p.waitForTimeout(100);
+    assert.ok(logs.some((l) => l.includes("App is being torn down")), "the App's teardown handler did not run");
+  } finally {
+    await p.close();
+  }
 });
 
 // A model authoring its own surface (the built-in a2ui server's
