@@ -138,4 +138,7 @@ test("no renderer or page errors", async () => {
   // Text with markdown renders (the renderer warns when it has no
   // markdown renderer).
   assert.deepEqual(consoleProblems.filter((t) => /markdown/i.test(t)), []);
+  // The Icon's font is the embedded Material Icons (a boolean's check is a
+  // glyph, not the word "check").
+  assert.equal(await page.evaluate(async () => { await document.fonts.ready; return [...document.fonts].some((f) => f.family.replace(/"/g, "") === "Material Icons" && f.status === "loaded"); }), true);
 });
