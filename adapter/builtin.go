@@ -36,12 +36,36 @@ func inProcess(s *mcp.Server) func() mcp.Transport {
 	}
 }
 
-func builtinServers(v *a2ui.Validator) []mcpapps.ServerConfig {
+func builtinServers(v *a2ui.Validator, tk ToolkitConfig, answers *mcpapps.Answers) []mcpapps.ServerConfig {
 	return []mcpapps.ServerConfig{
-		{ID: dataview.ServerID, Transport: inProcess(dataview.NewServer())},
+		{ID: dataview.ServerID, A2UI: true, Transport: inProcess(dataview.NewToolkitServer(dataview.Options{
+			URLAllowlist: origins(tk.URLAllowlist), HTMLScripts: tk.HTMLScripts, MaxHTMLBytes: tk.MaxHTMLBytes, MaxRows: tk.MaxRows,
+			MaxCharts: tk.MaxCharts, MaxSeries: tk.MaxSeries, MaxPoints: tk.MaxPoints, Answers: answers,
+		}))},
 		{ID: refundsServerID, Transport: inProcess(refund.NewServer())},
 		{ID: authoringServerID, Transport: inProcess(authoringServer(v))},
 	}
+}
+
+// origins normalises configured origins (lower case, no trailing slash).
+func origins(list []string) []string {
+	var out []string
+	for _, o := range list {
+		out = append(out, strings.TrimSuffix(strings.ToLower(o), "/"))
+	}
+	return out
+}
+
+// renderList is renderModes as a list ("mcp-apps", "a2ui").
+func renderList(in *agui.RunAgentInput, configured []string) []string {
+	m := renderModes(in, configured)
+	var out []string
+	for _, k := range []string{"mcp-apps", "a2ui"} {
+		if m[k] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // maxRenderErrors bounds the validation errors a failed render returns.

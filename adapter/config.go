@@ -53,6 +53,8 @@ type Config struct {
 	MCPServers map[string]MCPServerConfig `yaml:"mcpServers,omitempty"`
 	// MCPApps configures the cards' capabilities.
 	MCPApps MCPAppsConfig `yaml:"mcpApps,omitempty"`
+	// Toolkit configures the built-in "genui" server's tools.
+	Toolkit ToolkitConfig `yaml:"toolkit,omitempty"`
 	// RunLog keeps runs' events for resume, cancel and history.
 	RunLog RunLogConfig `yaml:"runlog,omitempty"`
 	// Auth binds runs to principals; without it everyone is "anonymous".
@@ -182,6 +184,31 @@ type MCPServerConfig struct {
 	// A2UI declares application/a2ui+json to the server: the A2UI its
 	// results carry becomes surfaces, whose actions call its tools.
 	A2UI bool `yaml:"a2ui,omitempty"`
+}
+
+// ToolkitConfig configures the generative UI toolkit (the built-in "genui"
+// MCP server) and the external pages cards may show.
+type ToolkitConfig struct {
+	// URLAllowlist are the origins (scheme://host[:port]) render_url and
+	// text/uri-list UI resources may show in a card. None by default.
+	URLAllowlist []string `yaml:"urlAllowlist,omitempty"`
+	// HTMLScripts lets render_html's HTML run scripts (never with
+	// network). Off by default.
+	HTMLScripts bool `yaml:"htmlScripts,omitempty"`
+	// MaxHTMLBytes caps render_html's HTML (default 256 KiB).
+	MaxHTMLBytes int `yaml:"maxHTMLBytes,omitempty"`
+	// MaxRows caps render_table's and show_data's rows (default 200).
+	MaxRows int `yaml:"maxRows,omitempty"`
+	// MaxCharts caps a render_chart dashboard (default 8).
+	MaxCharts int `yaml:"maxCharts,omitempty"`
+	// MaxSeries caps a chart's series (default 10).
+	MaxSeries int `yaml:"maxSeries,omitempty"`
+	// MaxPoints caps a series' values and a chart's labels (default 500).
+	MaxPoints int `yaml:"maxPoints,omitempty"`
+	// AnswerWait is how long a run waits for the user's answer to
+	// ask_user (or an app's mcp-app-response) before the agent is told
+	// there was none (default 10m).
+	AnswerWait Duration `yaml:"answerWait,omitempty"`
 }
 
 // MCPAppsConfig is the MCP Apps trust boundary.
@@ -394,7 +421,7 @@ func DefaultConfig() Config {
 	return Config{
 		Listen: DefaultListen,
 		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM): say table, record, metrics, chart, form, app or error",
-			Delay: Duration(30 * time.Millisecond), MCPServers: []string{"refunds"}}},
+			Delay: Duration(30 * time.Millisecond), MCPServers: []string{"refunds", "genui"}}},
 	}
 }
 
@@ -572,6 +599,11 @@ func (c *Config) Validate() error {
 			return bad("tracing.otlpEndpoint: %q is not an http(s) URL without credentials", t.OTLPEndpoint)
 		}
 	}
+	for i, o := range c.Toolkit.URLAllowlist {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(u.Host, "*") {
+			return bad("toolkit.urlAllowlist[%d]: %q is not an origin like https://example.com (scheme and host, no path or wildcard)", i, o)
+		}
+	}
 	if r := c.Tracing.SampleRatio; r != nil && (*r < 0 || *r > 1) {
 		return bad("tracing.sampleRatio: %v is not between 0 and 1", *r)
 	}
@@ -600,7 +632,7 @@ func (c *Config) Validate() error {
 	}
 	if c.History.Retention < 0 || c.History.MaxBytes < 0 || c.History.MaxThreadBytes < 0 || c.History.MaxRunBytes < 0 || c.History.MaxLiveBytes < 0 ||
 		c.Limits.BodyTimeout < 0 || c.Limits.WriteTimeout < 0 || c.Limits.MaxReadersPerPrincipal < 0 || c.Limits.MaxTailBytes < 0 || c.RunLog.MaxRunBytes < 0 || c.RunLog.LeaseTTL < 0 ||
-		c.A2UIAPI.MaxBodyBytes < 0 || c.MCPApps.CapabilityTTL < 0 || c.A2UIAPI.MaxConcurrent < 0 || c.A2UIAPI.MaxConcurrentPerPrincipal < 0 || c.A2UIAPI.MaxErrors < 0 ||
+		c.A2UIAPI.MaxBodyBytes < 0 || c.MCPApps.CapabilityTTL < 0 || c.Toolkit.AnswerWait < 0 || c.Toolkit.MaxHTMLBytes < 0 || c.Toolkit.MaxRows < 0 || c.Toolkit.MaxCharts < 0 || c.Toolkit.MaxSeries < 0 || c.Toolkit.MaxPoints < 0 || c.A2UIAPI.MaxConcurrent < 0 || c.A2UIAPI.MaxConcurrentPerPrincipal < 0 || c.A2UIAPI.MaxErrors < 0 ||
 		(c.MemoryLimit != nil && *c.MemoryLimit < 0) {
 		return bad("limits and durations must not be negative")
 	}

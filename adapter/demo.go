@@ -22,7 +22,39 @@ type demoAgent struct {
 }
 
 // demoScenarios lists the keywords, in the greeting's order.
-var demoScenarios = []string{"table", "record", "metrics", "chart", "form", "app", "error"}
+var demoScenarios = []string{"dashboard", "kpis", "orders", "html", "url", "ask", "table", "record", "metrics", "chart", "form", "app", "error"}
+
+// toolkitDemos are the scenarios that call the genui toolkit (the adapter
+// runs the tool; this agent gets its result in a follow-up run).
+var toolkitDemos = map[string]struct {
+	say, tool string
+	args      any
+}{
+	"dashboard": {"Here is the quarter at a glance.", "render_chart", map[string]any{"title": "Q3 at a glance", "columns": 2, "charts": []any{
+		map[string]any{"type": "bar", "title": "Sales by region", "labels": []string{"North", "South", "East", "West"}, "series": []any{map[string]any{"name": "2025", "values": []float64{120, 95, 143, 88}}, map[string]any{"name": "2026", "values": []float64{132, 101, 150, 97}}}, "unit": "k€"},
+		map[string]any{"type": "line", "title": "Weekly orders", "labels": []string{"W1", "W2", "W3", "W4", "W5"}, "series": []any{map[string]any{"name": "orders", "values": []float64{310, 342, 335, 371, 390}}}},
+		map[string]any{"type": "donut", "title": "Channel mix", "labels": []string{"Web", "App", "Partners"}, "series": []any{map[string]any{"values": []float64{54, 31, 15}}}},
+		map[string]any{"type": "gauge", "title": "Quota", "value": 82, "max": 100, "unit": "%"},
+	}}},
+	"kpis": {"This week's numbers.", "render_metrics", map[string]any{"title": "This week", "metrics": []any{
+		map[string]any{"label": "Revenue", "value": 128400, "unit": "€", "delta": 4.2, "deltaUnit": "%"},
+		map[string]any{"label": "Orders", "value": 342, "delta": 12},
+		map[string]any{"label": "Churn", "value": 2.1, "unit": "%", "delta": -0.3, "good": "down"},
+	}}},
+	"orders": {"These are the latest orders.", "render_table", map[string]any{"title": "Latest orders", "pageSize": 5,
+		"columns": []any{map[string]any{"key": "id", "label": "Order"}, map[string]any{"key": "customer"}, map[string]any{"key": "total", "type": "currency", "currency": "EUR"}, map[string]any{"key": "placed", "type": "date"}, map[string]any{"key": "paid", "type": "boolean"}},
+		"rows": []any{
+			map[string]any{"id": "SO-9001", "customer": "Grace Hopper", "total": 129.9, "placed": "2026-11-20", "paid": true},
+			map[string]any{"id": "SO-9014", "customer": "Alan Turing", "total": 42, "placed": "2026-11-26", "paid": false},
+			map[string]any{"id": "SO-9020", "customer": "Ada Lovelace", "total": 1890.5, "placed": "2026-11-27", "paid": true},
+			map[string]any{"id": "SO-9021", "customer": "Edsger Dijkstra", "total": 310, "placed": "2026-11-28", "paid": true},
+			map[string]any{"id": "SO-9033", "customer": "Barbara Liskov", "total": 77.25, "placed": "2026-11-29", "paid": false},
+			map[string]any{"id": "SO-9040", "customer": "Donald Knuth", "total": 512, "placed": "2026-11-30", "paid": true},
+		}, "sort": map[string]any{"key": "total", "desc": true}}},
+	"html": {"A styled summary, written as HTML.", "render_html", map[string]any{"title": "Release notes", "html": "<h3 style='margin:0'>Version 2.0</h3><ul><li><b>Charts</b>: eight kinds</li><li><b>Tables</b>: sort and page</li></ul><p id='probe'>No scripts, no network.</p>"}},
+	"url":  {"Opening the page in a card.", "render_url", map[string]any{"url": "https://example.com/", "title": "Example"}},
+	"ask":  {"One question first.", "ask_user", map[string]any{"question": "Which plan should I prepare?", "mode": "single", "options": []string{"Basic", "Pro", "Enterprise"}}},
+}
 
 // shipments is the demo's structured tool result.
 var shipments = []map[string]any{
@@ -46,6 +78,37 @@ func lastUserText(in *agui.RunAgentInput) string {
 		if in.Messages[i].Role == agui.RoleUser {
 			return in.Messages[i].Content.String()
 		}
+	}
+	return ""
+}
+
+// toolkitReply is the demo's answer to a toolkit tool's result: what the
+// user answered, or what was shown or refused.
+func toolkitReply(in *agui.RunAgentInput, result agui.Message) string {
+	name := ""
+	for _, m := range in.Messages {
+		for _, c := range m.ToolCalls {
+			if c.ID == result.ToolCallID {
+				name = c.Function.Name
+			}
+		}
+	}
+	content := result.Content.String()
+	switch {
+	case name == "ask_user":
+		var r struct {
+			Answer any `json:"answer"`
+		}
+		if json.Unmarshal([]byte(content), &r) == nil && r.Answer != nil {
+			b, _ := json.Marshal(r.Answer)
+			return "Thanks, you answered " + string(b) + ". I will prepare that."
+		}
+		return "No answer came; ask me again when you are ready."
+	case strings.HasPrefix(name, "render_"):
+		if strings.HasPrefix(content, name) || strings.HasPrefix(content, `{"error"`) {
+			return "The toolkit refused: " + content
+		}
+		return "Done: it is shown above (" + name + ")."
 	}
 	return ""
 }
@@ -147,6 +210,10 @@ func (d *demoAgent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[a
 				_ = text("Thanks! I received your action: "+last) && state("action") && emit(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
 				return
 			}
+			if reply := toolkitReply(in, in.Messages[k-1]); reply != "" {
+				_ = text(reply) && emit(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+				return
+			}
 			_ = text("The refund review card is above: approve or reject it there. The server re-checks the amount either way.") && emit(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
 			return
 		}
@@ -160,6 +227,12 @@ func (d *demoAgent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[a
 			}
 		}
 		ok := true
+		if d, isToolkit := toolkitDemos[scenario]; isToolkit {
+			if text(d.say) && call(d.tool, d.args, nil) {
+				finish() // not reached when the adapter runs the tool: it runs this agent again
+			}
+			return
+		}
 		switch scenario {
 		case "record":
 			ok = text("Here is the customer record.") && call("get_customer", map[string]string{"email": "grace@example.com"}, customer) && state(scenario)

@@ -21,7 +21,7 @@ func TestDemoScenarios(t *testing.T) {
 		say  string
 		want []string // substrings of the stream
 	}{
-		{"hello", []string{`Say one of: table, record, metrics, chart, form, app, error`, `"toolCallName":"list_shipments"`, `"activityType":"a2ui-surface"`}},
+		{"hello", []string{`Say one of: dashboard, kpis, orders, html, url, ask, table, record, metrics, chart, form, app, error`, `"toolCallName":"list_shipments"`, `"activityType":"a2ui-surface"`}},
 		{"show me a table", []string{`"toolCallName":"list_shipments"`, `"activityType":"a2ui-surface"`, `"STATE_SNAPSHOT"`}},
 		{"a record please", []string{`"toolCallName":"get_customer"`, `Grace Hopper`, `"activityType":"a2ui-surface"`}},
 		{"metrics", []string{`"toolCallName":"get_kpis"`, `conversionRate`}},

@@ -138,7 +138,9 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 		// the chat's run holds the thread (CopilotKit sends it on the
 		// chat's thread): registered, but outside the thread lock and
 		// the history.
-		Unlocked: s.pool.Minted(in.ForwardedProp(mcpapps.ProxiedRequestKey)),
+		// So may an action on an MCP server's surface (ask_user's form
+		// answering the run that waits for it).
+		Unlocked: s.pool.Minted(in.ForwardedProp(mcpapps.ProxiedRequestKey)) || mcpapps.ServerSurfaceAction(in),
 	}
 	if s.authenticated() {
 		req.UpstreamPrincipal = principal

@@ -60,6 +60,7 @@ type Server struct {
 	trustedProxies []netip.Prefix
 	heavy          *limiter // the CPU-heavy A2UI routes
 	caps           *mcpapps.Capabilities
+	answers        *mcpapps.Answers
 	jwt            *jwtauth.Verifier // nil without auth.jwt
 	tracing        *tracing.Provider // nil without tracing
 	stopMemory     context.CancelFunc
@@ -151,7 +152,8 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("auth.jwt: %w", err)
 		}
 	}
-	if s.pool, err = newPool(cfg, logger, s.tracing.Transport, s.a2ui); err != nil {
+	s.answers = mcpapps.NewAnswers()
+	if s.pool, err = newPool(cfg, logger, s.tracing.Transport, s.a2ui, s.answers); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -278,13 +280,13 @@ func a2uiCheck(v *a2ui.Validator) a2a.Check {
 
 // newPool connects to the built-in and configured MCP servers (in the
 // background).
-func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.RoundTripper, v *a2ui.Validator) (*mcpapps.Pool, error) {
-	servers := builtinServers(v)
+func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.RoundTripper, v *a2ui.Validator, answers *mcpapps.Answers) (*mcpapps.Pool, error) {
+	servers := builtinServers(v, cfg.Toolkit, answers)
 	for _, id := range sortedKeys(cfg.MCPServers) {
 		m := cfg.MCPServers[id]
 		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders, A2UI: m.A2UI})
 	}
-	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logf: func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) }, WrapHTTP: wrap})
+	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logf: func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) }, WrapHTTP: wrap, URLAllowlist: origins(cfg.Toolkit.URLAllowlist)})
 }
 
 // chain is the one place that orders the middlewares around a backend,
@@ -321,6 +323,10 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			Logf:                  func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) },
 			Caps:                  s.caps,
 			AcceptPlainServerHash: s.cfg.MCPApps.AcceptPlainServerHash,
+			Renders:               func(in *agui.RunAgentInput) []string { return renderList(in, ac.Render) },
+			Dual:                  []string{dataview.ServerID},
+			Answers:               s.answers,
+			AnswerWait:            time.Duration(s.cfg.Toolkit.AnswerWait),
 		}),
 		dataview.Cards(s.pool, s.caps, func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["mcp-apps"] }),
 		agui.Normalize(agui.Canonical),

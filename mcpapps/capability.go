@@ -157,6 +157,13 @@ type Card struct {
 	// runs). A card with a Result is final and has no status.
 	Status           string `json:"status,omitempty"`
 	PartialArguments string `json:"partialArguments,omitempty"`
+	// AppData is the data of an app written the qwen-agent way: the host
+	// answers the View's {type: "mcp-app-ready"} with {type:
+	// "mcp-app-data", payload: AppData}.
+	AppData any `json:"appData,omitempty"`
+	// PreferredFrameSize is such an app's [width, height] in CSS pixels
+	// (_meta "mcpui.dev/ui-preferred-frame-size").
+	PreferredFrameSize []float64 `json:"preferredFrameSize,omitempty"`
 }
 
 // CardMessageID is the activity message id of the card of a tool call:

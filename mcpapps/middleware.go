@@ -46,7 +46,25 @@ type Config struct {
 	// cached a server hash). Off by default: without a capability any
 	// client that can start a run could call app-only tools.
 	AcceptPlainServerHash bool
+	// Renders says how a run shows results ("mcp-apps", "a2ui"); nil
+	// means both. It decides for the Dual servers, and every server
+	// learns it in the caller _meta.
+	Renders func(in *agui.RunAgentInput) []string
+	// Dual are servers whose results render both ways (the built-in
+	// toolkit): their cards are shown only when the run renders
+	// "mcp-apps", their A2UI only when it renders "a2ui".
+	Dual []string
+	// Answers is where a tool call waiting for the user (ask_user, an
+	// app that posts mcp-app-response) meets the answer; nil: a private
+	// one.
+	Answers *Answers
+	// AnswerWait bounds how long a run waits for such an answer (default
+	// 10 min); then the agent is told there was none.
+	AnswerWait time.Duration
 }
+
+// DefaultAnswerWait is Config.AnswerWait's default.
+const DefaultAnswerWait = 10 * time.Minute
 
 // readyWait bounds how long a run waits for a bound server to connect.
 const readyWait = 10 * time.Second
@@ -111,6 +129,12 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 	if cfg.Caps == nil {
 		cfg.Caps = NewCapabilities(nil, 0)
 	}
+	if cfg.Answers == nil {
+		cfg.Answers = NewAnswers()
+	}
+	if cfg.AnswerWait == 0 {
+		cfg.AnswerWait = DefaultAnswerWait
+	}
 	return func(next agui.Agent) agui.Agent {
 		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
 			return func(yield func(agui.Event, error) bool) {
@@ -165,6 +189,9 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 					return
 				}
 				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, logf: logf, yield: yield, thread: in.ThreadID, runID: in.RunID, loading: hostWants(in, "loadingCards")}
+				if cfg.Renders != nil {
+					r.renders = cfg.Renders(in)
+				}
 				r.run(ctx, in, injected)
 			}
 		})
@@ -177,6 +204,9 @@ type call struct {
 	b      binding
 	args   string
 	events []agui.Event // TOOL_CALL_RESULT and, for UI tools, the card
+	// early: events sent before the call ends (the card of a question
+	// while the run waits for its answer).
+	early bool
 }
 
 type rounds struct {
@@ -191,6 +221,14 @@ type rounds struct {
 	// loading: the host asked for loading cards (a card shown when the
 	// tool call starts, its input streamed, then its result).
 	loading bool
+	// renders is how this run shows results (nil: both ways).
+	renders []string
+}
+
+// shows reports whether the run shows server's results as mode
+// ("mcp-apps" or "a2ui"): always, except for the Dual servers.
+func (r *rounds) shows(server, mode string) bool {
+	return r.renders == nil || !slices.Contains(r.cfg.Dual, server) || slices.Contains(r.renders, mode)
 }
 
 // HostKey is the forwardedProps key where a host declares what it
@@ -252,7 +290,9 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 						return true
 					}
 				}
-				pending--
+				if !c.early {
+					pending--
+				}
 				for _, ev := range c.events {
 					if !emit(ev) {
 						return false
@@ -286,7 +326,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 				if b, ok := r.bound[e.ToolCallName]; ok {
 					starts[e.ToolCallID] = e
 					args[e.ToolCallID] = &strings.Builder{}
-					if r.loading && b.tool.ResourceURI != "" {
+					if r.loading && b.tool.ResourceURI != "" && r.shows(b.server, "mcp-apps") {
 						loads[e.ToolCallID] = &loadingCard{}
 						if !emit(ev) || !emit(r.card(ctx, Card{ResourceURI: b.tool.ResourceURI, ServerID: b.server, ToolCallID: e.ToolCallID, Status: "input-streaming"})) {
 							stop()
@@ -335,7 +375,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 					pending++
 					executed++
 					wg.Go(func() {
-						r.execute(callCtx, c)
+						r.execute(callCtx, c, func(evs []agui.Event) { done <- &call{events: evs, early: true} })
 						done <- c
 					})
 					continue
@@ -389,8 +429,11 @@ const (
 	maxArgBytes   = 1 << 20 // one tool call's arguments
 )
 
-// execute calls the tool and builds the events the client gets.
-func (r *rounds) execute(ctx context.Context, c *call) {
+// execute calls the tool and builds the events the client gets. A
+// result that asks the user something (AwaitAnswerKey, or an app that can
+// post mcp-app-response) shows its card and surface at once (early) and
+// waits for the answer, which becomes the tool's result.
+func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event)) {
 	var input map[string]any
 	if len(c.args) > maxArgBytes {
 		c.events = []agui.Event{errorResult(c.id, fmt.Sprintf("arguments are larger than %d bytes", maxArgBytes))}
@@ -402,11 +445,13 @@ func (r *rounds) execute(ctx context.Context, c *call) {
 		c.events = []agui.Event{errorResult(c.id, fmt.Sprintf("arguments are not a JSON object: %v", err))}
 		return
 	}
-	ctx = WithCaller(ctx, Caller{Principal: agui.Principal(ctx), ThreadID: r.thread, RunID: r.runID, ToolCallID: c.id, Source: "model"})
+	caller := Caller{Principal: agui.Principal(ctx), ThreadID: r.thread, RunID: r.runID, ToolCallID: c.id, Source: "model", Renders: r.renders}
+	ctx = WithCaller(ctx, caller)
+	cards := r.shows(c.b.server, "mcp-apps")
 	var res *Resource
 	var resErr error
 	var wg sync.WaitGroup
-	if c.b.tool.ResourceURI != "" {
+	if c.b.tool.ResourceURI != "" && cards {
 		wg.Go(func() { res, resErr = r.p.UIResource(ctx, c.b.server, c.b.tool.ResourceURI) })
 	}
 	result, err := r.p.Call(ctx, c.b.server, c.b.tool.Name, input)
@@ -414,7 +459,7 @@ func (r *rounds) execute(ctx context.Context, c *call) {
 	if err != nil {
 		r.logf("mcp %s: tool %s failed: %v", c.b.server, c.b.tool.Name, err)
 		c.events = []agui.Event{errorResult(c.id, err.Error())}
-		if c.b.tool.ResourceURI != "" && resErr == nil && ctx.Err() == nil {
+		if res != nil && resErr == nil && ctx.Err() == nil {
 			// The View learns of the failure as a result, not by silence.
 			c.events = append(c.events, r.card(ctx, Card{
 				Result:      map[string]any{"isError": true, "content": []map[string]any{{"type": "text", "text": "The tool call failed: " + err.Error()}}},
@@ -423,31 +468,62 @@ func (r *rounds) execute(ctx context.Context, c *call) {
 		}
 		return
 	}
-	c.events = []agui.Event{&agui.ToolCallResult{MessageID: newID(), ToolCallID: c.id, Content: resultText(result), Role: "tool"}}
-	if r.p.A2UI(c.b.server) {
+	var shown []agui.Event
+	if r.p.A2UI(c.b.server) && r.shows(c.b.server, "a2ui") {
 		if msgs, ok := a2uiMessages(result); ok && len(msgs) > 0 {
-			c.events = append(c.events, r.cfg.Caps.serverSurface(ctx, msgs, c.b.server, c.id, r.thread))
+			shown = append(shown, r.cfg.Caps.serverSurface(ctx, msgs, c.b.server, c.id, r.thread))
+		}
+	}
+	card := Card{Result: cleanResult(result), ServerID: c.b.server, ToolInput: input, ToolCallID: c.id}
+	// An app written the qwen-agent way names its View in the result.
+	app, isApp := appResponse(result)
+	if isApp && cards {
+		if ar, err := r.p.appResource(ctx, c.b.server, app.ResourceURI); err == nil {
+			res, resErr = ar, nil
+			card.AppData, card.PreferredFrameSize = app.Data, app.FrameSize
+		} else {
+			r.logf("mcp %s: the app %s of tool %s not rendered: %v", c.b.server, app.ResourceURI, c.b.tool.Name, err)
 		}
 	}
 	// A result may carry its UI inline (an embedded ui:// resource): it
 	// is shown without a resources/read.
-	if rc := inlineUI(result); rc != nil {
+	if rc := inlineUI(result); rc != nil && cards {
 		if inl, err := r.p.keepInline(c.b.server, rc); err == nil {
 			res, resErr = inl, nil
 		} else {
 			r.logf("mcp %s: inline UI of tool %s not rendered: %v", c.b.server, c.b.tool.Name, err)
 		}
 	}
-	if res == nil && resErr == nil {
-		return
-	}
 	if resErr != nil {
 		r.logf("mcp %s: no card for tool %s: %v", c.b.server, c.b.tool.Name, resErr)
+	} else if res != nil {
+		card.ResourceURI = res.URI
+		shown = append(shown, r.card(ctx, card))
+	}
+	text := resultText(result)
+	if len(shown) == 0 && !result.IsError && (c.b.tool.ResourceURI != "" || isApp) {
+		text += "\n(Nothing was shown to the user: this chat renders neither the card nor a surface for this tool.)"
+	}
+	awaits := result.Meta[AwaitAnswerKey] == true || (isApp && res != nil && res.AwaitsResponse())
+	if !awaits || len(shown) == 0 {
+		c.events = append([]agui.Event{&agui.ToolCallResult{MessageID: newID(), ToolCallID: c.id, Content: text, Role: "tool"}}, shown...)
 		return
 	}
-	c.events = append(c.events, r.card(ctx, Card{
-		Result: cleanResult(result), ResourceURI: res.URI, ServerID: c.b.server, ToolInput: input, ToolCallID: c.id,
-	}))
+	// The question is on screen; its answer is the result.
+	early(shown)
+	wctx, cancel := context.WithTimeout(ctx, r.cfg.AnswerWait)
+	answer, err := r.cfg.Answers.Wait(wctx, caller)
+	cancel()
+	switch {
+	case err == nil:
+		b, _ := json.Marshal(map[string]any{"answer": json.RawMessage(answer)})
+		text = string(b)
+	case ctx.Err() != nil:
+		return // the run ended: the client cancels the card
+	default:
+		text = fmt.Sprintf(`{"answer":null,"note":"the user did not answer within %s; the question is closed. Ask again if you still need the answer."}`, r.cfg.AnswerWait)
+	}
+	c.events = []agui.Event{&agui.ToolCallResult{MessageID: newID(), ToolCallID: c.id, Content: text, Role: "tool"}}
 }
 
 // guidance is the bound servers' instructions (from initialize), one
@@ -513,7 +589,8 @@ func resultText(r *mcp.CallToolResult) string {
 }
 
 // cleanResult is the CallToolResult as JSON without the protocol noise
-// (resultType, io.modelcontextprotocol/* _meta keys).
+// (resultType, io.modelcontextprotocol/* and genui-adapter/* _meta keys)
+// and without embedded A2UI (shown as a surface, not to the View).
 func cleanResult(r any) map[string]any {
 	b, _ := json.Marshal(r)
 	var m map[string]any
@@ -521,7 +598,7 @@ func cleanResult(r any) map[string]any {
 	delete(m, "resultType")
 	if meta, ok := m["_meta"].(map[string]any); ok {
 		for k := range meta {
-			if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			if strings.HasPrefix(k, "io.modelcontextprotocol/") || strings.HasPrefix(k, "genui-adapter/") {
 				delete(meta, k)
 			}
 		}
@@ -529,8 +606,16 @@ func cleanResult(r any) map[string]any {
 			delete(m, "_meta")
 		}
 	}
-	if m["content"] == nil {
-		m["content"] = []any{}
+	content, _ := m["content"].([]any)
+	kept := []any{}
+	for _, c := range content {
+		if cm, ok := c.(map[string]any); ok && cm["type"] == "resource" {
+			if rc, ok := cm["resource"].(map[string]any); ok && rc["mimeType"] == A2UIMIMEType {
+				continue
+			}
+		}
+		kept = append(kept, c)
 	}
+	m["content"] = kept
 	return m
 }

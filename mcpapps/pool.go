@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +58,10 @@ type PoolOptions struct {
 	// WrapHTTP, if set, wraps the HTTP transport of every HTTP server
 	// (trace context propagation, say).
 	WrapHTTP func(http.RoundTripper) http.RoundTripper
+	// URLAllowlist are the origins (scheme://host[:port]) a card may show
+	// as an external page: a text/uri-list UI resource, render_url. None
+	// by default.
+	URLAllowlist []string
 }
 
 // ErrUnknownServer is returned for a server id the pool does not know.
@@ -188,6 +193,9 @@ type Caller struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 	// Source is "model" (the agent called the tool) or "app" (a card did).
 	Source string `json:"source"`
+	// Renders says how the run shows results: "mcp-apps" (cards),
+	// "a2ui" (surfaces), or both; absent when unknown.
+	Renders []string `json:"renders,omitempty"`
 }
 
 type callerKey struct{}
@@ -570,6 +578,16 @@ var ErrNotRenderable = errors.New("UI resource not renderable")
 // it must be ui://, have exactly the MCP App MIME type and fit the size
 // cap. _meta.ui comes from the content item, else from the listing.
 func (p *Pool) UIResource(ctx context.Context, id, uri string) (*Resource, error) {
+	return p.uiResource(ctx, id, uri, false)
+}
+
+// appResource is UIResource for the View an app response names (a server
+// written the qwen-agent way), which may be plain text/html.
+func (p *Pool) appResource(ctx context.Context, id, uri string) (*Resource, error) {
+	return p.uiResource(ctx, id, uri, true)
+}
+
+func (p *Pool) uiResource(ctx context.Context, id, uri string, plainHTML bool) (*Resource, error) {
 	s, cs, err := p.session(ctx, id)
 	if err != nil {
 		return nil, err
@@ -593,13 +611,26 @@ func (p *Pool) UIResource(ctx context.Context, id, uri string) (*Resource, error
 		return nil, fmt.Errorf("%w: %s has no contents", ErrNotRenderable, uri)
 	}
 	c := res.Contents[0]
-	if c.MIMEType != MIMEType {
-		p.opts.Logf("mcp %s: resource %s has MIME type %q, not %q: not rendered", id, uri, c.MIMEType, MIMEType)
-		return nil, fmt.Errorf("%w: %s has MIME type %q, want %q", ErrNotRenderable, uri, c.MIMEType, MIMEType)
-	}
 	html := c.Text
 	if html == "" && len(c.Blob) > 0 {
 		html = string(c.Blob)
+	}
+	switch mt, _, _ := strings.Cut(c.MIMEType, ";"); {
+	case c.MIMEType == MIMEType:
+	case plainHTML && strings.TrimSpace(mt) == "text/html":
+		// Servers written the qwen-agent (or MCP-UI) way: plain HTML.
+		c.MIMEType = MIMEType
+	case strings.TrimSpace(mt) == URIListMIMEType:
+		page, err := p.externalPage(html, uri)
+		if err != nil {
+			p.opts.Logf("mcp %s: resource %s: %v", id, uri, err)
+			return nil, err
+		}
+		p.opts.Logf("mcp %s: resource %s is an external page", id, uri)
+		return page, nil
+	default:
+		p.opts.Logf("mcp %s: resource %s has MIME type %q, not %q: not rendered", id, uri, c.MIMEType, MIMEType)
+		return nil, fmt.Errorf("%w: %s has MIME type %q, want %q", ErrNotRenderable, uri, c.MIMEType, MIMEType)
 	}
 	if len(html) > p.opts.MaxResourceBytes {
 		return nil, fmt.Errorf("%w: %s is %d bytes, more than %d", ErrNotRenderable, uri, len(html), p.opts.MaxResourceBytes)

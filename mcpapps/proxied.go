@@ -22,7 +22,7 @@ type proxiedRequest struct {
 }
 
 // allowedMethods are the only methods a card may use.
-var allowedMethods = []string{"tools/call", "resources/read", "resources/list", "ping", "notifications/message"}
+var allowedMethods = []string{"tools/call", "resources/read", "resources/list", "ping", "notifications/message", AppResponseMethod}
 
 // Minted reports whether a proxied request (forwardedProps.__proxiedMCPRequest)
 // is one the adapter answers itself, without calling the agent: it
@@ -178,6 +178,23 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentIn
 	case "notifications/message":
 		logf("mcp card log from %s: %s", id, req.Params)
 		out = map[string]any{"success": true}
+	case AppResponseMethod:
+		// A qwen-agent-style View's mcp-app-response: the answer to the
+		// card's own tool call, if its run still waits for it.
+		var params struct {
+			Payload json.RawMessage `json:"payload"`
+		}
+		if cp == nil || json.Unmarshal(req.Params, &params) != nil {
+			return refuse(id, AppResponseMethod+" needs the card's capability and params {payload}")
+		}
+		if len(params.Payload) == 0 {
+			params.Payload = json.RawMessage("null")
+		}
+		if err := cfg.Answers.Deliver(caller, params.Payload); err != nil {
+			out = map[string]any{"delivered": false, "reason": err.Error()}
+		} else {
+			out = map[string]any{"delivered": true}
+		}
 	}
 	logf("mcp proxied %s on %s allowed", req.Method, id)
 	b, err := json.Marshal(out)

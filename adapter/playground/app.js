@@ -299,13 +299,18 @@ async function readSSE(res, onEvent) {
   }
 }
 
-async function run(forwardedProps = {}) {
-  if (!state.agent || state.running) return;
-  state.running = true;
-  $("composer").classList.add("busy");
+// run streams one run. A side run (an action on an MCP server's surface,
+// such as ask_user's form answering the run that waits for it) goes
+// alongside the current run instead of after it.
+async function run(forwardedProps = {}, { side = false } = {}) {
+  if (!state.agent || (state.running && !side)) return;
   const runId = crypto.randomUUID();
-  state.runId = runId;
-  saveThread();
+  if (!side) {
+    state.running = true;
+    $("composer").classList.add("busy");
+    state.runId = runId;
+    saveThread();
+  }
   // This host mounts a card when its tool call starts.
   const fp = { ...forwardedProps, genuiDebug: true, mcpAppsHost: { loadingCards: true } };
   if ($("side").checked) fp.genuiRender = ["a2ui", "mcp-apps"];
@@ -382,6 +387,7 @@ async function run(forwardedProps = {}) {
         entry.card?.cancel(entry.cancelled);
       }
     }
+    if (side) return;
     state.running = false;
     $("composer").classList.remove("busy");
     const next = state.queue.shift();
@@ -409,7 +415,7 @@ function send(text, { from } = {}) {
 function sendAction(action) {
   window.__playground.actions.push(action);
   addMessage("call", `A2UI action ${action.name} ${JSON.stringify(action.context || {})}`);
-  return run({ a2uiAction: { userAction: action } });
+  return run({ a2uiAction: { userAction: action } }, { side: String(action.surfaceId || "").startsWith("mcp~") });
 }
 
 $("composer").addEventListener("submit", (e) => {

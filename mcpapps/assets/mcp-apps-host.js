@@ -39,10 +39,15 @@
 //     View scrolls past it) and its width (up to the container's, which
 //     scrolls sideways past it);
 //   - ui/resource-teardown is sent before the frame is removed;
-//   - everything else gets -32601.
+//   - everything else gets -32601;
+//   - apps written the qwen-agent way ({type} messages, no JSON-RPC):
+//     mcp-app-ready is answered with {type: "mcp-app-data", payload} (the
+//     result's data); mcp-app-response answers the card's tool call
+//     (genui-adapter/app-response), else reaches options.onMessage; a
+//     preferredFrameSize sizes the frame.
 // options: request (required), adapter (base URL, default ""), headers
 // (sent with the sandbox request, e.g. Authorization), onMessage,
-// onModelContext, onLog, onDisplayMode, displayModes, maxHeight (800),
+// onAppResponse(payload, delivered, card), onModelContext, onLog, onDisplayMode, displayModes, maxHeight (800),
 // debounceMs (300), hostInfo, theme (default: the page's data-theme, else
 // its color scheme), openLink(url) (default window.open).
 //
@@ -172,6 +177,13 @@
     if (sandbox.allow) frame.setAttribute("allow", sandbox.allow);
     frame.setAttribute("title", "MCP App " + content.resourceUri);
     frame.style.cssText = "width:100%;border:0;height:160px;display:block";
+    // An app's preferred frame size (_meta mcpui.dev/ui-preferred-frame-size).
+    const pref = Array.isArray(content.preferredFrameSize) ? content.preferredFrameSize : null;
+    if (pref) {
+      frame.style.height = Math.min(pref[1], o.maxHeight) + "px";
+      frame.style.width = pref[0] + "px";
+      frame.style.maxWidth = "100%";
+    } else if (content.appData !== undefined) frame.style.height = "400px";
     if (sandbox.prefersBorder) frame.style.border = "1px solid #ddd";
     wrap.appendChild(frame);
 
@@ -338,9 +350,37 @@
       }
     }
 
+    // Apps written the qwen-agent way speak {type} messages instead: the
+    // View says mcp-app-ready, the host answers mcp-app-data with the
+    // result's data, and mcp-app-response answers the card's tool call
+    // (the run waiting for it gets it as the tool's result; with no run
+    // waiting, it goes to the agent as a message naming the card).
+    let appReady = false;
+    let appDataSent = false;
+    function sendAppData() {
+      if (!appReady || appDataSent || current.appData === undefined) return;
+      appDataSent = true;
+      post({ type: "mcp-app-data", payload: current.appData });
+    }
+    async function handleApp(m) {
+      if (m.type === "mcp-app-ready") {
+        appReady = true;
+        sendAppData();
+      } else if (m.type === "mcp-app-response") {
+        let delivered = false;
+        try {
+          const r = await o.request(Object.assign({ method: "genui-adapter/app-response", params: { payload: m.payload === undefined ? null : m.payload } }, server));
+          delivered = !!(r && r.delivered);
+        } catch (e) { delivered = false; }
+        o.onAppResponse && o.onAppResponse(m.payload, delivered, card);
+        if (!delivered && o.onMessage) o.onMessage([{ type: "text", text: "Response from the app: " + JSON.stringify(m.payload) }], card);
+      }
+    }
+
     function onMessage(e) {
       if (closed || e.source !== frame.contentWindow || e.origin !== sandboxOrigin) return;
       const m = e.data;
+      if (m && m.jsonrpc !== "2.0" && typeof m.type === "string" && m.type.startsWith("mcp-app-")) { handleApp(m); return; }
       if (!m || m.jsonrpc !== "2.0") return;
       handle(m);
     }
@@ -363,6 +403,7 @@
         current = next;
         if (next.serverHash) server = { serverHash: next.serverHash, serverId: next.serverId };
         phases(next);
+        sendAppData();
       },
       // cancel tells the View its call will have no result.
       cancel(reason) {

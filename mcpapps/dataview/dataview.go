@@ -1,10 +1,14 @@
-// Package dataview is the adapter's built-in MCP App server "genui": one
-// dependency-free View, ui://genui/data-view, that renders any JSON as a
-// table, a key/value record, KPI tiles (a flat numeric record) or an
-// inline-SVG bar or line chart (a label→number series), and two tools:
-// show_data (model-visible: shows the JSON it is given) and refresh
-// (app-only: the View asks for the data again). Its CSP is the spec
-// default: no external domains.
+// Package dataview is the adapter's built-in MCP App server "genui", the
+// generative UI toolkit any agent can bind: render_chart (bar, line, area,
+// pie, donut, scatter, gauge, radar; dashboards), render_metrics,
+// render_table, render_html, render_url, ask_user and show_data, with the
+// app-only answer_user and refresh for the cards. Each tool checks its
+// input against its schema, caps its output, returns text for hosts that
+// render no UI, and renders both ways: one dependency-free View,
+// ui://genui/data-view (inline SVG, no external scripts; CSP the spec
+// default, no network), and A2UI basic-catalog messages, embedded as
+// application/a2ui+json, for runs that render A2UI. render_html and
+// render_url bring inline Views (a sandboxed frame; an allowlisted page).
 package dataview
 
 import (
@@ -14,6 +18,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
 // ResourceURI is the View's URI.
@@ -34,52 +40,50 @@ type showIn struct {
 	View  string          `json:"view,omitempty" jsonschema:"auto (default), table, record, kpi, bar or line"`
 }
 
-// NewServer builds the server.
-func NewServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "genui", Version: "1.0.0"}, nil)
+// NewServer builds the server with the default Options.
+func NewServer() *mcp.Server { return NewToolkitServer(Options{}) }
+
+func addShowData(s *mcp.Server, k *toolkit) {
 	s.AddTool(&mcp.Tool{
-		Name:        "show_data",
+		Name:        ToolShow,
 		Description: "Show JSON data to the user as a table, record, KPI tiles or a chart.",
 		InputSchema: map[string]any{"type": "object", "properties": map[string]any{
 			"title": map[string]any{"type": "string"},
 			"data":  map[string]any{"description": "any JSON value"},
 			"view":  map[string]any{"type": "string", "enum": []string{"auto", "table", "record", "kpi", "bar", "line"}},
 		}, "required": []string{"data"}},
-		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": ResourceURI}, "ui/resourceUri": ResourceURI},
+		Meta: uiMeta(ResourceURI),
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var in showIn
-		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || len(in.Data) == 0 {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "show_data needs {data}"}}, IsError: true}, nil
-		}
-		var v any
-		if err := json.Unmarshal(in.Data, &v); err != nil {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "data is not JSON"}}, IsError: true}, nil
-		}
-		sc := map[string]any{"data": v}
-		if in.Title != "" {
-			sc["title"] = in.Title
-		}
-		if in.View != "" {
-			sc["view"] = in.View
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summary(v)}}, StructuredContent: sc}, nil
+		c, _ := mcpapps.CallerOf(req.Params.Meta)
+		return k.show(ctx, c, req.Params.Arguments), nil
 	})
-	s.AddTool(&mcp.Tool{
-		Name:        "refresh",
-		Description: "Fetch the data again (called by the View).",
-		InputSchema: map[string]any{"type": "object"},
-		Meta:        mcp.Meta{"ui": map[string]any{"visibility": []string{"app"}}},
-	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var in map[string]any
-		_ = json.Unmarshal(req.Params.Arguments, &in)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "refreshed"}}, StructuredContent: map[string]any{"refreshed": true, "input": in}}, nil
-	})
+}
+
+func (k *toolkit) show(_ context.Context, caller mcpapps.Caller, args json.RawMessage) *mcp.CallToolResult {
+	var in showIn
+	if err := json.Unmarshal(args, &in); err != nil || len(in.Data) == 0 {
+		return failed("show_data needs {data}")
+	}
+	var v any
+	if err := json.Unmarshal(in.Data, &v); err != nil {
+		return failed("data is not JSON")
+	}
+	sc := map[string]any{"kind": "data", "tool": ToolShow, "data": v}
+	if in.Title != "" {
+		sc["title"] = in.Title
+	}
+	if in.View != "" {
+		sc["view"] = in.View
+	}
+	return shown(caller, summary(v), sc, func() []map[string]any { return dataSurface(in.Title, in.Data, k.opts.MaxRows) })
+}
+
+func addView(s *mcp.Server) {
 	s.AddResource(&mcp.Resource{URI: ResourceURI, Name: "Data view", MIMEType: "text/html;profile=mcp-app"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: ResourceURI, MIMEType: "text/html;profile=mcp-app", Text: viewHTML,
 				Meta: mcp.Meta{"ui": map[string]any{"prefersBorder": true}}}}}, nil
 		})
-	return s
 }
 
 func summary(v any) string {

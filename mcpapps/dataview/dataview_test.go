@@ -48,7 +48,7 @@ func TestBuiltinServer(t *testing.T) {
 		t.Fatalf("show_data: %v %+v", err, res)
 	}
 	b, _ := json.Marshal(res.StructuredContent)
-	if string(b) != `{"data":{"north":12,"south":7},"title":"Sales"}` {
+	if string(b) != `{"data":{"north":12,"south":7},"kind":"data","title":"Sales","tool":"show_data"}` {
 		t.Errorf("structuredContent = %s", b)
 	}
 	if res, _ := p.Call(ctx, "genui", "show_data", map[string]any{}); res == nil || !res.IsError {
