@@ -138,6 +138,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 				}
 				catalog := catalogFor(in, cfg)
 				names := map[string]string{}
+				shown := map[string]bool{} // surface activities already sent
 				au := &authoring{v: v, cfg: cfg, catalog: catalog, calls: map[string]*renderCall{}, bySurface: map[string]string{}}
 				for ev, err := range next.Run(ctx, in) {
 					if err != nil {
@@ -162,6 +163,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 					case *agui.ActivitySnapshot:
 						if e.ActivityType == ActivityType {
 							e.Content = checkOperations(ctx, v, e.Content, catalog, logf)
+							shown[e.MessageID] = true
 						}
 					case *agui.ToolCallResult:
 						if !yield(ev, nil) {
@@ -172,6 +174,9 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 								return
 							}
 							continue
+						}
+						if shown["a2ui-surface-"+e.ToolCallID] {
+							continue // the call has its surface (an MCP server's): not replaced
 						}
 						if snap := surfaceFor(ctx, v, cfg, e, names[e.ToolCallID], catalog, logf); snap != nil {
 							if !yield(snap, nil) {

@@ -196,3 +196,39 @@ func TestMiddlewareUserAction(t *testing.T) {
 		t.Errorf("invalid action = %+v", evs)
 	}
 }
+
+// A tool call that already has its surface (an MCP server's, such as
+// ask_user's form, shown before the call's result) keeps it: its JSON
+// result does not become a generated surface replacing it.
+func TestMiddlewareKeepsAServerSurface(t *testing.T) {
+	form := `{"a2ui_operations":[{"version":"v0.9","createSurface":{"surfaceId":"mcp~genui~c1~main~sig","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}},{"version":"v0.9","updateComponents":{"surfaceId":"mcp~genui~c1~main~sig","components":[{"id":"root","component":"Text","text":"Which plan?"}]}}]}`
+	t0 := true
+	be := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) {
+			for _, e := range []agui.Event{
+				&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID},
+				&agui.ToolCallStart{ToolCallID: "c1", ToolCallName: "ask_user"},
+				&agui.ToolCallEnd{ToolCallID: "c1"},
+				&agui.ActivitySnapshot{MessageID: "a2ui-surface-c1", ActivityType: a2ui.ActivityType, Content: agui.JSON(form), Replace: &t0},
+				&agui.ToolCallResult{MessageID: "r1", ToolCallID: "c1", Content: `{"answer":"Pro"}`},
+				&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID},
+			} {
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
+	})
+	var snaps []*agui.ActivitySnapshot
+	for ev, err := range a2ui.Middleware(mwValidator, a2ui.Config{})(be).Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, ok := ev.(*agui.ActivitySnapshot); ok {
+			snaps = append(snaps, s)
+		}
+	}
+	if len(snaps) != 1 || !strings.Contains(string(snaps[0].Content), "Which plan?") {
+		t.Errorf("%d surfaces; the server's form was replaced: %v", len(snaps), snaps)
+	}
+}

@@ -46,8 +46,8 @@ func TestToolkitThroughTheChain(t *testing.T) {
 		{"kpis", nil, []string{`"activityType":"a2ui-surface"`, `Revenue`, `(better)`}, []string{`"activityType":"mcp-apps"`}},
 		{"orders", nil, []string{`"activityType":"a2ui-surface"`, `EUR 1,890.50`, `sorted by Total (descending)`}, nil},
 		{"html", nil, []string{`renders only A2UI`, `The toolkit refused`}, []string{`"activityType":"mcp-apps"`}},
-		{"html", cards, []string{`"activityType":"mcp-apps"`, `ui://genui/html/`, `sandbox=\"\"`}, nil},
-		{"url", cards, []string{`"activityType":"mcp-apps"`, `ui://genui/url/`, `frameDomains`, `https://example.com`}, nil},
+		{"html", cards, []string{`"activityType":"mcp-apps"`, `ui://genui/data-view`, `"kind":"html"`, `"scripts":false`}, nil},
+		{"url", cards, []string{`"activityType":"mcp-apps"`, `ui://genui/page-view`, `"url":"https://example.com/"`}, nil},
 	} {
 		_, out := post(t, url+"/agents/demo/run", "application/json", sayBody(fmt.Sprintf("tk%d", i), fmt.Sprintf("r%d", i), tt.say, tt.fp))
 		evs := decodeEvents(t, out)
@@ -70,7 +70,7 @@ func TestToolkitThroughTheChain(t *testing.T) {
 	url2 := toolkitServer(t, nil)
 	_, out := post(t, url2+"/agents/demo/run", "application/json", sayBody("u", "u1", "url", cards))
 	// The card shows the refusal (an error result reaches the View).
-	if !strings.Contains(out, "not on this deployment") || !strings.Contains(out, `"isError":true`) || strings.Contains(out, "ui://genui/url/") {
+	if !strings.Contains(out, "not on this deployment") || !strings.Contains(out, `"isError":true`) || strings.Contains(out, `"kind":"url"`) {
 		t.Errorf("render_url outside the allowlist: %s", out)
 	}
 }
@@ -170,8 +170,14 @@ func TestAskUserSameRun(t *testing.T) {
 	if !strings.Contains(out, "Answered: Pro") || !strings.Contains(out, "RUN_FINISHED") {
 		t.Fatalf("the answer's run: %s", out)
 	}
-	if rest := s.rest(t); !strings.Contains(rest, `\"answer\":\"Pro\"`) || !strings.Contains(rest, `you answered`) {
+	rest := s.rest(t)
+	if !strings.Contains(rest, `\"answer\":\"Pro\"`) || !strings.Contains(rest, `you answered`) {
 		t.Errorf("the waiting run did not continue with the answer: %s", rest)
+	}
+	// The form stays the call's one surface (its answer is not made into
+	// another surface replacing it).
+	if n := strings.Count(rest, `"type":"ACTIVITY_SNAPSHOT"`); n != 1 {
+		t.Errorf("%d surface snapshots, want 1: %s", n, rest)
 	}
 	// Answering again: the question is closed.
 	if out := action("ask-a", sid, []string{"Basic"}); !strings.Contains(out, "no longer open") {

@@ -373,7 +373,7 @@
           delivered = !!(r && r.delivered);
         } catch (e) { delivered = false; }
         o.onAppResponse && o.onAppResponse(m.payload, delivered, card);
-        if (!delivered && o.onMessage) o.onMessage([{ type: "text", text: "Response from the app: " + JSON.stringify(m.payload) }], card);
+        if (!delivered && o.onMessage) o.onMessage([{ role: "user", content: [{ type: "text", text: "Response from the app: " + JSON.stringify(m.payload) }] }], card);
       }
     }
 

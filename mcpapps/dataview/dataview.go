@@ -78,11 +78,17 @@ func (k *toolkit) show(_ context.Context, caller mcpapps.Caller, args json.RawMe
 	return shown(caller, summary(v), sc, func() []map[string]any { return dataSurface(in.Title, in.Data, k.opts.MaxRows) })
 }
 
-func addView(s *mcp.Server) {
-	s.AddResource(&mcp.Resource{URI: ResourceURI, Name: "Data view", MIMEType: "text/html;profile=mcp-app"},
+// addView serves the View under uri, with csp as its _meta.ui.csp (nil:
+// the spec default, no network).
+func addView(s *mcp.Server, uri string, csp map[string]any) {
+	ui := map[string]any{"prefersBorder": true}
+	if csp != nil {
+		ui["csp"] = csp
+	}
+	s.AddResource(&mcp.Resource{URI: uri, Name: "Data view", MIMEType: "text/html;profile=mcp-app"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: ResourceURI, MIMEType: "text/html;profile=mcp-app", Text: viewHTML,
-				Meta: mcp.Meta{"ui": map[string]any{"prefersBorder": true}}}}}, nil
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/html;profile=mcp-app", Text: viewHTML,
+				Meta: mcp.Meta{"ui": ui}}}}, nil
 		})
 }
 

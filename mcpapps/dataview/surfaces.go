@@ -61,6 +61,9 @@ func (b *builder) grid(header []string, rows [][]string) string {
 	var lines []string
 	var h []string
 	for _, c := range header {
+		if c == "" {
+			c = "Label"
+		}
 		h = append(h, b.text("**"+c+"**", "body"))
 	}
 	lines = append(lines, b.row(h), b.add(a2ui.Divider(b.id("divider"))))
@@ -120,7 +123,7 @@ func chartSurface(title string, charts []chart) []map[string]any {
 		inner = append(inner, b.text(fmt.Sprintf("A %s chart, shown as a table: the A2UI basic catalog has no chart component.", c.Type), "caption"))
 		switch c.Type {
 		case "gauge":
-			inner = append(inner, b.text(fmt.Sprintf("%s%s, on a scale of %s to %s", number(*c.Value, -1), unit, number(*c.Min, -1), number(*c.Max, -1)), "h3"))
+			inner = append(inner, b.text(fmt.Sprintf("%s, on a scale of %s to %s", valueText(*c.Value, c.Unit), number(*c.Min, -1), number(*c.Max, -1)), "h3"))
 		case "scatter":
 			header := []string{"Series", "x", "y"}
 			var rows [][]string

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"html"
 	"math"
 	"slices"
 	"strings"
@@ -51,12 +50,9 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// The View of every toolkit card but render_html and render_url, which
-// bring their own (inline) View.
-const (
-	htmlURIPrefix = "ui://genui/html/"
-	urlURIPrefix  = "ui://genui/url/"
-)
+// PageURI is render_url's View: the data view's document with a CSP that
+// lets it frame the allowlisted origins (and nothing else).
+const PageURI = "ui://genui/page-view"
 
 // Tool names.
 const (
@@ -117,7 +113,7 @@ func (k *toolkit) register(s *mcp.Server) {
 	add(ToolMetrics, metricsDescription, metricsSchema(), uiMeta(ResourceURI), k.metrics)
 	add(ToolTable, tableDescription, tableSchema(), uiMeta(ResourceURI), k.table)
 	add(ToolHTML, fmt.Sprintf(htmlDescription, k.opts.MaxHTMLBytes), htmlSchema(), uiMeta(ResourceURI), k.html)
-	add(ToolURL, urlDescription(k.opts.URLAllowlist), urlSchema(), uiMeta(ResourceURI), k.url)
+	add(ToolURL, urlDescription(k.opts.URLAllowlist), urlSchema(), uiMeta(PageURI), k.url)
 	add(ToolAsk, askDescription, askSchema(), uiMeta(ResourceURI), k.ask)
 	appOnly := func() mcp.Meta { return mcp.Meta{"ui": map[string]any{"visibility": []string{"app"}}} }
 	add(ToolAnswer, "The user's answer to an ask_user question (called by its card or surface).",
@@ -172,7 +168,8 @@ func NewToolkitServer(opts Options) *mcp.Server {
 	k.register(s)
 	k.run[ToolShow] = k.show
 	addShowData(s, k)
-	addView(s)
+	addView(s, ResourceURI, nil)
+	addView(s, PageURI, map[string]any{"frameDomains": opts.URLAllowlist})
 	return s
 }
 
@@ -792,53 +789,11 @@ func (k *toolkit) html(_ context.Context, caller mcpapps.Caller, args json.RawMe
 	if in.Height == 0 {
 		in.Height = 320
 	}
-	sum := sha(in.HTML)
-	page := sandboxedHTML(in.Title, in.HTML, in.Height, k.opts.HTMLScripts)
-	uri := htmlURIPrefix + sum
-	r := &mcp.CallToolResult{
-		Content: []mcp.Content{
-			&mcp.TextContent{Text: fmt.Sprintf("Shown to the user: %s (%d bytes of HTML, no network%s).", or(in.Title, "an HTML card"), len(in.HTML), map[bool]string{true: "", false: ", no scripts"}[k.opts.HTMLScripts])},
-			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: uri, MIMEType: mcpapps.MIMEType, Text: page,
-				Meta: mcp.Meta{"ui": map[string]any{"prefersBorder": true}}}},
-		},
-		StructuredContent: map[string]any{"kind": "html", "tool": ToolHTML, "title": in.Title, "bytes": len(in.HTML), "scripts": k.opts.HTMLScripts},
+	text := fmt.Sprintf("Shown to the user: %s (%d bytes of HTML, no network%s).", or(in.Title, "an HTML card"), len(in.HTML), map[bool]string{true: "", false: ", no scripts"}[k.opts.HTMLScripts])
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: map[string]any{"kind": "html", "tool": ToolHTML, "title": in.Title, "html": in.HTML, "height": in.Height, "scripts": k.opts.HTMLScripts},
 	}
-	return r
-}
-
-// sandboxedHTML is the View of render_html: the agent's HTML in a nested
-// frame with no allow-same-origin (and no allow-scripts unless enabled),
-// under its own CSP on top of the card's (which already has no network).
-func sandboxedHTML(title, body string, height int, scripts bool) string {
-	sandbox, script := "", "'none'"
-	if scripts {
-		sandbox, script = "allow-scripts", "'unsafe-inline'"
-	}
-	inner := `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; script-src ` + script + `; connect-src 'none'; form-action 'none'; base-uri 'none'"><style>body{font:14px/1.45 system-ui,sans-serif;margin:10px 12px}</style></head><body>` + body + `</body></html>`
-	heading := ""
-	if title != "" {
-		heading = "<h2>" + html.EscapeString(title) + "</h2>"
-	}
-	return fmt.Sprintf(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>%[1]s</title>
-<style>body{margin:0;font:14px/1.4 system-ui,sans-serif}h2{font-size:15px;margin:10px 12px 0}iframe{border:0;width:100%%;height:%[3]dpx;display:block}</style></head>
-<body>%[5]s<iframe id="content" title="%[1]s" sandbox="%[4]s" srcdoc="%[2]s"></iframe>
-<script>
-(() => {
-  const send = (m) => window.parent.postMessage(m, "*");
-  window.addEventListener("message", (e) => {
-    const m = e.data || {};
-    if (m.jsonrpc !== "2.0") return;
-    if (m.id === 1 && m.method === undefined) {
-      send({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
-      send({ jsonrpc: "2.0", method: "ui/notifications/size-changed", params: { height: Math.ceil(document.documentElement.scrollHeight) } });
-    } else if ((m.method === "ui/resource-teardown" || m.method === "ping") && m.id !== undefined) {
-      send({ jsonrpc: "2.0", id: m.id, result: {} });
-    }
-  });
-  send({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: { protocolVersion: "2026-01-26", appInfo: { name: "genui-html", version: "1.0.0" }, appCapabilities: {} } });
-})();
-</script></body></html>`, html.EscapeString(or(title, "HTML")), html.EscapeString(inner), height, sandbox, heading)
 }
 
 // ---- render_url
@@ -856,13 +811,12 @@ func (k *toolkit) url(_ context.Context, caller mcpapps.Caller, args json.RawMes
 	if err != nil {
 		return failed("render_url refused: %v.", err)
 	}
-	page, ui := mcpapps.ExternalPage(in.URL, origin, or(in.Title, in.URL), in.Height)
+	if in.Height == 0 {
+		in.Height = 480
+	}
 	r := &mcp.CallToolResult{
-		Content: []mcp.Content{
-			&mcp.TextContent{Text: fmt.Sprintf("Shown to the user: the page %s in a card.", in.URL)},
-			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: urlURIPrefix + sha(in.URL), MIMEType: mcpapps.MIMEType, Text: page, Meta: mcp.Meta{"ui": ui}}},
-		},
-		StructuredContent: map[string]any{"kind": "url", "tool": ToolURL, "title": in.Title, "url": in.URL},
+		Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("Shown to the user: the page %s in a card.", in.URL)}},
+		StructuredContent: map[string]any{"kind": "url", "tool": ToolURL, "title": in.Title, "url": in.URL, "origin": origin, "height": in.Height},
 	}
 	if caller.Renders == nil || slices.Contains(caller.Renders, "a2ui") {
 		b, _ := json.Marshal(urlSurface(in.Title, in.URL))

@@ -173,33 +173,34 @@ func TestToolkitRefusesBadInput(t *testing.T) {
 	}
 }
 
-// The HTML card: the agent's HTML sits in a nested frame without scripts
-// (sandbox="") under a CSP with no network; scripts only when enabled.
-func TestToolkitHTMLIsSandboxed(t *testing.T) {
+// The HTML card: the HTML goes to the View with whether it may run
+// scripts (the deployment's choice, never the model's); render_url's View
+// may frame exactly the allowlisted origins, the data view nothing.
+func TestToolkitHTMLAndPageViews(t *testing.T) {
 	for _, scripts := range []bool{false, true} {
-		p := toolkitPool(t, dataview.Options{HTMLScripts: scripts})
-		res, err := p.Call(caller("mcp-apps"), "genui", "render_html", map[string]any{"html": `<script>fetch("https://x.test")</script><p>"quoted" & done</p>`})
+		p := toolkitPool(t, dataview.Options{HTMLScripts: scripts, URLAllowlist: []string{"https://example.com"}})
+		res, err := p.Call(caller("mcp-apps"), "genui", "render_html", map[string]any{"html": `<p>x</p>`, "scripts": true})
+		if err == nil && !res.IsError {
+			t.Fatal("render_html accepted a scripts argument from the model")
+		}
+		res, err = p.Call(caller("mcp-apps"), "genui", "render_html", map[string]any{"html": `<p>x</p>`})
 		if err != nil || res.IsError {
 			t.Fatal(err, text(res))
 		}
-		var page string
-		for _, c := range res.Content {
-			if e, ok := c.(*mcp.EmbeddedResource); ok && strings.HasPrefix(e.Resource.URI, "ui://genui/html/") {
-				page = e.Resource.Text
-			}
+		sc := res.StructuredContent.(map[string]any)
+		if sc["scripts"] != scripts || sc["html"] != "<p>x</p>" {
+			t.Errorf("scripts=%v: %v", scripts, sc)
 		}
-		wantSandbox := `sandbox=""`
-		wantScript := "script-src &#39;none&#39;"
-		if scripts {
-			wantSandbox, wantScript = `sandbox="allow-scripts"`, "script-src &#39;unsafe-inline&#39;"
+		page, err := p.UIResource(context.Background(), "genui", dataview.PageURI)
+		if err != nil || !strings.Contains(mcpapps.CSP(page.UI), "frame-src https://example.com;") {
+			t.Errorf("page view CSP: %v %v", err, page)
 		}
-		for _, w := range []string{wantSandbox, wantScript, "connect-src &#39;none&#39;", "&lt;p&gt;&#34;quoted&#34; &amp; done"} {
-			if !strings.Contains(page, w) {
-				t.Errorf("scripts=%v: the page lacks %q:\n%s", scripts, w, page)
-			}
+		view, _ := p.UIResource(context.Background(), "genui", dataview.ResourceURI)
+		if mcpapps.CSP(view.UI) != mcpapps.DefaultCSP {
+			t.Errorf("data view CSP %q", mcpapps.CSP(view.UI))
 		}
-		if strings.Contains(page, "allow-same-origin") {
-			t.Error("the nested frame shares the card's origin")
+		if tool, _ := p.Tool("genui", "render_url"); tool.ResourceURI != dataview.PageURI {
+			t.Errorf("render_url's View is %q", tool.ResourceURI)
 		}
 	}
 }
