@@ -204,6 +204,13 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 
 // catalogFor picks the catalog id: the one the frontend registered, then
 // config, then the official basic catalog.
+// CatalogOf is the catalog id a run's frontend registered (the context
+// entry CopilotKit and @ag-ui/a2ui-middleware send), else fallback, else
+// the basic catalog.
+func CatalogOf(in *agui.RunAgentInput, fallback string) string {
+	return catalogFor(in, Config{CatalogID: fallback})
+}
+
 func catalogFor(in *agui.RunAgentInput, cfg Config) string {
 	for _, c := range in.Context {
 		if c.Description != SchemaContextDescription {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,11 +98,15 @@ func toolkitReply(in *agui.RunAgentInput, result agui.Message) string {
 	switch {
 	case name == "ask_user":
 		var r struct {
-			Answer any `json:"answer"`
+			Answer  any  `json:"answer"`
+			Pending bool `json:"pending"`
 		}
 		if json.Unmarshal([]byte(content), &r) == nil && r.Answer != nil {
 			b, _ := json.Marshal(r.Answer)
 			return "Thanks, you answered " + string(b) + ". I will prepare that."
+		}
+		if r.Pending {
+			return "Answer in the form above when you are ready."
 		}
 		return "No answer came; ask me again when you are ready."
 	case strings.HasPrefix(name, "render_"):
@@ -218,6 +223,13 @@ func (d *demoAgent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[a
 			return
 		}
 
+		// An answer to ask_user that came as the user's next message.
+		if said := lastUserText(in); strings.HasPrefix(said, `Answer to "`) {
+			if _, answer, ok := strings.Cut(said, `": `); ok {
+				_ = text("Thanks, you answered "+strconv.Quote(answer)+". I will prepare that.") && emit(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+				return
+			}
+		}
 		user := strings.ToLower(lastUserText(in))
 		scenario := ""
 		for _, s := range demoScenarios {

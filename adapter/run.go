@@ -138,9 +138,9 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 		// the chat's run holds the thread (CopilotKit sends it on the
 		// chat's thread): registered, but outside the thread lock and
 		// the history.
-		// So may an action on an MCP server's surface (ask_user's form
-		// answering the run that waits for it).
-		Unlocked: s.pool.Minted(in.ForwardedProp(mcpapps.ProxiedRequestKey)) || mcpapps.ServerSurfaceAction(in),
+		// So may an action on an MCP server's surface that a run of the
+		// thread waits for (ask_user's form answering it).
+		Unlocked: s.pool.Minted(in.ForwardedProp(mcpapps.ProxiedRequestKey)) || mcpapps.ActionWaited(in, principal, s.answers),
 	}
 	if s.authenticated() {
 		req.UpstreamPrincipal = principal

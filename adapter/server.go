@@ -326,6 +326,7 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			Renders:               func(in *agui.RunAgentInput) []string { return renderList(in, ac.Render) },
 			Dual:                  []string{dataview.ServerID},
 			Answers:               s.answers,
+			Catalog:               func(in *agui.RunAgentInput) string { return a2ui.CatalogOf(in, ac.A2UI.CatalogID) },
 			AnswerWait:            time.Duration(s.cfg.Toolkit.AnswerWait),
 		}),
 		dataview.Cards(s.pool, s.caps, func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["mcp-apps"] }),

@@ -3,6 +3,7 @@ package adapter
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -139,8 +140,9 @@ func TestAskUserSameRun(t *testing.T) {
 	url := toolkitServer(t, nil)
 	run := url + "/agents/demo/run"
 
+	host := map[string]any{"mcpAppsHost": map[string]any{"concurrentRequests": true}}
 	// A2UI: the form's Send.
-	s := startRun(t, run, sayBody("ask-a", "a1", "ask", nil))
+	s := startRun(t, run, sayBody("ask-a", "a1", "ask", host))
 	snap := s.until(t, func(ev agui.Event) bool {
 		a, ok := ev.(*agui.ActivitySnapshot)
 		return ok && a.ActivityType == "a2ui-surface"
@@ -180,12 +182,14 @@ func TestAskUserSameRun(t *testing.T) {
 		t.Errorf("%d surface snapshots, want 1: %s", n, rest)
 	}
 	// Answering again: the question is closed.
-	if out := action("ask-a", sid, []string{"Basic"}); !strings.Contains(out, "no longer open") {
+	// Answering again: no run waits; the answer goes to the agent as the
+	// user's message, in the action's run.
+	if out := action("ask-a", sid, []string{"Basic"}); !strings.Contains(spoken(decodeEvents(t, out)), `you answered "Basic"`) {
 		t.Errorf("a second answer: %s", out)
 	}
 
 	// MCP Apps: the card's answer_user with its capability.
-	s = startRun(t, run, sayBody("ask-c", "c1", "ask", map[string]any{"genuiRender": []string{"mcp-apps"}}))
+	s = startRun(t, run, sayBody("ask-c", "c1", "ask", map[string]any{"genuiRender": []string{"mcp-apps"}, "mcpAppsHost": map[string]any{"concurrentRequests": true}}))
 	card := s.until(t, func(ev agui.Event) bool {
 		a, ok := ev.(*agui.ActivitySnapshot)
 		return ok && a.ActivityType == "mcp-apps"
@@ -215,9 +219,57 @@ func TestAskUserSameRun(t *testing.T) {
 // is told so, and the run ends normally.
 func TestAskUserTimesOut(t *testing.T) {
 	url := toolkitServer(t, func(c *Config) { c.Toolkit.AnswerWait = Duration(300 * time.Millisecond) })
-	_, out := post(t, url+"/agents/demo/run", "application/json", sayBody("late", "l1", "ask", nil))
+	_, out := post(t, url+"/agents/demo/run", "application/json", sayBody("late", "l1", "ask", map[string]any{"mcpAppsHost": map[string]any{"concurrentRequests": true}}))
 	out += spoken(decodeEvents(t, out))
 	if !strings.Contains(out, `did not answer within 300ms`) || !strings.Contains(out, "No answer came") || !strings.Contains(out, "RUN_FINISHED") {
 		t.Errorf("%s", out)
 	}
+}
+
+// TestAskUserNextRun: a host that sends surface actions and card requests
+// only between runs (CopilotKit's renderers) gets the question and the end
+// of the run at once; the form's answer then runs the agent with it as
+// the user's message (locked on the thread, in its history), and a card's
+// answer_user says where the answer goes.
+func TestAskUserNextRun(t *testing.T) {
+	url := toolkitServer(t, nil)
+	run := url + "/agents/demo/run"
+	_, out := post(t, run, "application/json", sayBody("nx", "n1", "ask", nil))
+	evs := decodeEvents(t, out)
+	if said := spoken(evs); !strings.Contains(said, "Answer in the form above") || !strings.Contains(out, `\"pending\":true`) {
+		t.Fatalf("the question's run: %s", out)
+	}
+	var sid string
+	for _, ev := range evs {
+		if a, ok := ev.(*agui.ActivitySnapshot); ok && a.ActivityType == "a2ui-surface" {
+			var c struct {
+				Ops []map[string]map[string]any `json:"a2ui_operations"`
+			}
+			_ = json.Unmarshal(a.Content, &c)
+			sid, _ = c.Ops[0]["createSurface"]["surfaceId"].(string)
+		}
+	}
+	fp := map[string]any{"a2uiAction": map[string]any{"userAction": map[string]any{"name": "answer_user", "surfaceId": sid, "sourceComponentId": "send", "context": map[string]any{"answer": []string{"Basic"}, "mode": "single", "question": "Which plan should I prepare?"}}}}
+	b, _ := json.Marshal(map[string]any{"threadId": "nx", "runId": "n2", "messages": []any{}, "forwardedProps": fp})
+	_, out = post(t, run, "application/json", string(b))
+	if !strings.Contains(out, "Answered: Basic") || !strings.Contains(spoken(decodeEvents(t, out)), `you answered "Basic"`) {
+		t.Fatalf("the answer's run: %s", out)
+	}
+	// That run is the thread's: its history has the answer as a user turn.
+	_, hist := get(t, url+"/threads/nx/messages")
+	if !strings.Contains(hist, `Answer to \"Which plan should I prepare?\": Basic`) {
+		t.Errorf("history: %s", hist)
+	}
+}
+
+func get(t *testing.T, url string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	_, _ = io.Copy(&b, resp.Body)
+	return resp, b.String()
 }

@@ -33,6 +33,28 @@ func (c *Capabilities) SurfaceID(server, toolCall, id, principal, thread string)
 	return surfacePrefix + server + "~" + toolCall + "~" + id + "~" + c.surfaceSig(server, toolCall, id, principal, thread)
 }
 
+// SurfaceToolCall is the server and tool call a surface id names, not
+// verified (CheckSurface verifies).
+func SurfaceToolCall(sid string) (server, toolCall string, ok bool) {
+	parts := strings.Split(strings.TrimPrefix(sid, surfacePrefix), "~")
+	if !IsServerSurface(sid) || len(parts) != 4 {
+		return "", "", false
+	}
+	return parts[0], parts[1], true
+}
+
+// ActionWaited reports whether a run carries a user action on an MCP
+// server's surface whose tool call a run of this principal waits for (the
+// action then goes alongside that run, not after it).
+func ActionWaited(in *agui.RunAgentInput, principal string, a *Answers) bool {
+	act, ok := actionOf(in)
+	if !ok {
+		return false
+	}
+	_, tc, ok := SurfaceToolCall(act.SurfaceID)
+	return ok && a.Waiting(Caller{Principal: principal, ThreadID: in.ThreadID, ToolCallID: tc})
+}
+
 // IsServerSurface reports whether a surface id is one SurfaceID made.
 func IsServerSurface(id string) bool { return strings.HasPrefix(id, surfacePrefix) }
 
@@ -140,11 +162,13 @@ func actionOf(in *agui.RunAgentInput) (surfaceAction, bool) {
 // surface it came from (a tool the server lets apps call), and appends the
 // A2UI messages it returns to that surface's activity. The refusal or
 // failure is a RUN_ERROR naming why.
-func answerSurfaceAction(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentInput, logf func(string, ...any)) []agui.Event {
+// forward is the user message the tool's result hands the agent
+// (ForwardKey), if any.
+func answerSurfaceAction(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentInput, logf func(string, ...any)) (evs []agui.Event, forward string) {
 	a, _ := actionOf(in)
-	fail := func(code, msg string) []agui.Event {
+	fail := func(code, msg string) ([]agui.Event, string) {
 		logf("mcp surface action %q refused: %s", a.Name, msg)
-		return []agui.Event{&agui.RunError{Code: code, Message: msg}}
+		return []agui.Event{&agui.RunError{Code: code, Message: msg}}, ""
 	}
 	server, toolCall, err := cfg.Caps.CheckSurface(a.SurfaceID, agui.Principal(ctx), in.ThreadID)
 	if err != nil {
@@ -161,7 +185,7 @@ func answerSurfaceAction(ctx context.Context, p *Pool, cfg Config, in *agui.RunA
 	if args == nil {
 		args = map[string]any{}
 	}
-	ctx = WithCaller(ctx, Caller{Principal: agui.Principal(ctx), ThreadID: in.ThreadID, RunID: in.RunID, ToolCallID: toolCall, Source: "app"})
+	ctx = WithCaller(ctx, Caller{Principal: agui.Principal(ctx), ThreadID: in.ThreadID, RunID: in.RunID, ToolCallID: toolCall, Source: "app", Renders: []string{"a2ui"}})
 	res, err := p.Call(ctx, server, a.Name, args)
 	if err != nil {
 		return fail("surface_action_failed", fmt.Sprintf("tool %q failed: %v", a.Name, err))
@@ -179,6 +203,8 @@ func answerSurfaceAction(ctx context.Context, p *Pool, cfg Config, in *agui.RunA
 	}
 	if res.IsError {
 		out = append(out, &agui.RunError{Code: "surface_action_failed", Message: resultText(res)})
+		return out, ""
 	}
-	return out
+	forward, _ = res.Meta[ForwardKey].(string)
+	return out, forward
 }

@@ -66,6 +66,29 @@ func (a *Answers) Wait(ctx context.Context, c Caller) (json.RawMessage, error) {
 	}
 }
 
+// Waiting reports whether a run waits for the answer to the call c names.
+func (a *Answers) Waiting(c Caller) bool {
+	if a == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.waiting[answerKey(c)] != nil
+}
+
+// ForwardKey is the _meta key of an app tool's result (answer_user with
+// no run waiting) whose text the adapter sends to the agent as the user's
+// next message, in the run of the surface action that called it.
+const ForwardKey = "genui-adapter/forwardToAgent"
+
+// ConcurrentRequestsFeature is the forwardedProps.mcpAppsHost feature of a
+// host that sends a card's requests and a surface's actions while a run
+// streams (the adapter's bridge does; CopilotKit's renderers wait for the
+// run to end). With it, a question's answer is its tool's result in the
+// same run; without it, the run goes on at once and the answer comes in
+// the next run.
+const ConcurrentRequestsFeature = "concurrentRequests"
+
 // Deliver answers the call c names; ErrNoQuestion if nothing waits.
 func (a *Answers) Deliver(c Caller, answer json.RawMessage) error {
 	if a == nil || c.ToolCallID == "" {

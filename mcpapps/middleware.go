@@ -61,6 +61,9 @@ type Config struct {
 	// AnswerWait bounds how long a run waits for such an answer (default
 	// 10 min); then the agent is told there was none.
 	AnswerWait time.Duration
+	// Catalog is the A2UI catalog id a run's frontend renders, told to
+	// servers in the caller _meta; nil: none.
+	Catalog func(in *agui.RunAgentInput) string
 }
 
 // DefaultAnswerWait is Config.AnswerWait's default.
@@ -138,22 +141,32 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 	return func(next agui.Agent) agui.Agent {
 		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
 			return func(yield func(agui.Event, error) bool) {
+				var prefix []agui.Event
 				if ServerSurfaceAction(in) {
-					// A user action on a server's A2UI surface: that server
-					// answers it, not the agent.
-					if !yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) {
-						return
-					}
-					evs := answerSurfaceAction(ctx, p, cfg, in, logf)
-					for _, ev := range evs {
-						if !yield(ev, nil) {
+					// A user action on a server's surface: that server
+					// answers it, not the agent, unless its tool hands the
+					// agent a message (an answer no run waited for).
+					evs, forward := answerSurfaceAction(ctx, p, cfg, in, logf)
+					if forward == "" {
+						if !yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) {
 							return
 						}
+						for _, ev := range evs {
+							if !yield(ev, nil) {
+								return
+							}
+						}
+						if len(evs) == 0 || evs[len(evs)-1].Type() != agui.TypeRunError {
+							yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}, nil)
+						}
+						return
 					}
-					if len(evs) == 0 || evs[len(evs)-1].Type() != agui.TypeRunError {
-						yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}, nil)
-					}
-					return
+					// The answer is the user's turn: the client (and the
+					// thread's history) see it as one.
+					id := newID()
+					in = withoutAction(in, id, forward)
+					prefix = append(evs, &agui.TextMessageStart{MessageID: id, Role: string(agui.RoleUser)},
+						&agui.TextMessageContent{MessageID: id, Delta: forward}, &agui.TextMessageEnd{MessageID: id})
 				}
 				if raw := in.ForwardedProp(ProxiedRequestKey); raw != nil {
 					if result, ours := answerProxied(ctx, p, cfg, in, raw, logf); ours {
@@ -185,13 +198,25 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 						if !yield(ev, err) {
 							return
 						}
+						if _, ok := ev.(*agui.RunStarted); ok && len(prefix) > 0 {
+							for _, pe := range prefix {
+								if !yield(pe, nil) {
+									return
+								}
+							}
+							prefix = nil
+						}
 					}
 					return
 				}
-				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, logf: logf, yield: yield, thread: in.ThreadID, runID: in.RunID, loading: hostWants(in, "loadingCards")}
+				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, logf: logf, yield: yield, thread: in.ThreadID, runID: in.RunID, loading: hostWants(in, "loadingCards"), prefix: prefix}
 				if cfg.Renders != nil {
 					r.renders = cfg.Renders(in)
 				}
+				if cfg.Catalog != nil {
+					r.catalog = cfg.Catalog(in)
+				}
+				r.concurrent = hostWants(in, ConcurrentRequestsFeature)
 				r.run(ctx, in, injected)
 			}
 		})
@@ -223,6 +248,14 @@ type rounds struct {
 	loading bool
 	// renders is how this run shows results (nil: both ways).
 	renders []string
+	// catalog is the A2UI catalog of the run's frontend.
+	catalog string
+	// concurrent: the host sends card requests and surface actions while
+	// the run streams, so a question's answer can come in this run.
+	concurrent bool
+	// prefix is sent right after the first RUN_STARTED (a surface
+	// action's update, before the agent answers it).
+	prefix []agui.Event
 }
 
 // shows reports whether the run shows server's results as mode
@@ -322,6 +355,18 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 				if round > 0 {
 					continue // one client run
 				}
+				if !emit(ev) {
+					stop()
+					return
+				}
+				for _, pe := range r.prefix {
+					if !emit(pe) {
+						stop()
+						return
+					}
+				}
+				r.prefix = nil
+				continue
 			case *agui.ToolCallStart:
 				if b, ok := r.bound[e.ToolCallName]; ok {
 					starts[e.ToolCallID] = e
@@ -445,7 +490,7 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 		c.events = []agui.Event{errorResult(c.id, fmt.Sprintf("arguments are not a JSON object: %v", err))}
 		return
 	}
-	caller := Caller{Principal: agui.Principal(ctx), ThreadID: r.thread, RunID: r.runID, ToolCallID: c.id, Source: "model", Renders: r.renders}
+	caller := Caller{Principal: agui.Principal(ctx), ThreadID: r.thread, RunID: r.runID, ToolCallID: c.id, Source: "model", Renders: r.renders, Catalog: r.catalog}
 	ctx = WithCaller(ctx, caller)
 	cards := r.shows(c.b.server, "mcp-apps")
 	var res *Resource
@@ -468,10 +513,15 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 		}
 		return
 	}
+	// shown: the call's surface, then its card. The surface goes before
+	// the result (so that the A2UI middleware knows the call has one), the
+	// card after it.
 	var shown []agui.Event
+	surfaces := 0
 	if r.p.A2UI(c.b.server) && r.shows(c.b.server, "a2ui") {
 		if msgs, ok := a2uiMessages(result); ok && len(msgs) > 0 {
 			shown = append(shown, r.cfg.Caps.serverSurface(ctx, msgs, c.b.server, c.id, r.thread))
+			surfaces = 1
 		}
 	}
 	card := Card{Result: cleanResult(result), ServerID: c.b.server, ToolInput: input, ToolCallID: c.id}
@@ -505,8 +555,13 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 		text += "\n(Nothing was shown to the user: this chat renders neither the card nor a surface for this tool.)"
 	}
 	awaits := result.Meta[AwaitAnswerKey] == true || (isApp && res != nil && res.AwaitsResponse())
-	if !awaits || len(shown) == 0 {
-		c.events = append([]agui.Event{&agui.ToolCallResult{MessageID: newID(), ToolCallID: c.id, Content: text, Role: "tool"}}, shown...)
+	if awaits && len(shown) > 0 && !r.concurrent {
+		// The host cannot answer while the run streams: the run goes on,
+		// and the answer comes as the user's next message.
+		text = `{"answer":null,"pending":true,"note":"The question is shown to the user; their answer will come as their next message. End your turn now."}`
+	}
+	if !awaits || len(shown) == 0 || !r.concurrent {
+		c.events = append(append(shown[:surfaces:surfaces], &agui.ToolCallResult{MessageID: newID(), ToolCallID: c.id, Content: text, Role: "tool"}), shown[surfaces:]...)
 		return
 	}
 	// The question is on screen; its answer is the result.
@@ -545,6 +600,20 @@ func (r *rounds) guidance() []agui.ContextItem {
 			Value:       text,
 		})
 	}
+	return out
+}
+
+// withoutAction is in with its surface action replaced by the user
+// message text (the action's answer, for the agent).
+func withoutAction(in *agui.RunAgentInput, id, text string) *agui.RunAgentInput {
+	out := in.Clone()
+	var fp map[string]json.RawMessage
+	if json.Unmarshal(out.ForwardedProps, &fp) == nil {
+		delete(fp, "a2uiAction")
+		b, _ := json.Marshal(fp)
+		out.ForwardedProps = agui.JSON(b)
+	}
+	out.Messages = append(out.Messages, agui.Message{ID: id, Role: agui.RoleUser, Content: agui.Text(text)})
 	return out
 }
 

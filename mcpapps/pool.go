@@ -196,6 +196,9 @@ type Caller struct {
 	// Renders says how the run shows results: "mcp-apps" (cards),
 	// "a2ui" (surfaces), or both; absent when unknown.
 	Renders []string `json:"renders,omitempty"`
+	// Catalog is the A2UI catalog the run's frontend renders (for servers
+	// that return A2UI).
+	Catalog string `json:"a2uiCatalogId,omitempty"`
 }
 
 type callerKey struct{}

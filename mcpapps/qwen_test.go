@@ -98,7 +98,7 @@ func TestQwenAppResponseIsTheToolResult(t *testing.T) {
 	out := make(chan agui.Event, 64)
 	go func() {
 		defer close(out)
-		for ev, err := range mw(be).Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) {
+		for ev, err := range mw(be).Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r", ForwardedProps: agui.JSON(`{"mcpAppsHost":{"concurrentRequests":true}}`)}) {
 			if err != nil {
 				return
 			}

@@ -312,7 +312,9 @@ async function run(forwardedProps = {}, { side = false } = {}) {
     saveThread();
   }
   // This host mounts a card when its tool call starts.
-  const fp = { ...forwardedProps, genuiDebug: true, mcpAppsHost: { loadingCards: true } };
+  // and sends a card's requests and a surface's actions while a run
+  // streams, so a question's answer can come in the same run.
+  const fp = { ...forwardedProps, genuiDebug: true, mcpAppsHost: { loadingCards: true, concurrentRequests: true } };
   if ($("side").checked) fp.genuiRender = ["a2ui", "mcp-apps"];
   const context = [];
   if (forwardedProps.userTurn) {

@@ -41,6 +41,8 @@ before(async () => {
 agents:
   default: {type: demo, delay: 5ms, mcpServers: [refunds], description: "demo"}
   slow: {type: demo, delay: 300ms, description: "slow demo"}
+  toolkit: {type: demo, delay: 5ms, mcpServers: [genui], description: "the genui toolkit as A2UI"}
+  toolkitcards: {type: demo, delay: 5ms, mcpServers: [genui], render: [mcp-apps], description: "the genui toolkit as MCP Apps cards"}
   lg: {type: langgraph, url: "${lg.url}", graph: tools, description: "LangGraph"}
   approve: {type: langgraph, url: "${lg.url}", graph: approve, description: "LangGraph approval"}
 `);
@@ -202,6 +204,55 @@ test("a LangGraph interrupt answered in the page resumes the graph", async () =>
   await page.getByRole("button", { name: "Approve refund" }).click();
   await page.getByText('Decision: {"approved":true}', { exact: false }).first().waitFor({ timeout: 30000 });
   await page.screenshot({ path: join(artifacts, "copilotkit-langgraph-interrupt.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// The generative UI toolkit through the stock page: as A2UI surfaces
+// (CopilotKit's A2UI renderer, in its own catalog) and as MCP Apps cards
+// (its MCP Apps renderer), and ask_user answered in the page. CopilotKit
+// sends a card's requests and a surface's actions only once the run has
+// ended, so the run ends with the question shown and the answer reaches
+// the agent in the next run (as the user's message).
+test("the toolkit as A2UI surfaces: charts as tables, tiles, a table, and ask_user answered in the next run", async () => {
+  const { page, errors } = await open({ agent: "toolkit" });
+  await say(page, "dashboard");
+  await page.getByText("A bar chart, shown as a table", { exact: false }).first().waitFor({ timeout: 20000 });
+  await page.getByText("82%, on a scale of 0 to 100", { exact: false }).first().waitFor({ timeout: 20000 });
+  await page.getByText("Done: it is shown above", { exact: false }).first().waitFor({ timeout: 20000 });
+  await say(page, "kpis");
+  await page.getByText("(better)", { exact: false }).first().waitFor({ timeout: 20000 });
+  await say(page, "orders");
+  await page.getByText("EUR 1,890.50", { exact: false }).first().waitFor({ timeout: 20000 });
+  await say(page, "ask");
+  await page.getByText("Which plan should I prepare?", { exact: false }).first().waitFor({ timeout: 20000 });
+  await page.getByText("Pro", { exact: true }).first().click();
+  await page.getByRole("button", { name: "Send" }).first().click();
+  await page.getByText("Answered: Pro", { exact: false }).first().waitFor({ timeout: 20000 });
+  await page.getByText('you answered "Pro"', { exact: false }).first().waitFor({ timeout: 20000 });
+  await page.screenshot({ path: join(artifacts, "copilotkit-toolkit-a2ui.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the toolkit as MCP Apps cards: SVG charts, and ask_user answered in its card, in the next run", async () => {
+  const { page, errors } = await open({ agent: "toolkitcards" });
+  await say(page, "dashboard");
+  let found = false;
+  for (let i = 0; i < 100 && !found; i++) {
+    for (const f of page.frames()) {
+      try { if ((await f.locator("svg[data-chart=gauge]").count()) > 0) found = true; } catch {}
+    }
+    if (!found) await page.waitForTimeout(200);
+  }
+  assert.ok(found, "no chart card");
+  await say(page, "ask");
+  assert.ok(await anyFrameText(page, "Which plan should I prepare?"), "no question card");
+  assert.ok(await clickInFrames(page, "input[value=Enterprise]"), "no Enterprise choice");
+  assert.ok(await clickInFrames(page, "form.ask button[type=submit]"), "no Send button");
+  assert.ok(await anyFrameText(page, "Sent: Enterprise"), "the card's answer was refused");
+  await page.getByText('you answered "Enterprise"', { exact: false }).first().waitFor({ timeout: 20000 });
+  await page.screenshot({ path: join(artifacts, "copilotkit-toolkit-cards.png"), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -91,6 +91,21 @@ func (b *builder) messages(root string, data map[string]any) []map[string]any {
 	return asMaps(msgs)
 }
 
+// inCatalog names the frontend's catalog in createSurface (the toolkit
+// uses only basic-catalog components, which catalogs such as CopilotKit's
+// include); "" keeps the basic catalog.
+func inCatalog(msgs []map[string]any, catalog string) []map[string]any {
+	if catalog == "" {
+		return msgs
+	}
+	for _, m := range msgs {
+		if cs, ok := m["createSurface"].(map[string]any); ok {
+			cs["catalogId"] = catalog
+		}
+	}
+	return msgs
+}
+
 func asMaps(msgs []a2ui.Message) []map[string]any {
 	var out []map[string]any
 	for _, m := range msgs {
@@ -272,7 +287,7 @@ func askSurface(in askIn) []map[string]any {
 		}}))
 	}
 	label := b.text("Send", "body")
-	inner = append(inner, b.add(a2ui.Button("send", label, a2ui.EventAction(ToolAnswer, map[string]any{"answer": a2ui.Bind("/answer"), "mode": in.Mode}), "primary")))
+	inner = append(inner, b.add(a2ui.Button("send", label, a2ui.EventAction(ToolAnswer, map[string]any{"answer": a2ui.Bind("/answer"), "mode": in.Mode, "question": in.Question}), "primary")))
 	return b.messages(b.card(b.column(inner)), data)
 }
 

@@ -86,7 +86,7 @@ func failed(format string, args ...any) *mcp.CallToolResult {
 func shown(c mcpapps.Caller, text string, sc map[string]any, a2 func() []map[string]any) *mcp.CallToolResult {
 	r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: sc}
 	if a2 != nil && (c.Renders == nil || slices.Contains(c.Renders, "a2ui")) {
-		b, _ := json.Marshal(a2())
+		b, _ := json.Marshal(inCatalog(a2(), c.Catalog))
 		r.Content = append(r.Content, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "a2ui://genui/" + sc["kind"].(string), MIMEType: mcpapps.A2UIMIMEType, Text: string(b)}})
 	}
 	return r
@@ -117,7 +117,7 @@ func (k *toolkit) register(s *mcp.Server) {
 	add(ToolAsk, askDescription, askSchema(), uiMeta(ResourceURI), k.ask)
 	appOnly := func() mcp.Meta { return mcp.Meta{"ui": map[string]any{"visibility": []string{"app"}}} }
 	add(ToolAnswer, "The user's answer to an ask_user question (called by its card or surface).",
-		map[string]any{"type": "object", "required": []string{"answer"}, "properties": map[string]any{"answer": map[string]any{}}}, appOnly(), k.answer)
+		map[string]any{"type": "object", "required": []string{"answer"}, "properties": map[string]any{"answer": map[string]any{}, "mode": map[string]any{"type": "string"}, "question": map[string]any{"type": "string"}}}, appOnly(), k.answer)
 	add(ToolRefresh, "Re-run the tool that produced a card with its original input (called by the card).",
 		map[string]any{"type": "object", "required": []string{"tool"}, "properties": map[string]any{"tool": map[string]any{"enum": refreshable}, "input": map[string]any{"type": "object"}}}, appOnly(), k.refresh)
 }
@@ -819,7 +819,7 @@ func (k *toolkit) url(_ context.Context, caller mcpapps.Caller, args json.RawMes
 		StructuredContent: map[string]any{"kind": "url", "tool": ToolURL, "title": in.Title, "url": in.URL, "origin": origin, "height": in.Height},
 	}
 	if caller.Renders == nil || slices.Contains(caller.Renders, "a2ui") {
-		b, _ := json.Marshal(urlSurface(in.Title, in.URL))
+		b, _ := json.Marshal(inCatalog(urlSurface(in.Title, in.URL), caller.Catalog))
 		r.Content = append(r.Content, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "a2ui://genui/url", MIMEType: mcpapps.A2UIMIMEType, Text: string(b)}})
 	}
 	return r
@@ -858,10 +858,15 @@ func (k *toolkit) ask(_ context.Context, caller mcpapps.Caller, args json.RawMes
 }
 
 // answer is answer_user: a card's or surface's answer to the ask_user
-// call it was shown for (the caller names it).
+// call it was shown for (the caller names it). When a run waits for it,
+// the answer is that call's result; otherwise (the host could not answer
+// while the run streamed, or the wait ended) it goes to the agent as the
+// user's next message: the surface action's run carries it (ForwardKey),
+// a card sends it as ui/message.
 func (k *toolkit) answer(_ context.Context, caller mcpapps.Caller, args json.RawMessage) *mcp.CallToolResult {
 	var in struct {
-		Answer any `json:"answer"`
+		Answer   any    `json:"answer"`
+		Question string `json:"question"`
 	}
 	_ = json.Unmarshal(args, &in)
 	// A form sends a list for a choice; a single choice is its one value.
@@ -880,10 +885,21 @@ func (k *toolkit) answer(_ context.Context, caller mcpapps.Caller, args json.Raw
 	if k.opts.Answers == nil {
 		return failed("answer_user: %v", mcpapps.ErrNoQuestion)
 	}
+	line := "Answered: " + answerText(in.Answer)
 	if err := k.opts.Answers.Deliver(caller, b); err != nil {
-		return shownUpdate(caller, &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, answeredSurface("This question is no longer open; answer in the chat instead."))
+		q := strings.TrimSpace(in.Question)
+		if q == "" {
+			q = "the question"
+		}
+		message := fmt.Sprintf("Answer to %q: %s", q, answerText(in.Answer))
+		r := &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: "No run waits for this answer; it goes to the agent as your message."}},
+			StructuredContent: map[string]any{"delivered": false, "message": message},
+			Meta:              mcp.Meta{mcpapps.ForwardKey: message},
+		}
+		return shownUpdate(caller, r, answeredSurface(line))
 	}
-	return shownUpdate(caller, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Answer sent."}}, StructuredContent: map[string]any{"delivered": true, "answer": in.Answer}}, answeredSurface("Answered: "+answerText(in.Answer)))
+	return shownUpdate(caller, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Answer sent."}}, StructuredContent: map[string]any{"delivered": true, "answer": in.Answer}}, answeredSurface(line))
 }
 
 func singleHint(args json.RawMessage) bool {

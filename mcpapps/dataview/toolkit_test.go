@@ -229,29 +229,33 @@ func TestAnswerUser(t *testing.T) {
 		a, _ := answers.Wait(ctx, owner)
 		got <- a
 	}()
-	for deadline := time.Now().Add(2 * time.Second); ; {
-		// Another principal, another thread, another call: not theirs.
-		for _, c := range []mcpapps.Caller{{Principal: "bob", ThreadID: "t1", ToolCallID: "call-1"}, {Principal: "alice", ThreadID: "t2", ToolCallID: "call-1"}, {Principal: "alice", ThreadID: "t1", ToolCallID: "call-2"}} {
-			c.Source = "app"
-			r, _ := p.Call(mcpapps.WithCaller(context.Background(), c), "genui", "answer_user", map[string]any{"answer": []string{"Pro"}, "mode": "single"})
-			if !r.IsError || !strings.Contains(text(r), "no longer open") {
-				t.Fatalf("%+v answered alice's question: %q", c, text(r))
-			}
-		}
-		c := owner
-		c.Source = "app"
-		r, _ := p.Call(mcpapps.WithCaller(context.Background(), c), "genui", "answer_user", map[string]any{"answer": []string{"Pro"}, "mode": "single"})
-		if !r.IsError {
-			all, _ := json.Marshal(surfaceOf(t, r, form...))
-			if !strings.Contains(string(all), "Answered: Pro") {
-				t.Errorf("the surface update: %s", all)
-			}
-			break
-		}
+	for deadline := time.Now().Add(2 * time.Second); !answers.Waiting(owner); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the waiting call never got the answer")
+			t.Fatal("the call never waited")
 		}
-		time.Sleep(10 * time.Millisecond)
+	}
+	// Another principal, another thread, another call: not theirs to
+	// answer; their answer goes to their own agent as a message.
+	for _, c := range []mcpapps.Caller{{Principal: "bob", ThreadID: "t1", ToolCallID: "call-1"}, {Principal: "alice", ThreadID: "t2", ToolCallID: "call-1"}, {Principal: "alice", ThreadID: "t1", ToolCallID: "call-2"}} {
+		c.Source = "app"
+		r, _ := p.Call(mcpapps.WithCaller(context.Background(), c), "genui", "answer_user", map[string]any{"answer": []string{"Pro"}, "mode": "single", "question": "Which plan?"})
+		sc, _ := r.StructuredContent.(map[string]any)
+		if r.IsError || sc["delivered"] != false || r.Meta[mcpapps.ForwardKey] != `Answer to "Which plan?": Pro` {
+			t.Fatalf("%+v: %q %v %v", c, text(r), sc, r.Meta)
+		}
+		if !answers.Waiting(owner) {
+			t.Fatalf("%+v answered alice's question", c)
+		}
+	}
+	c := owner
+	c.Source = "app"
+	r, _ := p.Call(mcpapps.WithCaller(context.Background(), c), "genui", "answer_user", map[string]any{"answer": []string{"Pro"}, "mode": "single"})
+	if sc, _ := r.StructuredContent.(map[string]any); sc["delivered"] != true {
+		t.Fatalf("the owner's answer: %q", text(r))
+	}
+	all, _ = json.Marshal(surfaceOf(t, r, form...))
+	if !strings.Contains(string(all), "Answered: Pro") {
+		t.Errorf("the surface update: %s", all)
 	}
 	if a := <-got; string(a) != `"Pro"` {
 		t.Errorf("answer = %s, want \"Pro\" (a single choice is its value)", a)
