@@ -40,6 +40,11 @@ func TestParseConfigErrors(t *testing.T) {
 		{"short token", "auth: {bearerTokens: {a: short}}\nagents: {demo: {type: demo}}\n", "at least 8"},
 		{"two auth modes", "auth: {bearerTokens: {a: longenough1}, trustedHeader: X-User}\nagents: {demo: {type: demo}}\n", "not both"},
 		{"bad a2ui version", "agents: {demo: {type: demo, a2ui: {version: v1}}}\n", "a2ui.version"},
+		{"toolkit allowlist path", "toolkit: {urlAllowlist: ['https://a.example.com/docs']}\nagents: {demo: {type: demo}}\n", "toolkit.urlAllowlist[0]"},
+		{"toolkit allowlist wildcard", "toolkit: {urlAllowlist: ['https://*.example.com']}\nagents: {demo: {type: demo}}\n", "no path or wildcard"},
+		{"toolkit allowlist scheme", "toolkit: {urlAllowlist: ['javascript:x']}\nagents: {demo: {type: demo}}\n", "is not an origin"},
+		{"toolkit negative cap", "toolkit: {maxRows: -1}\nagents: {demo: {type: demo}}\n", "must not be negative"},
+		{"toolkit unknown key", "toolkit: {maxRowz: 3}\nagents: {demo: {type: demo}}\n", "toolkit.maxRowz: unknown key"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseConfig([]byte(tt.yaml), getenv)
