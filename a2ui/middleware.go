@@ -276,11 +276,43 @@ func checkOperations(ctx context.Context, v *Validator, content agui.JSON, catal
 	if json.Unmarshal(raw, &ops) != nil {
 		return failed("a2ui_operations is not an array", nil)
 	}
+	retargeted := retarget(ops, catalog)
 	if errs := validateOps(ctx, v, ops, catalog, "agent"); len(errs) > 0 {
 		logf("a2ui: agent surface rejected: %v", errs)
 		return failed(fmt.Sprintf("the agent's A2UI failed validation (%d errors)", len(errs)), errs)
 	}
+	if retargeted {
+		c[OperationsKey], _ = json.Marshal(ops)
+		out, _ := json.Marshal(c)
+		return agui.JSON(out)
+	}
 	return content
+}
+
+// retarget names the frontend's catalog in the createSurface messages of
+// ops that name the basic catalog (an A2A agent's or an MCP server's,
+// which cannot know it): a frontend such as CopilotKit registers its own
+// catalog, which includes the basic components, and renders no other.
+func retarget(ops []json.RawMessage, catalog string) bool {
+	if catalog == "" || catalog == schemas.BasicCatalogID {
+		return false
+	}
+	changed := false
+	for i, op := range ops {
+		if !bytes.Contains(op, []byte(schemas.BasicCatalogID)) {
+			continue
+		}
+		var m map[string]json.RawMessage
+		var cs map[string]any
+		if json.Unmarshal(op, &m) != nil || json.Unmarshal(m["createSurface"], &cs) != nil || cs["catalogId"] != schemas.BasicCatalogID {
+			continue
+		}
+		cs["catalogId"] = catalog
+		m["createSurface"], _ = json.Marshal(cs)
+		ops[i], _ = json.Marshal(m)
+		changed = true
+	}
+	return changed
 }
 
 // validateOps validates one surface's operations as a stream, in a span

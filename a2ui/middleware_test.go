@@ -232,3 +232,24 @@ func TestMiddlewareKeepsAServerSurface(t *testing.T) {
 		t.Errorf("%d surfaces; the server's form was replaced: %v", len(snaps), snaps)
 	}
 }
+
+// A surface that names the basic catalog (an A2A agent's, an MCP
+// server's) is shown in the catalog the frontend registered (CopilotKit's,
+// which includes the basic components and renders no other).
+func TestMiddlewareRetargetsTheBasicCatalog(t *testing.T) {
+	ops := `{"a2ui_operations":[{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}},{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"root","component":"Text","text":"hi"}]}}]}`
+	for _, tt := range []struct{ registered, want string }{
+		{"copilotkit://app-catalog", `"catalogId":"copilotkit://app-catalog"`},
+		{"", `"catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"`},
+	} {
+		be := &scripted{tool: "x", result: "plain text", extra: []agui.Event{&agui.ActivitySnapshot{MessageID: "a", ActivityType: a2ui.ActivityType, Content: agui.JSON(ops)}}}
+		in := &agui.RunAgentInput{ThreadID: "t", RunID: "r"}
+		if tt.registered != "" {
+			in.Context = []agui.ContextItem{{Description: a2ui.SchemaContextDescription, Value: `{"catalogId":"` + tt.registered + `","components":{}}`}}
+		}
+		snaps := snapshots(run(t, a2ui.Config{}, be, in))
+		if len(snaps) != 1 || !strings.Contains(string(snaps[0].Content), tt.want) {
+			t.Errorf("registered %q: %v", tt.registered, snaps)
+		}
+	}
+}

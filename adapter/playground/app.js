@@ -175,7 +175,7 @@ function renderSurface(ev, toolCallId, title) {
   c.body.replaceChildren();
   if (!ops) { c.body.textContent = ev.content.error || ev.content.status; return; }
   if (!A2UI) { c.body.textContent = JSON.stringify(ops); return; }
-  const proc = new A2UI.MessageProcessor([A2UI.basicCatalog], (action) => sendAction(action));
+  const proc = new A2UI.MessageProcessor([A2UI.basicCatalog], (action) => sendAction(action, proc));
   proc.onSurfaceCreated((s) => {
     const el = document.createElement("a2ui-surface");
     el.surface = s;
@@ -414,10 +414,15 @@ function send(text, { from } = {}) {
   return run({ userTurn: true });
 }
 
-function sendAction(action) {
+// sendAction sends a surface's action with, for surfaces created with
+// sendDataModel, the client's data model (A2UI data model sync).
+function sendAction(action, proc) {
   window.__playground.actions.push(action);
   addMessage("call", `A2UI action ${action.name} ${JSON.stringify(action.context || {})}`);
-  return run({ a2uiAction: { userAction: action } }, { side: String(action.surfaceId || "").startsWith("mcp~") });
+  const fp = { a2uiAction: { userAction: action } };
+  const dm = proc && typeof proc.getClientDataModel === "function" ? proc.getClientDataModel() : undefined;
+  if (dm) fp.a2uiClientDataModel = dm;
+  return run(fp, { side: String(action.surfaceId || "").startsWith("mcp~") });
 }
 
 $("composer").addEventListener("submit", (e) => {

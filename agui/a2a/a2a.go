@@ -299,6 +299,7 @@ func (a *Agent) message(in *agui.RunAgentInput, c *card, contextID string) (map[
 	var ua struct {
 		UserAction json.RawMessage `json:"userAction"`
 	}
+	isAction := false
 	switch {
 	case len(in.Resume) > 0:
 		// The answer to an input-required task (the interrupt id is the
@@ -320,6 +321,7 @@ func (a *Agent) message(in *agui.RunAgentInput, c *card, contextID string) (map[
 			action["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
 		}
 		parts = append(parts, dataPart(v1, []any{map[string]any{"version": "v0.9.1", "action": action}}))
+		isAction = true
 	default:
 		text := ""
 		for i := len(in.Messages) - 1; i >= 0; i-- {
@@ -343,9 +345,46 @@ func (a *Agent) message(in *agui.RunAgentInput, c *card, contextID string) (map[
 		m["kind"], m["role"] = "message", "user"
 	}
 	if c.A2UI {
-		m["metadata"] = map[string]any{"a2uiClientCapabilities": map[string]any{"supportedCatalogIds": []string{BasicCatalogID}}}
+		// The shape of the official client_capabilities.json (keyed by
+		// protocol version).
+		md := map[string]any{"a2uiClientCapabilities": map[string]any{"v0.9": map[string]any{"supportedCatalogIds": []string{BasicCatalogID}}}}
+		// Data model sync: the client's models of the surfaces created
+		// with sendDataModel, which an A2UI client builds
+		// (getClientDataModel) and sends with the action.
+		if isAction {
+			if dm, ok := clientDataModel(in.ForwardedProp("a2uiClientDataModel")); ok {
+				md["a2uiClientDataModel"] = dm
+			}
+		}
+		m["metadata"] = md
 	}
 	return m, nil
+}
+
+// maxDataModelBytes caps the client data model passed on.
+const maxDataModelBytes = 256 << 10
+
+// clientDataModel checks forwardedProps.a2uiClientDataModel against the
+// official client_data_model.json shape: {"version": "v0.9", "surfaces":
+// {id: object}}, nothing else.
+func clientDataModel(raw agui.JSON) (json.RawMessage, bool) {
+	if len(raw) == 0 || len(raw) > maxDataModelBytes {
+		return nil, false
+	}
+	var dm map[string]json.RawMessage
+	if json.Unmarshal(raw, &dm) != nil || len(dm) != 2 || string(dm["version"]) != `"v0.9"` {
+		return nil, false
+	}
+	var surfaces map[string]map[string]any
+	if json.Unmarshal(dm["surfaces"], &surfaces) != nil || len(surfaces) == 0 {
+		return nil, false
+	}
+	for _, v := range surfaces {
+		if v == nil {
+			return nil, false
+		}
+	}
+	return json.RawMessage(raw), true
 }
 
 func (c *card) headers() map[string]string {

@@ -1,19 +1,23 @@
 package a2a
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.uber.org/goleak"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/schemas"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -191,4 +195,59 @@ func FuzzFrame(f *testing.F) {
 		tr := &translator{in: &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, yield: func(agui.Event, error) bool { return true }, surfaces: map[string]*surface{}}
 		tr.frame(context.Background(), data)
 	})
+}
+
+// The A2UI metadata of a message: a2uiClientCapabilities and, with an
+// action, the client's data model, both in the shapes of the official
+// schemas (client_capabilities.json, client_data_model.json); a malformed
+// data model is not passed on.
+func TestA2UIClientMetadata(t *testing.T) {
+	compile := func(name string) *jsonschema.Schema {
+		b, err := fs.ReadFile(schemas.FS, "v0_9_1/json/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		c := jsonschema.NewCompiler()
+		_ = c.AddResource("mem://"+name, doc)
+		return c.MustCompile("mem://" + name)
+	}
+	caps, model := compile("client_capabilities.json"), compile("client_data_model.json")
+	check := func(s *jsonschema.Schema, v any) error {
+		b, _ := json.Marshal(v)
+		doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		return s.Validate(doc)
+	}
+	done := `{"kind":"status-update","taskId":"T1","status":{"state":"completed"},"final":true}`
+	for _, tt := range []struct {
+		fp        string
+		wantModel bool
+	}{
+		{`{"a2uiAction":{"userAction":{"name":"pick","surfaceId":"s","sourceComponentId":"b","context":{}}},"a2uiClientDataModel":{"version":"v0.9","surfaces":{"s":{"qty":3}}}}`, true},
+		{`{"a2uiAction":{"userAction":{"name":"pick","surfaceId":"s","sourceComponentId":"b","context":{}}},"a2uiClientDataModel":{"version":"v0.9","surfaces":{"s":7}}}`, false},
+		{`{"a2uiAction":{"userAction":{"name":"pick","surfaceId":"s","sourceComponentId":"b","context":{}}},"a2uiClientDataModel":{"version":"v0.9","surfaces":{"s":{}},"extra":1}}`, false},
+		{`{"a2uiClientDataModel":{"version":"v0.9","surfaces":{"s":{"qty":3}}}}`, false}, // not an action
+	} {
+		f := &fake{v: "0.3", results: []string{done}}
+		srv := httptest.NewServer(f)
+		in := userInput("hi")
+		in.ForwardedProps = agui.JSON(tt.fp)
+		if _, err := runAll(t, &Agent{URL: srv.URL}, in); err != nil {
+			t.Fatal(err)
+		}
+		srv.Close()
+		md := f.reqs[0]["params"].(map[string]any)["message"].(map[string]any)["metadata"].(map[string]any)
+		if err := check(caps, md["a2uiClientCapabilities"]); err != nil {
+			t.Errorf("capabilities %v: %v", md["a2uiClientCapabilities"], err)
+		}
+		got, has := md["a2uiClientDataModel"]
+		if has != tt.wantModel {
+			t.Errorf("%s: data model sent = %v", tt.fp, has)
+		}
+		if has {
+			if err := check(model, got); err != nil {
+				t.Errorf("data model %v: %v", got, err)
+			}
+		}
+	}
 }

@@ -50,6 +50,8 @@ for (const version of ["0.3", "1.0"]) {
       if (version === "1.0") assert.equal(got.headers.version, "1.0");
       const caps = got.message.metadata?.a2uiClientCapabilities ?? got.message.metadata?.fields?.a2uiClientCapabilities;
       assert.ok(caps, JSON.stringify(got.message.metadata));
+      // The official client_capabilities.json shape: keyed by version.
+      assert.match(JSON.stringify(caps), /"v0\.9".*"supportedCatalogIds".*basic\/catalog\.json/);
       // The same thread is the same A2A context.
       await runClient(client, `${adapter.url}/agents/${id[version]}/run`, { threadId, messages: user("orders") });
       const two = agents[version].received.filter((x) => x.message).slice(-2).map((x) => x.message.contextId);
@@ -72,9 +74,12 @@ for (const version of ["0.3", "1.0"]) {
   test(`A2A ${version}: an A2UI action goes back as a DataPart; the update is appended to the surface`, async () => {
     const threadId = "a2a-" + randomUUID();
     await runClient("1.0.0", `${adapter.url}/agents/${id[version]}/run`, { threadId, messages: user("orders") });
-    const evs = await raw(id[version], { threadId, runId: randomUUID(), forwardedProps: { a2uiAction: { userAction: { name: "pick", surfaceId: "orders", sourceComponentId: "pick", context: { id: "A-1" } } } } });
+    const dataModel = { version: "v0.9", surfaces: { orders: { title: "2 open orders", qty: 3 } } };
+    const evs = await raw(id[version], { threadId, runId: randomUUID(), forwardedProps: { a2uiAction: { userAction: { name: "pick", surfaceId: "orders", sourceComponentId: "pick", context: { id: "A-1" } } }, a2uiClientDataModel: dataModel } });
     const sent = agents[version].received.filter((x) => x.message).at(-1).message;
     assert.match(JSON.stringify(sent.parts), /"action"/);
+    // Data model sync: the client's model of the surface goes with the action.
+    assert.match(JSON.stringify(sent.metadata), /a2uiClientDataModel.*"orders".*"qty".*3/);
     assert.ok(evs.some((e) => e.type === "TEXT_MESSAGE_CONTENT" && e.delta === "You picked A-1 on orders."), JSON.stringify(evs));
     const delta = evs.find((e) => e.type === "ACTIVITY_DELTA");
     assert.equal(delta?.messageId, "a2ui-surface-a2a-orders");

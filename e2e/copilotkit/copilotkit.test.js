@@ -15,9 +15,10 @@ import { randomUUID } from "node:crypto";
 import { startAdapter } from "../lib/adapter.js";
 import { launch, artifacts } from "../lib/browser.js";
 import { startLangGraph } from "../lib/langgraph.js";
+import { startA2A } from "../lib/a2a.js";
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), "web", "dist");
-let adapter, web, browser, lg;
+let adapter, web, browser, lg, a2a;
 
 async function serveDist() {
   const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
@@ -37,6 +38,7 @@ async function serveDist() {
 before(async () => {
   web = await serveDist();
   lg = await startLangGraph();
+  a2a = await startA2A("1.0");
   adapter = await startAdapter(`cors: {origins: ["${web.url}"]}
 agents:
   default: {type: demo, delay: 5ms, mcpServers: [refunds], description: "demo"}
@@ -45,6 +47,7 @@ agents:
   toolkitcards: {type: demo, delay: 5ms, mcpServers: [genui], render: [mcp-apps], description: "the genui toolkit as MCP Apps cards"}
   lg: {type: langgraph, url: "${lg.url}", graph: tools, description: "LangGraph"}
   approve: {type: langgraph, url: "${lg.url}", graph: approve, description: "LangGraph approval"}
+  a2a: {type: a2a, url: "${a2a.url}", description: "an A2A agent (protocol 1.0) sending A2UI"}
 `);
   browser = await launch();
 });
@@ -53,6 +56,7 @@ after(async () => {
   await adapter?.stop();
   await web?.close();
   lg?.stop();
+  await a2a?.close();
 });
 
 async function open({ thread = randomUUID(), single = false, agent = "default" } = {}) {
@@ -253,6 +257,25 @@ test("the toolkit as MCP Apps cards: SVG charts, and ask_user answered in its ca
   assert.ok(await anyFrameText(page, "Sent: Enterprise"), "the card's answer was refused");
   await page.getByText('you answered "Enterprise"', { exact: false }).first().waitFor({ timeout: 20000 });
   await page.screenshot({ path: join(artifacts, "copilotkit-toolkit-cards.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// An A2A agent (a real @a2a-js/sdk 1.x server) sending A2UI DataParts,
+// through the stock page: its text and surface render, and the surface's
+// button goes back to the agent as an A2A action DataPart, whose update is
+// appended to the surface.
+test("an A2A agent: its A2UI surface renders and its action reaches the agent", async () => {
+  const { page, errors } = await open({ agent: "a2a" });
+  await say(page, "orders");
+  await page.getByText("Here are your orders.", { exact: false }).first().waitFor({ timeout: 20000 });
+  await page.getByText("2 open orders", { exact: false }).first().waitFor({ timeout: 20000 });
+  await page.getByRole("button", { name: "Pick A-1" }).first().click();
+  await page.getByText("You picked A-1 on orders.", { exact: false }).first().waitFor({ timeout: 20000 });
+  await page.getByText("Picked A-1", { exact: true }).first().waitFor({ timeout: 20000 });
+  const sent = a2a.received.filter((x) => x.message).at(-1).message;
+  assert.match(JSON.stringify(sent.parts), /"action"/);
+  await page.screenshot({ path: join(artifacts, "copilotkit-a2a.png"), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });
