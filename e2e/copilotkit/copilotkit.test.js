@@ -250,6 +250,10 @@ test("the toolkit as MCP Apps cards: SVG charts, and ask_user answered in its ca
     if (!found) await page.waitForTimeout(200);
   }
   assert.ok(found, "no chart card");
+  await say(page, "html");
+  assert.ok(await anyFrameText(page, "No scripts, no network."), "no HTML card");
+  await say(page, "url");
+  assert.ok(await anyFrameText(page, "is not on this deployment's allowlist"), "render_url off the allowlist was not refused in its card");
   await say(page, "ask");
   assert.ok(await anyFrameText(page, "Which plan should I prepare?"), "no question card");
   assert.ok(await clickInFrames(page, "input[value=Enterprise]"), "no Enterprise choice");
