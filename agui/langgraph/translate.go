@@ -34,6 +34,7 @@ type translator struct {
 	lastMessages  json.RawMessage // the root graph's last values.messages
 	reasoning     string          // open reasoning message id
 	hidden        map[string]bool // tool calls not emitted (copilotkit:emit-tool-calls false)
+	predicting    map[string]*predicted
 }
 
 // emitOpts are the CopilotKit emit settings a chat model call carries in
@@ -194,7 +195,7 @@ func (t *translator) closeText() bool {
 
 func (t *translator) closeCalls() bool {
 	for _, id := range t.openCalls {
-		if !t.out(&agui.ToolCallEnd{ToolCallID: id}) {
+		if !t.predicted(id) || !t.out(&agui.ToolCallEnd{ToolCallID: id}) {
 			return false
 		}
 	}
@@ -203,11 +204,24 @@ func (t *translator) closeCalls() bool {
 	return true
 }
 
+// predicted sends the last prediction of a call's arguments as it ends.
+func (t *translator) predicted(id string) bool {
+	p := t.predicting[id]
+	if p == nil {
+		return true
+	}
+	delete(t.predicting, id)
+	if d := p.add("", true); d != nil {
+		return t.out(d)
+	}
+	return true
+}
+
 func (t *translator) endCall(id string) bool {
 	for i, x := range t.openCalls {
 		if x == id {
 			t.openCalls = append(t.openCalls[:i], t.openCalls[i+1:]...)
-			return t.out(&agui.ToolCallEnd{ToolCallID: id})
+			return t.predicted(id) && t.out(&agui.ToolCallEnd{ToolCallID: id})
 		}
 	}
 	return true
@@ -303,8 +317,16 @@ func (t *translator) message(m lcMessage, node string, streamed bool, o emitOpts
 					t.hidden[id] = true
 					continue
 				}
-				if o.predicts(c.Name) && !t.out(&agui.Custom{Name: "PredictState", Value: o.predict}) {
-					return false
+				if o.predicts(c.Name) {
+					if !t.out(&agui.Custom{Name: "PredictState", Value: o.predict}) {
+						return false
+					}
+					if p := newPredicted(o.predict, c.Name); p != nil {
+						if t.predicting == nil {
+							t.predicting = map[string]*predicted{}
+						}
+						t.predicting[id] = p
+					}
 				}
 				t.openCalls = append(t.openCalls, id)
 				if !t.out(&agui.ToolCallStart{ToolCallID: id, ToolCallName: c.Name, ParentMessageID: m.ID}) {
@@ -316,6 +338,11 @@ func (t *translator) message(m lcMessage, node string, streamed bool, o emitOpts
 			}
 			if id != "" && c.Args != "" && !t.out(&agui.ToolCallArgs{ToolCallID: id, Delta: c.Args}) {
 				return false
+			}
+			if p := t.predicting[id]; p != nil && c.Args != "" {
+				if d := p.add(c.Args, false); d != nil && !t.out(d) {
+					return false
+				}
 			}
 		}
 		return true

@@ -136,6 +136,12 @@ for (const v of versions) {
     const plan = ev.findIndex((e) => e.type === "TOOL_CALL_START" && e.toolCallName === "write_plan");
     assert.ok(predict >= 0 && predict < plan, `PredictState at ${predict}, write_plan at ${plan}`);
     assert.deepEqual(ev[predict].value, [{ tool: "write_plan", tool_argument: "steps", state_key: "steps" }]);
+    // The predicted key follows the arguments as a state delta before the
+    // tool call ends (the tool has not run yet).
+    const planEnd = ev.findIndex((e) => e.type === "TOOL_CALL_END" && e.toolCallId === ev[plan].toolCallId);
+    const delta = ev.findIndex((e) => e.type === "STATE_DELTA" && e.delta.some((op) => op.path === "/steps"));
+    assert.ok(delta > plan && delta < planEnd, `STATE_DELTA at ${delta}, write_plan ${plan}..${planEnd}`);
+    assert.deepEqual(ev[delta].delta.find((op) => op.path === "/steps").value, ["a", "b"]);
     assert.ok(ev.some((e) => e.type === "CUSTOM" && e.name === "Exit" && e.value === true));
     assert.deepEqual(r.state.steps, ["a", "b"]);
   });
