@@ -23,7 +23,7 @@ func TestPartialValue(t *testing.T) {
 		{`{"steps": ["a", "b"`, "steps", nil, false},
 		{`{"steps": ["a", "b"]}`, "steps", []any{"a", "b"}, true},
 		{`{"x": {"doc": "inner"}, "doc": "outer"`, "doc", "outer", true}, // top level only
-		{`{"other": "doc", "doc": "v"}`, "doc", "v", true},            // a value that looks like the key
+		{`{"other": "doc", "doc": "v"}`, "doc", "v", true},               // a value that looks like the key
 		{`{"do`, "doc", nil, false},
 	} {
 		v, _, ok := partialValue(tt.s, tt.key)
