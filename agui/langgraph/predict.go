@@ -3,6 +3,7 @@ package langgraph
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/genui-adapter/genui-adapter/agui"
 )
@@ -103,8 +104,18 @@ func partialValue(s, key string) (any, int, bool) {
 			}
 			j++
 		}
+		j = min(j, len(s))
+		// Not half a character: a rune still arriving is left out.
+		for k := j - 1; k > i && k >= j-3; k-- {
+			if utf8.RuneStart(s[k]) {
+				if !utf8.FullRuneInString(s[k:j]) {
+					j = k
+				}
+				break
+			}
+		}
 		var v string
-		if json.Unmarshal([]byte(s[i:min(j, len(s))]+`"`), &v) != nil {
+		if json.Unmarshal([]byte(s[i:j]+`"`), &v) != nil {
 			return nil, 0, false
 		}
 		return v, j - i, true

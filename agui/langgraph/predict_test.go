@@ -74,3 +74,29 @@ func TestPredictedStateDeltas(t *testing.T) {
 		t.Error("a prediction for another tool")
 	}
 }
+
+// FuzzPartialValue: any prefix of arguments is read without a panic, and a
+// string value read from a prefix is a prefix of the whole value.
+func FuzzPartialValue(f *testing.F) {
+	for _, s := range []string{"hello", `quote " and \ slash`, "é ☃ 😀", "\u0000\n\t"} {
+		f.Add(s, 5)
+	}
+	f.Fuzz(func(t *testing.T, doc string, cut int) {
+		full, _ := json.Marshal(map[string]any{"pad": []any{"doc", 1}, "doc": doc})
+		if cut < 0 {
+			cut = -cut
+		}
+		cut %= len(full) + 1
+		v, _, ok := partialValue(string(full[:cut]), "doc")
+		if !ok {
+			return
+		}
+		s, isString := v.(string)
+		var want string // doc as JSON carries it (invalid bytes replaced)
+		b, _ := json.Marshal(doc)
+		_ = json.Unmarshal(b, &want)
+		if !isString || !strings.HasPrefix(want, s) {
+			t.Fatalf("partialValue(%q) = %#v, not a prefix of %q", full[:cut], v, doc)
+		}
+	})
+}
