@@ -22,6 +22,7 @@ import (
 	"iter"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
@@ -73,6 +74,10 @@ type Agent struct {
 	// exit). That mode repeats every node's input and output, so it is
 	// off unless asked for.
 	CopilotKitHelpers bool
+
+	schemaMu   sync.Mutex
+	schemaAt   time.Time
+	schemaKeys map[string]bool
 }
 
 // PrincipalKey is the configurable key (the context key when the run has
@@ -437,7 +442,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		}
 		resp.Body.Close()
 
-		t := &translator{in: in, yield: yield, snapshot: !a.NoMessagesSnapshot}
+		t := &translator{in: in, yield: yield, snapshot: !a.NoMessagesSnapshot, keys: a.outputKeys(ctx)}
 		if !t.out(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}) {
 			return
 		}

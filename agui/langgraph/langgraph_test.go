@@ -44,6 +44,7 @@ type replay struct {
 	resumed bool
 	state   string // GET .../state (default: empty values)
 	history string // POST .../history (default: [])
+	schemas string // GET /assistants/{id}/schemas (default: 404)
 }
 
 // archive reads testdata/streams/name.txtar: the recorded upstream.sse,
@@ -90,6 +91,8 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	switch {
 	case req.Method == http.MethodPost && req.URL.Path == "/threads":
 		w.Write([]byte(`{}`))
+	case strings.HasSuffix(req.URL.Path, "/schemas") && r.schemas != "":
+		io.WriteString(w, r.schemas)
 	case strings.HasSuffix(req.URL.Path, "/state"):
 		r.mu.Lock()
 		st := r.state
@@ -294,7 +297,7 @@ func TestRequestBody(t *testing.T) {
 	if rp.paths[0] != "POST /threads" || rp.bodies[0]["thread_id"] != tid || rp.bodies[0]["if_exists"] != "do_nothing" {
 		t.Fatalf("thread create: %v %v", rp.paths[0], rp.bodies[0])
 	}
-	if rp.paths[2] != "POST /threads/"+tid+"/runs/stream" || rp.paths[1] != "GET /threads/"+tid+"/state" {
+	if rp.paths[1] != "GET /assistants/chat/schemas" || rp.paths[3] != "POST /threads/"+tid+"/runs/stream" || rp.paths[2] != "GET /threads/"+tid+"/state" {
 		t.Fatalf("requests %v", rp.paths)
 	}
 	b, _ := json.Marshal(rp.runBody())
@@ -600,6 +603,37 @@ func TestEditForksFromTheCheckpointBefore(t *testing.T) {
 		srv.Close()
 		if got := rp.runBody()["checkpoint_id"]; got != c.want {
 			t.Errorf("%s: checkpoint_id %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// A graph that declares its output keys shows only those in snapshots
+// (its private keys stay on the server, as with @ag-ui/langgraph); one
+// whose server cannot say shows every key.
+func TestSnapshotsShowOnlyOutputKeys(t *testing.T) {
+	frames := []string{
+		"event: metadata\ndata: {\"run_id\":\"r1\"}\nid: 0\n\n",
+		"event: values\ndata: {\"messages\":[],\"plan\":[\"a\"],\"secret\":\"s3\"}\nid: 1\n\n",
+		"event: custom\ndata: 1\nid: 2\n\n",
+	}
+	for _, tc := range []struct{ schemas, want, not string }{
+		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, `{"plan":["a"]}`, "s3"},
+		{``, `{"plan":["a"],"secret":"s3"}`, ""},
+		{`{"output_schema":{}}`, `{"plan":["a"],"secret":"s3"}`, ""},
+	} {
+		rp := &replay{t: t, frames: frames, status: "success", schemas: tc.schemas}
+		srv := httptest.NewServer(rp)
+		a := &Agent{URL: srv.URL, Graph: "g"}
+		out, err := run(t, a, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, `"type":"STATE_SNAPSHOT","snapshot":`+tc.want) {
+			t.Errorf("schemas %q: want snapshot %s in\n%s", tc.schemas, tc.want, out)
+		}
+		if tc.not != "" && strings.Contains(out, tc.not) {
+			t.Errorf("schemas %q: a private key reached the client:\n%s", tc.schemas, out)
 		}
 	}
 }

@@ -31,6 +31,7 @@ type translator struct {
 	interruptIDs  map[string]bool
 	lastState     string
 	snapshot      bool            // send MESSAGES_SNAPSHOT at the end
+	keys          map[string]bool // the state keys a snapshot shows (nil: all)
 	lastMessages  json.RawMessage // the root graph's last values.messages
 	reasoning     string          // open reasoning message id
 	hidden        map[string]bool // tool calls not emitted (copilotkit:emit-tool-calls false)
@@ -447,9 +448,7 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 			if m, ok := v["messages"]; ok {
 				t.lastMessages = m
 			}
-			delete(v, "messages")
-			delete(v, "__interrupt__")
-			if len(v) == 0 {
+			if len(shown(v, t.keys)) == 0 {
 				continue
 			}
 			b, _ := json.Marshal(v)
@@ -676,11 +675,13 @@ func (t *translator) customEvent(data []byte) bool {
 			t.out(&agui.ToolCallArgs{ToolCallID: v.ID, Delta: args}) &&
 			t.out(&agui.ToolCallEnd{ToolCallID: v.ID})
 	case "copilotkit_manually_emit_intermediate_state", "manually_emit_state":
-		if len(e.Data) == 0 || e.Data[0] != '{' {
+		var v map[string]json.RawMessage
+		if json.Unmarshal(e.Data, &v) != nil || v == nil {
 			return true
 		}
-		t.lastState = string(e.Data)
-		return t.out(&agui.StateSnapshot{Snapshot: agui.JSON(e.Data)})
+		b, _ := json.Marshal(shown(v, t.keys))
+		t.lastState = string(b)
+		return t.out(&agui.StateSnapshot{Snapshot: agui.JSON(b)})
 	case "copilotkit_exit", "exit":
 		return t.out(&agui.Custom{Name: "Exit", Value: agui.JSON("true")})
 	}
