@@ -7,9 +7,9 @@ import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
-import { dispatchCustomEvent } from "@langchain/core/callbacks/dispatch";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
+import { copilotkitCustomizeConfig, copilotkitEmitMessage, copilotkitEmitState, copilotkitEmitToolCall, copilotkitExit } from "@copilotkit/sdk-js/langgraph";
 
 // ScriptedChatModel streams the chunks it is given exactly as they are
 // (FakeStreamingChatModel drops tool_call_chunks and ids), as a provider
@@ -134,27 +134,26 @@ export const whoami = new StateGraph(MessagesAnnotation)
   })
   .addEdge(START, "answer").addEdge("answer", END).compile();
 
-// helpers: what @copilotkit/sdk-js's LangGraph helpers do inside a node,
-// written as the dispatchCustomEvent calls they make (sdk-js 1.69.0
-// src/langgraph/utils.ts: copilotkitEmitMessage, copilotkitEmitToolCall,
-// copilotkitEmitState, copilotkitExit; the package itself cannot be
-// installed beside @langchain/langgraph 1.7, it pins zod 3), and model
-// calls configured as copilotkitCustomizeConfig configures them
-// (emitMessages: false; emitIntermediateState).
+// helpers: @copilotkit/sdk-js's LangGraph helpers inside a node (the real
+// package, pinned; its zod 3 peer is overridden to the zod 4 the rest of
+// the tree uses, which its LangGraph helpers do not touch): emit a
+// message, a tool call and state, a model call hidden from the user
+// (emitMessages: false), a predicted state key (emitIntermediateState),
+// and exit.
 const HelperState = Annotation.Root({ ...MessagesAnnotation.spec, progress: Annotation(), steps: Annotation() });
 export const helpers = new StateGraph(HelperState)
   .addNode("work", async (s, config) => {
-    await dispatchCustomEvent("copilotkit_manually_emit_message", { message: "Working on it", message_id: "emit-msg-1", role: "assistant" }, config);
-    await dispatchCustomEvent("copilotkit_manually_emit_tool_call", { name: "show_progress", args: { percent: 50 }, id: "emit-call-1" }, config);
-    await dispatchCustomEvent("copilotkit_manually_emit_intermediate_state", { progress: 0.5 }, config);
+    await copilotkitEmitMessage(config, "Working on it");
+    await copilotkitEmitToolCall(config, "show_progress", { percent: 50 }, { toolCallId: "emit-call-1" });
+    await copilotkitEmitState(config, { progress: 0.5 });
     const quiet = new FakeListChatModel({ responses: ["internal notes nobody should see"] });
-    await quiet.invoke(s.messages, { ...config, metadata: { ...config.metadata, "copilotkit:emit-messages": false } });
+    await quiet.invoke(s.messages, copilotkitCustomizeConfig(config, { emitMessages: false }));
     const planner = new ScriptedChatModel([
       new AIMessageChunk({ id: "plan-msg", content: "", tool_call_chunks: [{ id: "call_plan", name: "write_plan", args: '{"steps":', index: 0 }] }),
       new AIMessageChunk({ id: "plan-msg", content: "", tool_call_chunks: [{ args: '["a","b"]}', index: 0 }] }),
     ]);
-    await planner.invoke(s.messages, { ...config, metadata: { ...config.metadata, "copilotkit:emit-intermediate-state": [{ tool: "write_plan", tool_argument: "steps", state_key: "steps" }] } });
-    await dispatchCustomEvent("copilotkit_exit", {}, config);
+    await planner.invoke(s.messages, copilotkitCustomizeConfig(config, { emitIntermediateState: [{ tool: "write_plan", toolArgument: "steps", stateKey: "steps" }] }));
+    await copilotkitExit(config);
     return { progress: 1, steps: ["a", "b"], messages: [new AIMessage({ content: "Done." })] };
   })
   .addEdge(START, "work").addEdge("work", END).compile();

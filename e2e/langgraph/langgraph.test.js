@@ -126,7 +126,8 @@ for (const v of versions) {
     assert.deepEqual(r.runErrors, []);
     assert.deepEqual(r.failed, []);
     const ev = r.events;
-    assert.ok(ev.some((e) => e.type === "TEXT_MESSAGE_CONTENT" && e.messageId === "emit-msg-1" && e.delta === "Working on it"));
+    const emitted = ev.find((e) => e.type === "TEXT_MESSAGE_CONTENT" && e.delta === "Working on it");
+    assert.ok(emitted && ev.some((e) => e.type === "TEXT_MESSAGE_START" && e.messageId === emitted.messageId), "emitted message");
     const call = ev.find((e) => e.type === "TOOL_CALL_START" && e.toolCallName === "show_progress");
     assert.equal(call?.toolCallId, "emit-call-1");
     assert.equal(ev.find((e) => e.type === "TOOL_CALL_ARGS" && e.toolCallId === "emit-call-1")?.delta, '{"percent":50}');
