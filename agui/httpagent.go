@@ -1,7 +1,6 @@
 package agui
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,7 +11,6 @@ import (
 	"iter"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -47,13 +45,6 @@ type HTTPAgent struct {
 	// that keeps state per thread cannot mix up two principals' threads.
 	ClientThreadIDs bool
 }
-
-var defaultClient = sync.OnceValue(func() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DisableCompression = true
-	t.MaxIdleConnsPerHost = 64
-	return &http.Client{Transport: t, CheckRedirect: SameOriginRedirects}
-})
 
 // SameOriginRedirects is an http.Client CheckRedirect that follows at most
 // 10 redirects, and only within the first request's origin (scheme, host
@@ -142,11 +133,6 @@ func RequestHeaders(ctx context.Context) http.Header {
 	return h
 }
 
-var (
-	errConnectTimeout = errors.New("no response headers in time")
-	errIdle           = errors.New("upstream idle")
-)
-
 // Run implements Agent.
 func (a *HTTPAgent) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
@@ -154,9 +140,7 @@ func (a *HTTPAgent) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event,
 		if !a.ClientThreadIDs {
 			upThread = ScopedThreadID(Principal(ctx), in.ThreadID)
 		}
-		ctx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		body, err := a.open(ctx, cancel, in, upThread)
+		body, err := a.open(ctx, in, upThread)
 		if err != nil {
 			if err != errGone {
 				yield(nil, err)
@@ -187,7 +171,7 @@ var errGone = errors.New("gone")
 
 // open sends the run to the upstream and returns its event stream (with
 // the idle timeout armed), or the *RunErr to report.
-func (a *HTTPAgent) open(ctx context.Context, cancel context.CancelCauseFunc, in *RunAgentInput, upThread string) (io.ReadCloser, error) {
+func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string) (io.ReadCloser, error) {
 	var body []byte
 	var err error
 	if upThread != in.ThreadID {
@@ -200,42 +184,15 @@ func (a *HTTPAgent) open(ctx context.Context, cancel context.CancelCauseFunc, in
 	if err != nil {
 		return nil, &RunErr{Code: CodeInternal, Message: "cannot encode the run input", Err: err}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(body))
-	if err != nil {
-		return nil, &RunErr{Code: CodeUpstreamUnreachable, Message: "bad upstream URL", Err: err}
-	}
-	if inbound := RequestHeaders(ctx); inbound != nil {
-		for _, name := range a.ForwardHeaders {
-			for _, v := range inbound.Values(name) {
-				req.Header.Add(name, v)
-			}
-		}
-	}
-	for k, v := range a.Headers {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-
-	client := a.Client
-	if client == nil {
-		client = defaultClient()
-	}
-	connect := a.ConnectTimeout
-	if connect == 0 {
-		connect = 30 * time.Second
-	}
-	timer := time.AfterFunc(connect, func() { cancel(errConnectTimeout) })
 	start := time.Now()
-	resp, err := client.Do(req)
-	timer.Stop()
+	resp, err := a.upstream().Do(ctx, http.MethodPost, a.URL, body, map[string]string{"Accept": "text/event-stream"})
 	if err != nil {
-		if ctx.Err() != nil && context.Cause(ctx) != errConnectTimeout {
+		if ctx.Err() != nil {
 			return nil, errGone
 		}
 		msg := "cannot reach the upstream agent"
-		if context.Cause(ctx) == errConnectTimeout {
-			msg = fmt.Sprintf("upstream agent sent no response within %s", connect)
+		if errors.Is(err, ErrConnectTimeout) {
+			msg = fmt.Sprintf("upstream agent sent no response within %s", a.upstream().Connect())
 		}
 		return nil, &RunErr{Code: CodeUpstreamUnreachable, Message: msg, Err: err}
 	}
@@ -251,29 +208,21 @@ func (a *HTTPAgent) open(ctx context.Context, cancel context.CancelCauseFunc, in
 		resp.Body.Close()
 		return nil, &RunErr{Code: CodeUpstreamInvalid, Message: fmt.Sprintf("upstream agent answered Content-Type %q, want text/event-stream", ct)}
 	}
-	stream := io.ReadCloser(&HookReader{ReadCloser: resp.Body, Before: BeforeRead(ctx)})
-	idle := a.idle()
-	if idle <= 0 {
-		return stream, nil
-	}
-	return &idleReader{ReadCloser: stream, d: idle, t: time.AfterFunc(idle, func() { cancel(errIdle) })}, nil
+	return resp.Body, nil
 }
 
-func (a *HTTPAgent) idle() time.Duration {
-	if a.IdleTimeout == 0 {
-		return 5 * time.Minute
-	}
-	return a.IdleTimeout
+func (a *HTTPAgent) upstream() *Upstream {
+	return &Upstream{Client: a.Client, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
 }
 
 // streamErr is the error a broken stream reports (nil: the caller went
 // away).
 func (a *HTTPAgent) streamErr(ctx context.Context, err error) error {
-	if ctx.Err() != nil && context.Cause(ctx) != errIdle {
-		return nil
+	if errors.Is(err, ErrIdle) {
+		return &RunErr{Code: CodeUpstreamTruncated, Message: fmt.Sprintf("upstream agent sent nothing for %s", a.upstream().Idle()), Err: err}
 	}
-	if context.Cause(ctx) == errIdle {
-		return &RunErr{Code: CodeUpstreamTruncated, Message: fmt.Sprintf("upstream agent sent nothing for %s", a.idle()), Err: err}
+	if ctx.Err() != nil {
+		return nil
 	}
 	if !errors.Is(err, ErrMalformedEvent) && !errors.Is(err, ErrEventTooLarge) && !errors.Is(err, ErrTruncatedFrame) {
 		return &RunErr{Code: CodeUpstreamTruncated, Message: "upstream connection failed mid-stream", Err: err}
@@ -294,26 +243,6 @@ func restoreThread(ev Event, upThread, thread string) {
 			e.ThreadID = thread
 		}
 	}
-}
-
-// idleReader cancels the request when no bytes arrive for d.
-type idleReader struct {
-	io.ReadCloser
-	d time.Duration
-	t *time.Timer
-}
-
-func (ir *idleReader) Read(p []byte) (int, error) {
-	n, err := ir.ReadCloser.Read(p)
-	if n > 0 {
-		ir.t.Reset(ir.d)
-	}
-	return n, err
-}
-
-func (ir *idleReader) Close() error {
-	ir.t.Stop()
-	return ir.ReadCloser.Close()
 }
 
 // Stats receives per-run measurements from agents. The adapter stores one

@@ -18,7 +18,6 @@
 package a2a
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/json"
@@ -83,85 +82,11 @@ type card struct {
 	Catalogs []string
 }
 
-var defaultClient = &http.Client{CheckRedirect: agui.SameOriginRedirects}
-
-func (a *Agent) client() *http.Client {
-	if a.Client != nil {
-		return a.Client
-	}
-	return defaultClient
-}
-
-func (a *Agent) timeouts() (time.Duration, time.Duration) {
-	c, i := a.ConnectTimeout, a.IdleTimeout
-	if c == 0 {
-		c = 30 * time.Second
-	}
-	if i == 0 {
-		i = 5 * time.Minute
-	}
-	return c, i
-}
-
-// do sends a request; the response must start within the connect timeout.
+// do sends a request with the agent's headers and timeouts
+// (agui.Upstream's rules).
 func (a *Agent) do(ctx context.Context, method, url string, body any, hdr map[string]string) (*http.Response, error) {
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, r)
-	if err != nil {
-		return nil, err
-	}
-	if in := agui.RequestHeaders(ctx); in != nil {
-		for _, name := range a.ForwardHeaders {
-			for _, v := range in.Values(name) {
-				req.Header.Add(name, v)
-			}
-		}
-	}
-	for k, v := range a.Headers {
-		req.Header.Set(k, v)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	// The response must start within the connect timeout; its body is
-	// read under ctx, and ends the request when closed.
-	connect, _ := a.timeouts()
-	rctx, cancel := context.WithCancelCause(ctx)
-	t := time.AfterFunc(connect, func() { cancel(errConnectTimeout) })
-	resp, err := a.client().Do(req.WithContext(rctx))
-	stopped := t.Stop()
-	if err != nil {
-		cancel(nil)
-		if !stopped {
-			return nil, errConnectTimeout
-		}
-		return nil, err
-	}
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
-	return resp, nil
-}
-
-var errConnectTimeout = errors.New("no response headers in time")
-
-type cancelBody struct {
-	io.ReadCloser
-	cancel context.CancelCauseFunc
-}
-
-func (b *cancelBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel(nil)
-	return err
+	u := agui.Upstream{Client: a.Client, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
+	return u.Do(ctx, method, url, body, hdr)
 }
 
 // readCard fetches (or reuses) the agent card.
@@ -456,14 +381,11 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 				}
 			}
 		}()
-		_, idle := a.timeouts()
-		body2 := newIdleBody(resp.Body, idle)
-		defer body2.stop()
 		max := a.MaxEventSize
 		if max == 0 {
 			max = agui.DefaultMaxEventSize
 		}
-		for f, err := range agui.ScanFrames(body2, max) {
+		for f, err := range agui.ScanFrames(resp.Body, max) {
 			if err != nil {
 				if ctx.Err() == nil {
 					yield(nil, &agui.RunErr{Code: agui.CodeUpstreamTruncated, Message: "the A2A stream broke", Err: err})
@@ -480,26 +402,3 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		}
 	}
 }
-
-// idleBody ends a response body that sends nothing for a while.
-type idleBody struct {
-	io.ReadCloser
-	idle  time.Duration
-	timer *time.Timer
-}
-
-func newIdleBody(rc io.ReadCloser, idle time.Duration) *idleBody {
-	b := &idleBody{ReadCloser: rc, idle: idle}
-	b.timer = time.AfterFunc(idle, func() { rc.Close() })
-	return b
-}
-
-func (b *idleBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.timer.Reset(b.idle)
-	}
-	return n, err
-}
-
-func (b *idleBody) stop() { b.timer.Stop() }

@@ -12,7 +12,6 @@
 package langgraph
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/json"
@@ -20,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -109,104 +109,17 @@ func ThreadID(aguiThread string) string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
-var defaultClient = &http.Client{CheckRedirect: agui.SameOriginRedirects}
-
-func (a *Agent) client() *http.Client {
-	if a.Client != nil {
-		return a.Client
-	}
-	return defaultClient
-}
-
-var (
-	errConnectTimeout = errors.New("no response headers in time")
-	errIdle           = errors.New("the response went silent")
-)
-
-// respBody ends its request when closed, and when it sends nothing for the
-// idle timeout.
-type respBody struct {
-	io.ReadCloser
-	cancel context.CancelCauseFunc
-	idle   time.Duration
-	timer  *time.Timer
-}
-
-func (b *respBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 && b.timer != nil {
-		b.timer.Reset(b.idle)
-	}
-	return n, err
-}
-
-func (b *respBody) Close() error {
-	if b.timer != nil {
-		b.timer.Stop()
-	}
-	err := b.ReadCloser.Close()
-	b.cancel(nil)
-	return err
-}
-
+// do sends a request to the server with the agent's headers and
+// timeouts (agui.Upstream's rules).
 func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[string]string) (*http.Response, error) {
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		r = bytes.NewReader(b)
-	}
-	rctx, cancel := context.WithCancelCause(ctx)
-	req, err := http.NewRequestWithContext(rctx, method, strings.TrimRight(a.URL, "/")+path, r)
-	if err != nil {
-		cancel(nil)
-		return nil, err
-	}
-	if inbound := agui.RequestHeaders(ctx); inbound != nil {
-		for _, name := range a.ForwardHeaders {
-			for _, v := range inbound.Values(name) {
-				req.Header.Add(name, v)
-			}
-		}
-	}
-	for k, v := range a.Headers {
-		req.Header.Set(k, v)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	u := agui.Upstream{Client: a.Client, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
 	if a.APIKey != "" {
-		req.Header.Set("x-api-key", a.APIKey)
+		h := make(map[string]string, len(hdr)+1)
+		maps.Copy(h, hdr)
+		h["x-api-key"] = a.APIKey
+		hdr = h
 	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	connect := a.ConnectTimeout
-	if connect <= 0 {
-		connect = 30 * time.Second
-	}
-	timer := time.AfterFunc(connect, func() { cancel(errConnectTimeout) })
-	resp, err := a.client().Do(req)
-	timer.Stop()
-	if err != nil {
-		cause := context.Cause(rctx)
-		cancel(nil)
-		if errors.Is(cause, errConnectTimeout) {
-			return nil, fmt.Errorf("the LangGraph server sent no response within %s: %w", connect, errConnectTimeout)
-		}
-		return nil, err
-	}
-	b := &respBody{ReadCloser: &agui.HookReader{ReadCloser: resp.Body, Before: agui.BeforeRead(ctx)}, cancel: cancel}
-	if idle := a.IdleTimeout; idle >= 0 {
-		if idle == 0 {
-			idle = 5 * time.Minute
-		}
-		b.idle, b.timer = idle, time.AfterFunc(idle, func() { cancel(errIdle) })
-	}
-	resp.Body = b
-	return resp, nil
+	return u.Do(ctx, method, strings.TrimRight(a.URL, "/")+path, body, hdr)
 }
 
 // call is do for requests whose failure ends the run: an unreachable
@@ -215,8 +128,8 @@ func (a *Agent) call(ctx context.Context, method, path string, body any, hdr map
 	resp, err := a.do(ctx, method, path, body, hdr)
 	if err != nil {
 		msg := "cannot reach the LangGraph server"
-		if errors.Is(err, errConnectTimeout) {
-			msg = err.Error()
+		if errors.Is(err, agui.ErrConnectTimeout) {
+			msg = "the LangGraph server sent " + err.Error()
 		}
 		return nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: msg, Err: err}
 	}

@@ -1,0 +1,164 @@
+package agui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Upstream is how a backend reaches its server, the rules HTTPAgent and
+// the LangGraph and A2A backends share: which headers go with a request,
+// how long its response may take to start, and how long its body may
+// stay silent.
+type Upstream struct {
+	// Client sends the requests (nil: a client with no overall timeout,
+	// redirects only within the origin).
+	Client *http.Client
+	// Headers are sent with every request, after the forwarded ones, so
+	// they win.
+	Headers map[string]string
+	// ForwardHeaders lists inbound request headers (case-insensitive)
+	// copied from the headers stored in ctx by WithRequestHeaders.
+	ForwardHeaders []string
+	// ConnectTimeout bounds the wait for the response headers (0: 30 s).
+	ConnectTimeout time.Duration
+	// IdleTimeout ends a body that sends nothing for this long (0: 5 min;
+	// negative: never).
+	IdleTimeout time.Duration
+}
+
+var (
+	// ErrConnectTimeout: the response did not start within ConnectTimeout.
+	ErrConnectTimeout = errors.New("no response headers in time")
+	// ErrIdle: the body sent nothing for IdleTimeout.
+	ErrIdle = errors.New("the upstream went silent")
+)
+
+// defaultClient has no overall timeout, no transparent compression (a
+// stream is read as it arrives) and follows redirects only within the
+// origin, so headers meant for one server never reach another.
+var defaultClient = sync.OnceValue(func() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableCompression = true
+	t.MaxIdleConnsPerHost = 64
+	return &http.Client{Transport: t, CheckRedirect: SameOriginRedirects}
+})
+
+// Connect is the connect timeout in force.
+func (u *Upstream) Connect() time.Duration {
+	if u.ConnectTimeout <= 0 {
+		return 30 * time.Second
+	}
+	return u.ConnectTimeout
+}
+
+// Idle is the idle timeout in force (negative: none).
+func (u *Upstream) Idle() time.Duration {
+	if u.IdleTimeout == 0 {
+		return 5 * time.Minute
+	}
+	return u.IdleTimeout
+}
+
+// Do sends a request: body is sent as is when it is a []byte, JSON-encoded
+// otherwise (nil: none), with Content-Type application/json; then the
+// forwarded headers, Headers and hdr. An error wraps ErrConnectTimeout
+// when the response did not start in time. The body is read under ctx,
+// calls ctx's BeforeRead hook ahead of every read, fails with an error
+// wrapping ErrIdle after IdleTimeout of silence, and ends the request when
+// closed.
+func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map[string]string) (*http.Response, error) {
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		r = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			return nil, err
+		}
+		r = bytes.NewReader(j)
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	req, err := http.NewRequestWithContext(rctx, method, url, r)
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	if inbound := RequestHeaders(ctx); inbound != nil {
+		for _, name := range u.ForwardHeaders {
+			for _, v := range inbound.Values(name) {
+				req.Header.Add(name, v)
+			}
+		}
+	}
+	for k, v := range u.Headers {
+		req.Header.Set(k, v)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	client := u.Client
+	if client == nil {
+		client = defaultClient()
+	}
+	connect := u.Connect()
+	timer := time.AfterFunc(connect, func() { cancel(ErrConnectTimeout) })
+	resp, err := client.Do(req)
+	timer.Stop()
+	if err != nil {
+		cause := context.Cause(rctx)
+		cancel(nil)
+		if errors.Is(cause, ErrConnectTimeout) {
+			return nil, fmt.Errorf("no response within %s: %w", connect, ErrConnectTimeout)
+		}
+		return nil, err
+	}
+	b := &upstreamBody{ReadCloser: resp.Body, ctx: rctx, cancel: cancel, before: BeforeRead(ctx)}
+	if idle := u.Idle(); idle > 0 {
+		b.idle, b.timer = idle, time.AfterFunc(idle, func() { cancel(ErrIdle) })
+	}
+	resp.Body = b
+	return resp, nil
+}
+
+// upstreamBody is a response body with Do's rules.
+type upstreamBody struct {
+	io.ReadCloser
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	before func()
+	idle   time.Duration
+	timer  *time.Timer
+}
+
+func (b *upstreamBody) Read(p []byte) (int, error) {
+	b.before()
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 && b.timer != nil {
+		b.timer.Reset(b.idle)
+	}
+	if err != nil && err != io.EOF && errors.Is(context.Cause(b.ctx), ErrIdle) {
+		err = fmt.Errorf("%w (%s): %v", ErrIdle, b.idle, err)
+	}
+	return n, err
+}
+
+func (b *upstreamBody) Close() error {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
+}

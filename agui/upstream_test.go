@@ -1,0 +1,94 @@
+package agui_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// The rules every backend's requests share: header precedence, the
+// connect timeout, the idle timeout (and that a negative one is none),
+// the before-read hook.
+func TestUpstream(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/headers":
+			io.WriteString(w, r.Header.Get("X-Fwd")+"|"+r.Header.Get("X-Static")+"|"+r.Header.Get("X-Call")+"|"+r.Header.Get("Content-Type"))
+		case "/slow-headers":
+			<-release
+		case "/silent":
+			w.Write([]byte("a"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+
+	in := http.Header{}
+	in.Set("X-Fwd", "from-client")
+	in.Set("X-Static", "from-client")
+	ctx := agui.WithRequestHeaders(context.Background(), in)
+	reads := 0
+	ctx = agui.WithBeforeRead(ctx, func() { reads++ })
+	u := agui.Upstream{Headers: map[string]string{"X-Static": "static", "X-Call": "static"}, ForwardHeaders: []string{"x-fwd", "x-static"}}
+	resp, err := u.Do(ctx, http.MethodPost, srv.URL+"/headers", map[string]int{"a": 1}, map[string]string{"X-Call": "call"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "from-client|static|call|application/json" {
+		t.Errorf("headers: %s", b)
+	}
+	if reads == 0 {
+		t.Error("the before-read hook was not called")
+	}
+
+	u = agui.Upstream{ConnectTimeout: 50 * time.Millisecond}
+	if _, err := u.Do(context.Background(), http.MethodGet, srv.URL+"/slow-headers", nil, nil); !errors.Is(err, agui.ErrConnectTimeout) {
+		t.Errorf("slow headers: %v, want ErrConnectTimeout", err)
+	}
+
+	u = agui.Upstream{IdleTimeout: 50 * time.Millisecond}
+	resp, err = u.Do(context.Background(), http.MethodGet, srv.URL+"/silent", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !errors.Is(err, agui.ErrIdle) {
+		t.Errorf("silent body: %v, want ErrIdle", err)
+	}
+
+	// A negative idle timeout is none: the silent body is still open
+	// after a while (A2A agents closed it at once before).
+	u = agui.Upstream{IdleTimeout: -1}
+	resp, err = u.Do(context.Background(), http.MethodGet, srv.URL+"/silent", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got := make(chan error, 1)
+	go func() {
+		p := make([]byte, 8)
+		resp.Body.Read(p) // "a"
+		_, err := resp.Body.Read(p)
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Errorf("a body with no idle timeout ended: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
