@@ -208,19 +208,12 @@ func (t *Transcript) appendArgs(e *ToolCallArgs) {
 
 //go:noinline
 func (t *Transcript) applyOther(ev Event) {
+	// Each case that builds a Message has its own (not inlined) method:
+	// the frame of this switch, under every event of a run's stack, stays
+	// small, and so does an idle stream's goroutine stack.
 	switch e := ev.(type) {
 	case *TextMessageStart:
-		role := Role(e.Role)
-		if role == "" {
-			role = RoleAssistant
-		}
-		if t.find(e.MessageID) == nil {
-			if !t.grow(messageOverhead + len(e.MessageID) + len(e.Name)) {
-				t.markCut(e.MessageID)
-				return
-			}
-			t.upsert(Message{ID: e.MessageID, Role: role, Content: Text(""), Name: e.Name})
-		}
+		t.startText(e.MessageID, Role(e.Role), e.Name)
 	case *TextMessageContent:
 		t.appendText(e.MessageID, e.Delta)
 	case *TextMessageEnd:
@@ -228,75 +221,113 @@ func (t *Transcript) applyOther(ev Event) {
 	case *ReasoningMessageEnd:
 		t.flush(e.MessageID)
 	case *ReasoningMessageStart:
-		if t.find(e.MessageID) == nil {
-			if !t.grow(messageOverhead + len(e.MessageID)) {
-				t.markCut(e.MessageID)
-				return
-			}
-			t.upsert(Message{ID: e.MessageID, Role: RoleReasoning, Content: Text("")})
-		}
+		t.startText(e.MessageID, RoleReasoning, "")
 	case *ReasoningMessageContent:
 		t.appendText(e.MessageID, e.Delta)
 	case *ToolCallStart:
-		if !t.grow(messageOverhead + len(e.ToolCallID) + len(e.ToolCallName)) {
-			t.markCut(e.ParentMessageID)
-			return
-		}
-		call := ToolCall{ID: e.ToolCallID, Type: "function", Function: FunctionCall{Name: e.ToolCallName}}
-		if p := t.find(e.ParentMessageID); p != nil && e.ParentMessageID != "" && p.Role == RoleAssistant {
-			p.ToolCalls = append(p.ToolCalls, call)
-		} else {
-			// As @ag-ui/client does: a new assistant message named by the
-			// parent id (the upstream's message id), else by the call.
-			id := e.ParentMessageID
-			if id == "" || t.find(id) != nil {
-				id = e.ToolCallID // no parent, or it names another kind of message
-			}
-			t.upsert(Message{ID: id, Role: RoleAssistant, ToolCalls: []ToolCall{call}})
-		}
+		t.startCall(e)
 	case *ToolCallEnd:
 		t.flushArgs(e.ToolCallID)
 	case *ToolCallResult:
-		content := e.Content
-		if !t.grow(messageOverhead + len(e.MessageID) + len(content)) {
-			content = strings.TrimSpace(CutMarker)
-			t.cut[e.MessageID] = true
-		}
-		t.upsert(Message{ID: e.MessageID, Role: RoleTool, ToolCallID: e.ToolCallID, Content: Text(content)})
+		t.addResult(e)
 	case *ActivitySnapshot:
-		if m := t.find(e.MessageID); m != nil && e.Replace != nil && !*e.Replace {
-			return
-		}
-		if !t.grow(messageOverhead + len(e.MessageID) + len(e.Content)) {
-			// A surface or card that is not kept is not replayed at all.
-			t.markCut("")
-			return
-		}
-		t.upsert(Message{ID: e.MessageID, Role: RoleActivity, ActivityType: e.ActivityType, Content: Content{Object: []byte(e.Content), set: true}})
+		t.addActivity(e)
 	case *ActivityDelta:
-		if m := t.find(e.MessageID); m != nil && m.Content.Object != nil {
-			if !t.grow(len(e.Patch)) {
-				t.markCut("")
-				return
-			}
-			if out, err := ApplyPatch(m.Content.Object, e.Patch); err == nil {
-				m.Content = Content{Object: out, set: true}
-			}
-		}
+		t.patchActivity(e)
 	case *MessagesSnapshot:
-		n := 0
-		for _, m := range e.Messages {
-			n += messageSize(m)
-		}
-		if !t.grow(n) {
-			t.markCut("")
-			return
-		}
-		t.msgs, t.index, t.text, t.args = nil, map[string]int{}, map[string]*strings.Builder{}, map[string]*strings.Builder{}
-		t.cut, t.cutNote = map[string]bool{}, false
-		for _, m := range e.Messages {
-			t.upsert(m)
-		}
+		t.replace(e)
+	}
+}
+
+// startText adds a text or reasoning message (assistant by default).
+//
+//go:noinline
+func (t *Transcript) startText(id string, role Role, name string) {
+	if role == "" {
+		role = RoleAssistant
+	}
+	if t.find(id) != nil {
+		return
+	}
+	if !t.grow(messageOverhead + len(id) + len(name)) {
+		t.markCut(id)
+		return
+	}
+	t.upsert(Message{ID: id, Role: role, Content: Text(""), Name: name})
+}
+
+//go:noinline
+func (t *Transcript) startCall(e *ToolCallStart) {
+	if !t.grow(messageOverhead + len(e.ToolCallID) + len(e.ToolCallName)) {
+		t.markCut(e.ParentMessageID)
+		return
+	}
+	call := ToolCall{ID: e.ToolCallID, Type: "function", Function: FunctionCall{Name: e.ToolCallName}}
+	if p := t.find(e.ParentMessageID); p != nil && e.ParentMessageID != "" && p.Role == RoleAssistant {
+		p.ToolCalls = append(p.ToolCalls, call)
+		return
+	}
+	// As @ag-ui/client does: a new assistant message named by the
+	// parent id (the upstream's message id), else by the call.
+	id := e.ParentMessageID
+	if id == "" || t.find(id) != nil {
+		id = e.ToolCallID // no parent, or it names another kind of message
+	}
+	t.upsert(Message{ID: id, Role: RoleAssistant, ToolCalls: []ToolCall{call}})
+}
+
+//go:noinline
+func (t *Transcript) addResult(e *ToolCallResult) {
+	content := e.Content
+	if !t.grow(messageOverhead + len(e.MessageID) + len(content)) {
+		content = strings.TrimSpace(CutMarker)
+		t.cut[e.MessageID] = true
+	}
+	t.upsert(Message{ID: e.MessageID, Role: RoleTool, ToolCallID: e.ToolCallID, Content: Text(content)})
+}
+
+//go:noinline
+func (t *Transcript) addActivity(e *ActivitySnapshot) {
+	if m := t.find(e.MessageID); m != nil && e.Replace != nil && !*e.Replace {
+		return
+	}
+	if !t.grow(messageOverhead + len(e.MessageID) + len(e.Content)) {
+		// A surface or card that is not kept is not replayed at all.
+		t.markCut("")
+		return
+	}
+	t.upsert(Message{ID: e.MessageID, Role: RoleActivity, ActivityType: e.ActivityType, Content: Content{Object: []byte(e.Content), set: true}})
+}
+
+//go:noinline
+func (t *Transcript) patchActivity(e *ActivityDelta) {
+	m := t.find(e.MessageID)
+	if m == nil || m.Content.Object == nil {
+		return
+	}
+	if !t.grow(len(e.Patch)) {
+		t.markCut("")
+		return
+	}
+	if out, err := ApplyPatch(m.Content.Object, e.Patch); err == nil {
+		m.Content = Content{Object: out, set: true}
+	}
+}
+
+//go:noinline
+func (t *Transcript) replace(e *MessagesSnapshot) {
+	n := 0
+	for _, m := range e.Messages {
+		n += messageSize(m)
+	}
+	if !t.grow(n) {
+		t.markCut("")
+		return
+	}
+	t.msgs, t.index, t.text, t.args = nil, map[string]int{}, map[string]*strings.Builder{}, map[string]*strings.Builder{}
+	t.cut, t.cutNote = map[string]bool{}, false
+	for _, m := range e.Messages {
+		t.upsert(m)
 	}
 }
 
