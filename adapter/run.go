@@ -161,10 +161,32 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 		return runsError(err, in.RunID)
 	}
 	s.streams.Add(1)
+	if s.cfg.streamTakeover() {
+		if cs, err := takeOver(c.Response(), c.Request(), s.cfg.writeTimeout()); err == nil {
+			if r, _ := echo.UnwrapResponse(c.Response()); r != nil {
+				r.Status, r.Committed = http.StatusOK, true // for the request log
+			}
+			// The stream goes on in its own goroutine (owned by
+			// s.streams, ending with the run); the request's goroutine
+			// and net/http's buffers go.
+			go s.serveTaken(started, cs)
+			return nil
+		}
+	}
 	defer s.streams.Done()
 	enc := agui.NewEncoder(c.Response())
-	sink := s.newSink(c.Response(), enc, writePreamble(c.Response(), enc))
+	sink := s.newSink(newResponseStream(c.Response()), enc, writePreamble(c.Response(), enc))
 	defer sink.close()
 	started.Serve(c.Request().Context(), sink)
 	return nil
+}
+
+// serveTaken serves a run on a connection taken over from net/http.
+func (s *Server) serveTaken(started *runs.Started, cs *connStream) {
+	defer s.streams.Done()
+	defer cs.Close()
+	enc := agui.NewEncoder(cs)
+	sink := s.newSink(cs, enc, writeOpening(enc, cs))
+	defer sink.close()
+	started.Serve(cs.Context(), sink)
 }

@@ -22,12 +22,14 @@ import (
 // writePreamble starts an SSE response: a retry hint for reconnecting
 // clients and a comment so proxies forward headers at once.
 func writePreamble(w http.ResponseWriter, enc *agui.Encoder) bool {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("X-Accel-Buffering", "no")
+	sseHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
-	return enc.Retry(3000) == nil && enc.Comment("ok") == nil && http.NewResponseController(w).Flush() == nil
+	return writeOpening(enc, http.NewResponseController(w))
+}
+
+// writeOpening writes an SSE stream's first frames, once its head is out.
+func writeOpening(enc *agui.Encoder, f interface{ Flush() error }) bool {
+	return enc.Retry(3000) == nil && enc.Comment("ok") == nil && f.Flush() == nil
 }
 
 // sseSink writes a stream's events as SSE frames ("id: <seq>" each) and
@@ -39,7 +41,7 @@ func writePreamble(w http.ResponseWriter, enc *agui.Encoder) bool {
 type sseSink struct {
 	mu       sync.Mutex
 	enc      *agui.Encoder
-	rc       *http.ResponseController
+	rc       sseWriter
 	hb, wt   time.Duration
 	timer    *time.Timer // heartbeats
 	flusher  *time.Timer // flushes what Send left queued
@@ -57,8 +59,8 @@ var errClientGone = errors.New("the client went away")
 
 // newSink starts a stream whose preamble is written (alive false: it was
 // not, every send fails).
-func (s *Server) newSink(w http.ResponseWriter, enc *agui.Encoder, alive bool) *sseSink {
-	k := &sseSink{enc: enc, rc: http.NewResponseController(w), hb: s.cfg.heartbeat(), wt: s.cfg.writeTimeout(), dead: !alive}
+func (s *Server) newSink(w sseWriter, enc *agui.Encoder, alive bool) *sseSink {
+	k := &sseSink{enc: enc, rc: w, hb: s.cfg.heartbeat(), wt: s.cfg.writeTimeout(), dead: !alive}
 	k.timer = time.AfterFunc(k.hb, k.beat)
 	k.flusher = time.AfterFunc(time.Hour, func() { _ = k.Flush() })
 	k.flusher.Stop()
@@ -173,7 +175,7 @@ func (s *Server) follow(c *echo.Context, rd *runs.Reader) error {
 	s.streams.Add(1)
 	defer s.streams.Done()
 	enc := agui.NewEncoder(c.Response())
-	sink := s.newSink(c.Response(), enc, writePreamble(c.Response(), enc))
+	sink := s.newSink(newResponseStream(c.Response()), enc, writePreamble(c.Response(), enc))
 	defer sink.close()
 	if err := runs.Follow(c.Request().Context(), rd, sink); err != nil {
 		sink.fail(s, rd.Run().ID, err)

@@ -1,0 +1,176 @@
+package adapter
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// rawRun sends a run request on a raw HTTP/1.1 connection and returns
+// the response head and the connection's reader.
+func rawRun(t *testing.T, addr, origin string) (*http.Response, *bufio.Reader, net.Conn) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	req := "POST /agents/a/run HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
+	if origin != "" {
+		req += "Origin: " + origin + "\r\n"
+	}
+	req += "Content-Length: " + strconv.Itoa(len(runBody)) + "\r\n\r\n" + runBody
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, br, conn
+}
+
+// connStates records the server's connection states.
+type connStates struct {
+	mu   sync.Mutex
+	seen map[http.ConnState]int
+}
+
+func (c *connStates) hook(_ net.Conn, s http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen[s]++
+}
+
+func (c *connStates) count(s http.ConnState) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen[s]
+}
+
+func newStatesServer(t *testing.T, cfg Config) (*httptest.Server, *connStates) {
+	t.Helper()
+	zero := Duration(0)
+	cfg.DetachGrace = &zero
+	s, err := NewServer(nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &connStates{seen: map[http.ConnState]int{}}
+	ts := httptest.NewUnstartedServer(s)
+	ts.Config.ConnState = st.hook
+	ts.Start()
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		s.Drain(200 * time.Millisecond)
+		ts.Close()
+		s.Close()
+	})
+	return ts, st
+}
+
+const upstreamFrames = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n" +
+	"data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n" +
+	"data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"hello\"}\n\n" +
+	"data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\n" +
+	"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"
+
+// An HTTP/1.1 run stream is taken over from net/http: the head carries
+// the SSE and CORS headers, the body is well-formed chunked encoding
+// ending with the last chunk, and the connection closes with the stream.
+func TestStreamTakeover(t *testing.T) {
+	up := newUpstream(t, upstreamFrames, false)
+	cfg := Config{Listen: "x", CORS: CORS{Origins: []string{"https://app.example.com"}},
+		Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	ts, states := newStatesServer(t, cfg)
+	resp, br, conn := rawRun(t, ts.Listener.Addr().String(), "https://app.example.com")
+	for k, want := range map[string]string{
+		"Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no",
+		"Access-Control-Allow-Origin": "https://app.example.com",
+	} {
+		if got := resp.Header.Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if resp.StatusCode != 200 || len(resp.TransferEncoding) != 1 || resp.TransferEncoding[0] != "chunked" || !resp.Close {
+		t.Fatalf("status %d, transfer encoding %v, close %v", resp.StatusCode, resp.TransferEncoding, resp.Close)
+	}
+	body, err := io.ReadAll(resp.Body) // the chunked reader: fails on a bad or missing last chunk
+	if err != nil {
+		t.Fatalf("body: %v", err)
+	}
+	evs := decodeEvents(t, string(body))
+	if len(evs) != 5 || evs[0].Type() != agui.TypeRunStarted || evs[4].Type() != agui.TypeRunFinished {
+		t.Fatalf("events: %v", evs)
+	}
+	if !strings.HasPrefix(string(body), "retry: 3000\n\n: ok\n\n") {
+		t.Errorf("the stream does not open with the retry hint and comment: %q", body[:min(len(body), 40)])
+	}
+	// The server closes the connection after the last chunk.
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := br.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("after the last chunk: %d bytes, %v; want EOF", n, err)
+	}
+	if states.count(http.StateHijacked) != 1 {
+		t.Fatalf("connection states %v: the stream was not taken over", states.seen)
+	}
+}
+
+// With streamTakeover: false net/http writes the stream and keeps the
+// connection alive.
+func TestStreamTakeoverOff(t *testing.T) {
+	up := newUpstream(t, upstreamFrames, false)
+	off := false
+	cfg := Config{Listen: "x", StreamTakeover: &off, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	ts, states := newStatesServer(t, cfg)
+	resp, _, _ := rawRun(t, ts.Listener.Addr().String(), "")
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.Close {
+		t.Fatalf("body error %v, close %v", err, resp.Close)
+	}
+	if evs := decodeEvents(t, string(body)); len(evs) != 5 {
+		t.Fatalf("events: %v", evs)
+	}
+	if n := states.count(http.StateHijacked); n != 0 {
+		t.Fatalf("taken over %d times with streamTakeover: false", n)
+	}
+}
+
+// A client that goes away from a taken-over stream cancels its run's
+// upstream (detachGrace 0), and nothing is left running.
+func TestStreamTakeoverClientLeaves(t *testing.T) {
+	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n", true)
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	ts, states := newStatesServer(t, cfg)
+	resp, _, conn := rawRun(t, ts.Listener.Addr().String(), "")
+	cr := bufio.NewReader(resp.Body) // ReadResponse decodes the chunks
+	for {
+		l, err := cr.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(l, "RUN_STARTED") {
+			break
+		}
+	}
+	conn.Close()
+	select {
+	case <-up.cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream was not cancelled when the client left")
+	}
+	if states.count(http.StateHijacked) != 1 {
+		t.Fatalf("connection states %v", states.seen)
+	}
+}
