@@ -62,6 +62,10 @@ type Config struct {
 	Client *http.Client
 }
 
+// unknownKeyWait bounds what a token with an unknown key id waits for:
+// the rate limiter, then the key set fetch it causes.
+const unknownKeyWait = 5 * time.Second
+
 // Check reports the first problem with c, naming the field.
 func (c Config) Check() error {
 	if c.JWKSURL == "" || !(strings.HasPrefix(c.JWKSURL, "https://") || strings.HasPrefix(c.JWKSURL, "http://")) {
@@ -122,10 +126,13 @@ func New(c Config) (*Verifier, error) {
 		Client:          c.Client,
 		HTTPTimeout:     c.Client.Timeout,
 		RefreshInterval: c.RefreshInterval,
-		// A token with an unknown key id waits for no one: when the
-		// limiter has no token left it is refused at once.
+		// A token with an unknown key id is refused at once when the
+		// limiter's next token is more than unknownKeyWait away. The same
+		// deadline bounds the key set fetch it causes: at 1 ms (before)
+		// a fetch slower than that failed, and a rotated key was found
+		// only at the next periodic refresh.
 		RefreshUnknownKID:       rate.NewLimiter(rate.Every(c.UnknownKeyEvery), 1),
-		RateLimitWaitMax:        time.Millisecond,
+		RateLimitWaitMax:        unknownKeyWait,
 		RefreshErrorHandlerFunc: func(string) func(context.Context, error) { return func(context.Context, error) {} },
 	})
 	if err != nil {

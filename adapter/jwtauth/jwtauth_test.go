@@ -134,6 +134,22 @@ func TestRotation(t *testing.T) {
 	}
 }
 
+// A key set fetch caused by a new key id may take as long as a remote
+// identity provider does (it had 1 ms: a rotated key was then found only
+// at the next periodic refresh).
+func TestRotationSlowKeySet(t *testing.T) {
+	is := jwttest.New(t)
+	v := newVerifier(t, is, func(c *jwtauth.Config) { c.RefreshInterval = time.Hour; c.UnknownKeyEvery = time.Hour })
+	if _, err := v.Principal(context.Background(), is.Sign(t, is.Claims("alice"))); err != nil {
+		t.Fatal(err)
+	}
+	is.Delay.Store(int64(50 * time.Millisecond))
+	is.Rotate(t, "ES256", true)
+	if p, err := v.Principal(context.Background(), is.Sign(t, is.Claims("bob"))); err != nil || p != "bob" {
+		t.Fatalf("token signed by the rotated-in key, key set served in 50 ms: %q, %v", p, err)
+	}
+}
+
 func TestConfigCheck(t *testing.T) {
 	for _, c := range []struct {
 		cfg  jwtauth.Config

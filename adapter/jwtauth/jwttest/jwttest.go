@@ -26,6 +26,8 @@ type Issuer struct {
 	Server   *httptest.Server
 	Issuer   string
 	Audience string
+	// Delay slows every key set response (a remote identity provider).
+	Delay atomic.Int64 // nanoseconds
 
 	mu      sync.Mutex
 	keys    []key // published
@@ -129,6 +131,7 @@ func (is *Issuer) serveJWKS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	is.fetches.Add(1)
+	time.Sleep(time.Duration(is.Delay.Load()))
 	is.mu.Lock()
 	keys := append([]key(nil), is.keys...)
 	is.mu.Unlock()
