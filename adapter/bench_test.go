@@ -41,7 +41,7 @@ func benchRelay(b *testing.B, via bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ts := httptest.NewServer(s)
+		ts := serveAdopted(s)
 		defer ts.Close()
 		url = ts.URL + "/agents/a/run"
 	}

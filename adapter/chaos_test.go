@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -203,7 +202,7 @@ func TestChaosResume(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (the Redis tests need a Redis at %s)", err, testRedisURL())
 			}
-			ts := httptest.NewServer(s)
+			ts := serveAdopted(s)
 			t.Cleanup(func() { ts.CloseClientConnections(); s.Drain(time.Second); ts.Close(); s.Close() })
 			for _, c := range []struct{ every, extra int }{{1, 0}, {7, 0}, {50, 0}, {3, 11}, {25, 40}} {
 				t.Run(fmt.Sprintf("every_%d_plus_%d_bytes", c.every, c.extra), func(t *testing.T) {

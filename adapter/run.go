@@ -162,7 +162,7 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	}
 	s.streams.Add(1)
 	if s.cfg.streamTakeover() {
-		if cs, err := takeOver(c.Response(), c.Request(), s.cfg.writeTimeout()); err == nil {
+		if cs, err := takeOver(c.Response(), c.Request(), s.cfg.writeTimeout(), s.handBack); err == nil {
 			if r, _ := echo.UnwrapResponse(c.Response()); r != nil {
 				r.Status, r.Committed = http.StatusOK, true // for the request log
 			}

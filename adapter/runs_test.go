@@ -306,7 +306,7 @@ func TestNoLeaksOverDetachResumeCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s)
+	ts := serveAdopted(s)
 	client := &http.Client{Transport: &http.Transport{}}
 	for i := range 100 {
 		id := fmt.Sprintf("r%d", i)

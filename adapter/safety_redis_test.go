@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -146,9 +145,9 @@ func redisHost() string {
 
 // twoOnRedis serves the same config twice on one Redis prefix; extra is
 // YAML for the second runlog keys (per instance: a, b).
-func twoOnRedis(t *testing.T, upURL string, urlA, urlB, extra string) (a, b *httptest.Server) {
+func twoOnRedis(t *testing.T, upURL string, urlA, urlB, extra string) (a, b *adoptedServer) {
 	prefix := randomPrefix()
-	mk := func(name, u string) *httptest.Server {
+	mk := func(name, u string) *adoptedServer {
 		return serveYAML(t, twoPrincipals+fmt.Sprintf(`instanceId: %s
 detachGrace: 30s
 runlog: {backend: redis, url: "%s", prefix: "%s"%s}

@@ -37,7 +37,7 @@ var (
 const twoPrincipals = "auth: {bearerTokens: {alice: " + aliceTok + ", bob: " + bobTok + "}}\n"
 
 // serveYAML parses src (the documented config shape) and serves it.
-func serveYAML(t *testing.T, src string) *httptest.Server {
+func serveYAML(t *testing.T, src string) *adoptedServer {
 	t.Helper()
 	cfg, err := ParseConfig([]byte(src), func(string) string { return "" })
 	if err != nil {

@@ -51,6 +51,7 @@ type Server struct {
 
 	streams  sync.WaitGroup // SSE responses
 	draining atomic.Bool
+	handBack *handBack // connections of taken-over streams, back to net/http
 
 	log            runlog.Log
 	runs           *runs.Manager
@@ -108,7 +109,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		}
 		logger = slog.New(tracing.LogHandler(logger.Handler()))
 	}
-	s := &Server{cfg: cfg, logger: logger, tracing: tp, metrics: newMetrics(), agents: map[string]*agentEntry{}, a2ui: v, instance: cfg.InstanceID}
+	s := &Server{cfg: cfg, logger: logger, tracing: tp, metrics: newMetrics(), agents: map[string]*agentEntry{}, a2ui: v, instance: cfg.InstanceID, handBack: newHandBack()}
 	if s.instance == "" {
 		s.instance = newInstanceID()
 	}
@@ -399,6 +400,7 @@ func (s *Server) SandboxHandler() http.Handler {
 // Close releases the runs, the run log and the MCP sessions. Call it
 // after Drain.
 func (s *Server) Close() error {
+	s.handBack.stop()
 	if s.jwt != nil {
 		s.jwt.Close()
 	}

@@ -54,7 +54,7 @@ func newUpstream(t *testing.T, frames string, hang bool) *upstream {
 // newTestServer serves cfg; unless the test sets one, runs stop as soon as
 // their client leaves (detachGrace 0), so hanging upstreams end with the
 // test. Cleanup drains the server.
-func newTestServer(t *testing.T, cfg Config) *httptest.Server {
+func newTestServer(t *testing.T, cfg Config) *adoptedServer {
 	t.Helper()
 	if cfg.DetachGrace == nil {
 		zero := Duration(0)
@@ -64,7 +64,7 @@ func newTestServer(t *testing.T, cfg Config) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s)
+	ts := serveAdopted(s)
 	t.Cleanup(func() {
 		ts.CloseClientConnections()
 		s.Drain(200 * time.Millisecond)
@@ -72,6 +72,28 @@ func newTestServer(t *testing.T, cfg Config) *httptest.Server {
 		s.Close()
 	})
 	return ts
+}
+
+// adoptedServer is a test server that s adopted.
+type adoptedServer struct {
+	*httptest.Server
+	s *Server
+}
+
+// serveAdopted serves s as cmd/genui-adapter does: HTTP/1.1 run streams
+// are taken over, and their connections served again after them.
+func serveAdopted(s *Server) *adoptedServer {
+	ts := httptest.NewUnstartedServer(s)
+	s.Adopt(ts.Config)
+	ts.Start()
+	return &adoptedServer{Server: ts, s: s}
+}
+
+// Close stops giving connections back first: httptest's Close waits for
+// the connections it knows and must not learn of one while it waits.
+func (a *adoptedServer) Close() {
+	a.s.handBack.stop()
+	a.Server.Close()
 }
 
 func post(t *testing.T, url, ctype, body string) (*http.Response, string) {
@@ -320,7 +342,7 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s)
+	ts := serveAdopted(s)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 100}}
 	cycles := 1000
 	if testing.Short() {
@@ -381,7 +403,7 @@ func TestDrainEndsStreamsWithShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s)
+	ts := serveAdopted(s)
 	defer ts.Close()
 	resp := doReq(t, http.MethodPost, ts.URL+"/agents/a/run", runBody, nil)
 	defer resp.Body.Close()

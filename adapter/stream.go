@@ -5,8 +5,10 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,18 +44,27 @@ func sseHeaders(h http.Header) {
 // connStream is an SSE response on an HTTP/1.1 connection taken over
 // from net/http once the response starts: the chunked encoding is
 // written here, so that a long, mostly idle stream holds no net/http
-// buffers and no request goroutine. Its own goroutine (watch) reads the
-// connection to notice the client leaving and cancels ctx; nothing is
-// kept between flushes (the pending chunk's buffer goes back to a pool).
+// buffers and no request goroutine. Its own small goroutine (watch)
+// notices the client leave, without reading what the client sends, and
+// cancels ctx; nothing is kept between flushes (the pending chunk's
+// buffer goes back to a pool). When the stream ends the connection goes
+// back to net/http (keep-alive) through the Server's handBack listener.
 // Write, Flush and Close are called by one goroutine at a time (the SSE
 // sink's lock).
 type connStream struct {
 	conn    net.Conn
+	back    *handBack
 	ctx     context.Context
 	cancel  context.CancelFunc
 	pending *[]byte // the chunk being written, with chunkHead bytes reserved; nil when none
 	err     error
 	closed  bool
+	watched chan struct{} // closed when watch returns
+
+	// Set by watch, read after watched is closed.
+	gone     bool // the client closed the connection
+	consumed bool // watch read from the connection: it cannot be reused
+	reusable bool // nothing was buffered past the request when it was taken
 }
 
 // chunkHead is room for a chunk's size line ("%x\r\n") before its data.
@@ -70,22 +81,23 @@ var errHijackUnsupported = errors.New("the response cannot be taken over")
 
 // takeOver hijacks w's HTTP/1.1 connection and writes the response head:
 // status 200, w's headers (set by middlewares) and the SSE headers,
-// chunked, "Connection: close" (the connection ends with the stream).
-// The only error is errHijackUnsupported; a head that cannot be written
-// gives a stream whose writes fail and whose context is done.
-func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration) (*connStream, error) {
-	if r.ProtoMajor != 1 || r.ProtoMinor < 1 {
+// chunked. The only error is errHijackUnsupported; a head that cannot be
+// written gives a stream whose writes fail and whose context is done.
+func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration, back *handBack) (*connStream, error) {
+	if r.ProtoMajor != 1 || r.ProtoMinor < 1 || back.hs.Load() == nil {
 		return nil, errHijackUnsupported
 	}
 	h := w.Header().Clone()
-	conn, _, err := http.NewResponseController(w).Hijack()
+	conn, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		return nil, errHijackUnsupported
 	}
 	sseHeaders(h)
-	h.Del("Content-Length")
-	h.Del("Transfer-Encoding")
-	h.Set("Connection", "close")
+	// Not "Connection: close": fetch (undici) then takes a cut in the
+	// middle of the stream for its end.
+	for _, k := range []string{"Content-Length", "Transfer-Encoding", "Connection"} {
+		h.Del(k)
+	}
 	if h.Get("Date") == "" {
 		h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
 	}
@@ -102,15 +114,19 @@ func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration
 	b = append(b, "Transfer-Encoding: chunked\r\n\r\n"...)
 	_ = conn.SetWriteDeadline(time.Now().Add(writeTimeout))
 	_, err = conn.Write(b)
-	*bp = b[:chunkHead]
+	*bp = b
 	putChunk(bp)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &connStream{conn: conn, ctx: ctx, cancel: cancel}
+	s := &connStream{conn: conn, back: back, ctx: ctx, cancel: cancel, watched: make(chan struct{}),
+		// Bytes net/http read past the request (a pipelined one) would
+		// be lost to the next reader of the connection.
+		reusable: brw.Reader.Buffered() == 0}
 	if err != nil {
 		// The client is gone: every write fails, and the run goes on
 		// detached as when a client leaves.
 		s.err = err
 		cancel()
+		close(s.watched)
 		return s, nil
 	}
 	go s.watch()
@@ -124,16 +140,26 @@ func putChunk(bp *[]byte) {
 	}
 }
 
-// watch cancels ctx when the client closes the connection (or sends
-// anything: a client may not send a request on a connection whose
-// response is still streaming). It ends when the connection is closed.
+// watch cancels ctx when the client closes the connection. It waits for
+// the connection to be readable and peeks (waitClosed); where it cannot
+// peek it reads, and the connection is not reused. It ends when the
+// client leaves, sends anything, or Close sets a past read deadline.
 func (s *connStream) watch() {
-	var b [16]byte
-	for {
-		if _, err := s.conn.Read(b[:]); err != nil {
-			s.cancel()
-			return
+	defer close(s.watched)
+	gone, ok := waitClosed(s.conn)
+	if !ok {
+		s.consumed = true
+		var b [16]byte
+		for {
+			if _, err := s.conn.Read(b[:]); err != nil {
+				gone = !errors.Is(err, os.ErrDeadlineExceeded)
+				break
+			}
 		}
+	}
+	if gone {
+		s.gone = true
+		s.cancel()
 	}
 }
 
@@ -185,15 +211,125 @@ func (s *connStream) Flush() error {
 
 func (s *connStream) SetWriteDeadline(t time.Time) error { return s.conn.SetWriteDeadline(t) }
 
-// Close ends the response (the last chunk) and the connection.
+// lastChunk ends a chunked response.
+var lastChunk = []byte("0\r\n\r\n")
+
+// Close ends the response (the last chunk) and gives the connection back
+// to net/http for the client's next request, or closes it.
 func (s *connStream) Close() {
 	if s.closed {
 		return
 	}
 	s.closed = true
-	if s.Flush() == nil {
-		_, _ = s.conn.Write([]byte("0\r\n\r\n"))
+	ok := s.Flush() == nil
+	if ok {
+		_, err := s.conn.Write(lastChunk)
+		ok = err == nil
+	}
+	_ = s.conn.SetReadDeadline(time.Unix(1, 0)) // stops watch
+	<-s.watched
+	s.cancel()
+	if ok && s.reusable && !s.consumed && !s.gone {
+		_ = s.conn.SetDeadline(time.Time{})
+		s.back.give(s.conn)
+		return
 	}
 	s.conn.Close()
-	s.cancel()
 }
+
+// Adopt lets hs serve again the connections of run streams taken over
+// from it (streamTakeover) once their stream ends, as it would an idle
+// keep-alive connection. Streams are taken over only from an adopting
+// server. Call it before hs serves; hs stops serving them when it shuts
+// down or the Server closes.
+func (s *Server) Adopt(hs *http.Server) { s.handBack.hs.Store(hs) }
+
+// handBack is a listener of connections whose taken-over stream ended:
+// the adopting http.Server serves them again (HTTP keep-alive). give
+// never blocks: a connection it cannot queue is closed.
+type handBack struct {
+	hs    atomic.Pointer[http.Server]
+	conns chan net.Conn
+	done  chan struct{} // closed by Close
+
+	mu      sync.Mutex
+	closed  bool
+	serving chan struct{} // nil until hs serves this listener; closed when it stops
+}
+
+func newHandBack() *handBack {
+	return &handBack{conns: make(chan net.Conn, 1024), done: make(chan struct{})}
+}
+
+// give queues c for the adopting http.Server, which starts serving the
+// listener on the first connection and stops when it shuts down or the
+// Server closes.
+func (h *handBack) give(c net.Conn) {
+	hs := h.hs.Load()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if hs == nil || h.closed {
+		c.Close()
+		return
+	}
+	if h.serving == nil {
+		h.serving = make(chan struct{})
+		go func(serving chan struct{}) {
+			defer close(serving)
+			_ = hs.Serve(h)
+		}(h.serving)
+	}
+	select {
+	case h.conns <- c:
+	default:
+		c.Close()
+	}
+}
+
+func (h *handBack) Accept() (net.Conn, error) {
+	select {
+	case c := <-h.conns:
+		return c, nil
+	case <-h.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close stops Accept (http.Server calls it when it shuts down).
+func (h *handBack) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.closed {
+		h.closed = true
+		close(h.done)
+	}
+	return nil
+}
+
+// stop closes the listener, waits until the http.Server has stopped
+// serving it (so every connection it took has started: a test server's
+// Close may then wait for them all) and closes the queued connections.
+func (h *handBack) stop() {
+	h.Close()
+	h.mu.Lock()
+	serving := h.serving
+	h.mu.Unlock()
+	if serving != nil {
+		<-serving
+	}
+	for {
+		select {
+		case c := <-h.conns:
+			c.Close()
+		default:
+			return
+		}
+	}
+}
+
+func (h *handBack) Addr() net.Addr { return handBackAddr{} }
+
+type handBackAddr struct{}
+
+func (handBackAddr) Network() string { return "handback" }
+func (handBackAddr) String() string  { return "handback" }

@@ -15,8 +15,9 @@ import (
 	"github.com/genui-adapter/genui-adapter/agui"
 )
 
-// rawRun sends a run request on a raw HTTP/1.1 connection and returns
-// the response head and the connection's reader.
+// rawRun sends a run request on a new raw HTTP/1.1 connection and
+// returns the response (its body decodes the chunks), the connection's
+// reader and the connection.
 func rawRun(t *testing.T, addr, origin string) (*http.Response, *bufio.Reader, net.Conn) {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
@@ -25,20 +26,27 @@ func rawRun(t *testing.T, addr, origin string) (*http.Response, *bufio.Reader, n
 	}
 	t.Cleanup(func() { conn.Close() })
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(conn)
+	return sendRun(t, conn, br, addr, origin, "r"), br, conn
+}
+
+// sendRun sends a run request (run id runID) on conn.
+func sendRun(t *testing.T, conn net.Conn, br *bufio.Reader, addr, origin, runID string) *http.Response {
+	t.Helper()
+	body := strings.Replace(runBody, `"runId":"r"`, `"runId":"`+runID+`"`, 1)
 	req := "POST /agents/a/run HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
 	if origin != "" {
 		req += "Origin: " + origin + "\r\n"
 	}
-	req += "Content-Length: " + strconv.Itoa(len(runBody)) + "\r\n\r\n" + runBody
+	req += "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 	if _, err := io.WriteString(conn, req); err != nil {
 		t.Fatal(err)
 	}
-	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp, br, conn
+	return resp
 }
 
 // connStates records the server's connection states.
@@ -70,10 +78,12 @@ func newStatesServer(t *testing.T, cfg Config) (*httptest.Server, *connStates) {
 	st := &connStates{seen: map[http.ConnState]int{}}
 	ts := httptest.NewUnstartedServer(s)
 	ts.Config.ConnState = st.hook
+	s.Adopt(ts.Config)
 	ts.Start()
 	t.Cleanup(func() {
 		ts.CloseClientConnections()
 		s.Drain(200 * time.Millisecond)
+		s.handBack.stop()
 		ts.Close()
 		s.Close()
 	})
@@ -88,13 +98,15 @@ const upstreamFrames = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"run
 
 // An HTTP/1.1 run stream is taken over from net/http: the head carries
 // the SSE and CORS headers, the body is well-formed chunked encoding
-// ending with the last chunk, and the connection closes with the stream.
+// ending with the last chunk, and the connection then serves the
+// client's next request (keep-alive), through net/http again.
 func TestStreamTakeover(t *testing.T) {
 	up := newUpstream(t, upstreamFrames, false)
 	cfg := Config{Listen: "x", CORS: CORS{Origins: []string{"https://app.example.com"}},
 		Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
 	ts, states := newStatesServer(t, cfg)
-	resp, br, conn := rawRun(t, ts.Listener.Addr().String(), "https://app.example.com")
+	addr := ts.Listener.Addr().String()
+	resp, br, conn := rawRun(t, addr, "https://app.example.com")
 	for k, want := range map[string]string{
 		"Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no",
 		"Access-Control-Allow-Origin": "https://app.example.com",
@@ -103,7 +115,9 @@ func TestStreamTakeover(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
 	}
-	if resp.StatusCode != 200 || len(resp.TransferEncoding) != 1 || resp.TransferEncoding[0] != "chunked" || !resp.Close {
+	// Never "Connection: close" (resp.Close): fetch (undici) then takes a
+	// cut in the middle of a stream for its end.
+	if resp.StatusCode != 200 || len(resp.TransferEncoding) != 1 || resp.TransferEncoding[0] != "chunked" || resp.Close {
 		t.Fatalf("status %d, transfer encoding %v, close %v", resp.StatusCode, resp.TransferEncoding, resp.Close)
 	}
 	body, err := io.ReadAll(resp.Body) // the chunked reader: fails on a bad or missing last chunk
@@ -117,13 +131,22 @@ func TestStreamTakeover(t *testing.T) {
 	if !strings.HasPrefix(string(body), "retry: 3000\n\n: ok\n\n") {
 		t.Errorf("the stream does not open with the retry hint and comment: %q", body[:min(len(body), 40)])
 	}
-	// The server closes the connection after the last chunk.
-	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if n, err := br.Read(make([]byte, 1)); err != io.EOF {
-		t.Fatalf("after the last chunk: %d bytes, %v; want EOF", n, err)
-	}
 	if states.count(http.StateHijacked) != 1 {
 		t.Fatalf("connection states %v: the stream was not taken over", states.seen)
+	}
+	// The same connection serves the next run, and the next.
+	for _, id := range []string{"r2", "r3"} {
+		resp := sendRun(t, conn, br, addr, "", id)
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("run %s on the kept connection: %d, %v", id, resp.StatusCode, err)
+		}
+		if evs := decodeEvents(t, string(body)); len(evs) != 5 {
+			t.Fatalf("run %s: events %v", id, evs)
+		}
+	}
+	if states.count(http.StateHijacked) != 3 || states.count(http.StateNew) != 4 {
+		t.Fatalf("connection states %v: want 3 streams taken over on one connection, given back after each", states.seen)
 	}
 }
 

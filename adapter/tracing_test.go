@@ -90,7 +90,7 @@ agents: {a: {type: agui, url: "`+agentURL+`", mcpServers: [fx]}}`), func(string)
 
 func tracedRun(t *testing.T, s *Server) {
 	t.Helper()
-	ts := httptest.NewServer(s)
+	ts := serveAdopted(s)
 	defer ts.Close()
 	code, fs := runAll(t, ts.URL, "a", runJSON("t", "r1", "orders and weather"), map[string]string{"traceparent": "00-" + inboundTrace + "-" + inboundParent + "-01"})
 	if code != 200 || lastType(fs) != "RUN_FINISHED" {
@@ -289,7 +289,7 @@ func TestTracingLangGraphPropagation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ts := httptest.NewServer(s)
+	ts := serveAdopted(s)
 	defer ts.Close()
 	runAll(t, ts.URL, "a", runJSON("t", "r1", "hi"), map[string]string{"traceparent": "00-" + inboundTrace + "-" + inboundParent + "-01"})
 	got := seen.all()

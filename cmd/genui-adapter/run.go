@@ -120,6 +120,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	srv.Adopt(httpSrv)
 	fmt.Fprintf(stdout, "genui-adapter listening on http://%s (config: %s)\n", ln.Addr(), source)
 	fmt.Fprintf(stdout, "%s\n", strings.TrimSpace(cfg.Redacted()))
 	fmt.Fprintf(stdout, "try: curl -N -X POST http://%s/agents/demo/run -H 'content-type: application/json' -d '{\"threadId\":\"t\",\"runId\":\"r\",\"messages\":[{\"id\":\"u\",\"role\":\"user\",\"content\":\"hi\"}]}'\n", ln.Addr())

@@ -84,7 +84,7 @@ func run(args []string, out io.Writer) error {
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:0", "internal: listen address")
 	fs.StringVar(&o.pprofFile, "cpuprofile", "", "write the adapter's CPU profile of each adapter phase to this file prefix")
 	fs.DurationVar(&o.heartbeat, "heartbeat", 15*time.Second, "the adapter's SSE heartbeat")
-	fs.StringVar(&o.memlimit, "memlimit", "", "internal: the adapter's soft memory limit (off: none; default: the service's default)")
+	fs.StringVar(&o.memlimit, "memlimit", "", "the adapter's soft memory limit in MiB, as config memoryLimit (off: none; default: the service's default)")
 	fs.IntVar(&o.probes, "probes", 200, "runs started while the fan-out (or custom) load is live, to time their start")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -154,6 +154,9 @@ func serveRole(listen string, h http.Handler, h2c bool) error {
 		return err
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if a, ok := h.(interface{ Adopt(*http.Server) }); ok {
+		a.Adopt(srv) // the adapter, as cmd/genui-adapter does
+	}
 	if h2c {
 		var p http.Protocols
 		p.SetHTTP1(true)
@@ -281,6 +284,14 @@ func adapterRole(o options) error {
 	switch {
 	case o.memlimit == "off":
 		debug.SetMemoryLimit(math.MaxInt64)
+	case o.memlimit != "":
+		mb, err := strconv.ParseInt(o.memlimit, 10, 64)
+		if err != nil || mb <= 0 {
+			return fmt.Errorf("-memlimit: want MiB or off, got %q", o.memlimit)
+		}
+		lim := mb << 20
+		cfg.MemoryLimit = &lim
+		debug.SetMemoryLimit(lim)
 	case os.Getenv("GOMEMLIMIT") == "":
 		if lim := cfg.MemoryLimitBytes(); lim > 0 {
 			debug.SetMemoryLimit(lim)
@@ -630,8 +641,11 @@ func startTarget(o options, target, up string) (*proc, string, error) {
 			rl = "redis"
 		}
 		args := []string{"-role", "adapter", "-upstream", up, "-runlog", rl, "-redis", o.redisURL, "-heartbeat", o.heartbeat.String()}
-		if target == "adapter-nolimit" {
+		switch {
+		case target == "adapter-nolimit":
 			args = append(args, "-memlimit", "off")
+		case o.memlimit != "":
+			args = append(args, "-memlimit", o.memlimit)
 		}
 		p, err := start(target, args...)
 		if err != nil {
