@@ -34,7 +34,7 @@ type Config struct {
 	// StreamTakeover (default true): a run's SSE stream to an HTTP/1.1
 	// client goes on on the connection taken over from net/http, written
 	// by the run's own goroutine, so an idle stream holds no request
-	// goroutine and no net/http buffers (about 25 KiB less per stream).
+	// goroutine and no net/http buffers (about 20 KiB less per stream).
 	// The connection closes with the stream ("Connection: close"). HTTP/2
 	// streams, resumes and CopilotKit's /connect always go through
 	// net/http.
