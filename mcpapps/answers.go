@@ -46,24 +46,46 @@ func answerKey(c Caller) string {
 
 // Wait blocks until the call c names is answered or ctx ends.
 func (a *Answers) Wait(ctx context.Context, c Caller) (json.RawMessage, error) {
-	ch := make(chan json.RawMessage, 1)
-	k := answerKey(c)
+	q := a.Open(c)
+	defer q.Close()
+	return q.Wait(ctx)
+}
+
+// Question is an open question: its answer is kept from Open on, so a
+// host that answers as soon as it shows the question is not refused.
+type Question struct {
+	a  *Answers
+	k  string
+	ch chan json.RawMessage
+}
+
+// Open registers the question the call c names; open it before it is
+// shown, Wait for its answer, then Close it.
+func (a *Answers) Open(c Caller) *Question {
+	q := &Question{a: a, k: answerKey(c), ch: make(chan json.RawMessage, 1)}
 	a.mu.Lock()
-	a.waiting[k] = ch
+	a.waiting[q.k] = q.ch
 	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		if a.waiting[k] == ch {
-			delete(a.waiting, k)
-		}
-		a.mu.Unlock()
-	}()
+	return q
+}
+
+// Wait blocks until the question is answered or ctx ends.
+func (q *Question) Wait(ctx context.Context) (json.RawMessage, error) {
 	select {
-	case v := <-ch:
+	case v := <-q.ch:
 		return v, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// Close ends the question: later answers are refused (ErrNoQuestion).
+func (q *Question) Close() {
+	q.a.mu.Lock()
+	if q.a.waiting[q.k] == q.ch {
+		delete(q.a.waiting, q.k)
+	}
+	q.a.mu.Unlock()
 }
 
 // Waiting reports whether a run waits for the answer to the call c names.

@@ -564,11 +564,14 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 		c.events = append(append(shown[:surfaces:surfaces], &agui.ToolCallResult{MessageID: newID(), ToolCallID: c.id, Content: text, Role: "tool"}), shown[surfaces:]...)
 		return
 	}
-	// The question is on screen; its answer is the result.
+	// The question goes on screen; its answer is the result. It is open
+	// before the host sees it: a host may answer at once.
+	q := r.cfg.Answers.Open(caller)
 	early(shown)
 	wctx, cancel := context.WithTimeout(ctx, r.cfg.AnswerWait)
-	answer, err := r.cfg.Answers.Wait(wctx, caller)
+	answer, err := q.Wait(wctx)
 	cancel()
+	q.Close()
 	switch {
 	case err == nil:
 		b, _ := json.Marshal(map[string]any{"answer": json.RawMessage(answer)})

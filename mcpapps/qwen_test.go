@@ -95,30 +95,7 @@ func TestQwenAppResponseIsTheToolResult(t *testing.T) {
 	}}
 	cfg := mcpapps.Config{Servers: []string{"qwen"}, Caps: caps, Answers: answers, AnswerWait: 5 * time.Second}
 	mw := mcpapps.Middleware(p, cfg)
-	out := make(chan agui.Event, 64)
-	go func() {
-		defer close(out)
-		for ev, err := range mw(be).Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r", ForwardedProps: agui.JSON(`{"mcpAppsHost":{"concurrentRequests":true}}`)}) {
-			if err != nil {
-				return
-			}
-			out <- ev
-		}
-	}()
-	var card mcpapps.Card
-	for ev := range out {
-		if _, ok := ev.(*agui.ToolCallResult); ok {
-			t.Fatal("the result came before the answer")
-		}
-		if c, i := cardOf([]agui.Event{ev}); i == 0 {
-			card = c
-			break
-		}
-	}
-	if card.ResourceURI != qwenapps.AskFormURI {
-		t.Fatalf("card %+v", card)
-	}
-	respond := func(thread string) string {
+	respond := func(card mcpapps.Card, thread string) string {
 		req, _ := json.Marshal(map[string]any{"serverHash": card.ServerHash, "method": mcpapps.AppResponseMethod, "params": map[string]any{"payload": map[string]any{"choice": "B"}}})
 		fp, _ := json.Marshal(map[string]json.RawMessage{mcpapps.ProxiedRequestKey: req})
 		evs := runAll(t, mw(be), &agui.RunAgentInput{ThreadID: thread, RunID: "resp-" + thread, ForwardedProps: agui.JSON(fp)})
@@ -128,15 +105,35 @@ func TestQwenAppResponseIsTheToolResult(t *testing.T) {
 		}
 		return string(fin.Result)
 	}
-	if got := respond("other-thread"); strings.Contains(got, `"delivered":true`) {
-		t.Fatalf("a response on another thread was delivered: %s", got)
-	}
-	if got := respond("t"); !strings.Contains(got, `"delivered":true`) {
-		t.Fatalf("the card's response: %s", got)
+	// The host answers as soon as it is shown the card, before the run
+	// takes its next event: the question is open by then.
+	var card mcpapps.Card
+	var out []agui.Event
+	for ev, err := range mw(be).Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r", ForwardedProps: agui.JSON(`{"mcpAppsHost":{"concurrentRequests":true}}`)}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := ev.(*agui.ToolCallResult); ok && card.ResourceURI == "" {
+			t.Fatal("the result came before the answer")
+		}
+		if c, i := cardOf([]agui.Event{ev}); i == 0 && card.ResourceURI == "" {
+			card = c
+			if card.ResourceURI != qwenapps.AskFormURI {
+				t.Fatalf("card %+v", card)
+			}
+			if got := respond(card, "other-thread"); strings.Contains(got, `"delivered":true`) {
+				t.Fatalf("a response on another thread was delivered: %s", got)
+			}
+			if got := respond(card, "t"); !strings.Contains(got, `"delivered":true`) {
+				t.Fatalf("the card's response, sent as soon as the card was shown: %s", got)
+			}
+			continue
+		}
+		out = append(out, ev)
 	}
 	var said strings.Builder
 	var result string
-	for ev := range out {
+	for _, ev := range out {
 		switch e := ev.(type) {
 		case *agui.ToolCallResult:
 			result = e.Content
