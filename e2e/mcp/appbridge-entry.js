@@ -6,9 +6,10 @@ window.mountWithAppBridge = async (html, toolInput, toolResult) => {
   const iframe = document.createElement("iframe");
   iframe.setAttribute("sandbox", "allow-scripts allow-same-origin");
   iframe.style.cssText = "width:700px;height:400px;border:1px solid #ccc";
-  iframe.srcdoc = html;
+  // The View sends ui/initialize as soon as its script runs: the bridge
+  // listens before the View's document is loaded (connecting after the
+  // load event lost that request when the View was quick).
   document.body.appendChild(iframe);
-  await new Promise((r) => iframe.addEventListener("load", r, { once: true }));
   const bridge = new AppBridge(null, { name: "appbridge-test-host", version: "1.0.0" }, { serverTools: {}, openLinks: {} }, { hostContext: { theme: "light", platform: "web", displayMode: "inline" } });
   bridge.oninitialized = () => {
     window.__bridge.initialized = true;
@@ -21,5 +22,6 @@ window.mountWithAppBridge = async (html, toolInput, toolResult) => {
     return { content: [{ type: "text", text: "refreshed" }], structuredContent: { refreshed: true } };
   };
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
+  iframe.srcdoc = html;
   window.__bridge.iframe = iframe;
 };
