@@ -56,6 +56,13 @@ func newUpstream(t *testing.T, frames string, hang bool) *upstream {
 // test. Cleanup drains the server.
 func newTestServer(t *testing.T, cfg Config) *adoptedServer {
 	t.Helper()
+	return newTestServerWith(t, cfg, nil)
+}
+
+// newTestServerWith is newTestServer with hs set up by configure (nil:
+// nothing) before it serves.
+func newTestServerWith(t *testing.T, cfg Config, configure func(hs *http.Server)) *adoptedServer {
+	t.Helper()
 	if cfg.DetachGrace == nil {
 		zero := Duration(0)
 		cfg.DetachGrace = &zero
@@ -64,7 +71,7 @@ func newTestServer(t *testing.T, cfg Config) *adoptedServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := serveAdopted(s)
+	ts := serveAdoptedWith(s, configure)
 	t.Cleanup(func() {
 		ts.CloseClientConnections()
 		s.Drain(200 * time.Millisecond)
@@ -82,8 +89,13 @@ type adoptedServer struct {
 
 // serveAdopted serves s as cmd/genui-adapter does: HTTP/1.1 run streams
 // are taken over, and their connections served again after them.
-func serveAdopted(s *Server) *adoptedServer {
+func serveAdopted(s *Server) *adoptedServer { return serveAdoptedWith(s, nil) }
+
+func serveAdoptedWith(s *Server, configure func(hs *http.Server)) *adoptedServer {
 	ts := httptest.NewUnstartedServer(s)
+	if configure != nil {
+		configure(ts.Config)
+	}
 	s.Adopt(ts.Config)
 	ts.Start()
 	return &adoptedServer{Server: ts, s: s}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,27 +66,10 @@ func (c *connStates) count(s http.ConnState) int {
 	return c.seen[s]
 }
 
-func newStatesServer(t *testing.T, cfg Config) (*httptest.Server, *connStates) {
+func newStatesServer(t *testing.T, cfg Config) (*adoptedServer, *connStates) {
 	t.Helper()
-	zero := Duration(0)
-	cfg.DetachGrace = &zero
-	s, err := NewServer(nil, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	st := &connStates{seen: map[http.ConnState]int{}}
-	ts := httptest.NewUnstartedServer(s)
-	ts.Config.ConnState = st.hook
-	s.Adopt(ts.Config)
-	ts.Start()
-	t.Cleanup(func() {
-		ts.CloseClientConnections()
-		s.Drain(200 * time.Millisecond)
-		s.handBack.stop()
-		ts.Close()
-		s.Close()
-	})
-	return ts, st
+	return newTestServerWith(t, cfg, func(hs *http.Server) { hs.ConnState = st.hook }), st
 }
 
 const upstreamFrames = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n" +
