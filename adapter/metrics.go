@@ -22,6 +22,7 @@ type metrics struct {
 	events          *prometheus.CounterVec
 	repairs         *prometheus.CounterVec
 	upstreamLatency *prometheus.HistogramVec
+	runStart        *prometheus.HistogramVec
 }
 
 func newMetrics() *metrics {
@@ -46,11 +47,18 @@ func newMetrics() *metrics {
 			Name: "genui_upstream_latency_seconds", Help: "Time from upstream request to response headers.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
 		}, []string{"agent"}),
+		runStart: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "genui_run_start_seconds", Help: "Time from a run's request to its RUN_STARTED written to the client, per agent.",
+			Buckets: runStartBuckets,
+		}, []string{"agent"}),
 	}
-	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.runsErrored, m.events, m.repairs, m.upstreamLatency,
+	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.runsErrored, m.events, m.repairs, m.upstreamLatency, m.runStart,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
+
+// runStartBuckets bound genui_run_start_seconds; 5 ms is the target.
+var runStartBuckets = []float64{.0005, .001, .002, .003, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5}
 
 // knownCodes are the RUN_ERROR codes that become metric labels; any
 // other code an upstream sends counts as "other", so that labels stay a
@@ -105,6 +113,8 @@ type runStats struct {
 	agent  string
 	logger *slog.Logger
 
+	accepted time.Time // when the run's request arrived
+
 	debug   bool
 	mu      sync.Mutex
 	pending []string
@@ -118,6 +128,12 @@ func (s *runStats) takeRepairs() []string {
 	p := s.pending
 	s.pending = nil
 	return p
+}
+
+// startWritten observes the run's start: its RUN_STARTED reached the
+// client.
+func (s *runStats) startWritten() {
+	s.m.runStart.WithLabelValues(s.agent).Observe(time.Since(s.accepted).Seconds())
 }
 
 func (s *runStats) UpstreamLatency(d time.Duration) {

@@ -19,10 +19,24 @@ import (
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
+// acceptedKey holds when a request arrived (a time.Time), in the echo
+// context.
+const acceptedKey = "genui.accepted"
+
+// accepted is when c's request arrived (now if the request log did not
+// note it).
+func accepted(c *echo.Context) time.Time {
+	if t, ok := c.Get(acceptedKey).(time.Time); ok {
+		return t
+	}
+	return time.Now()
+}
+
 func requestLog(logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c *echo.Context) error {
 			start := time.Now()
+			c.Set(acceptedKey, start)
 			err := next(c)
 			status := 0
 			if r, _ := echo.UnwrapResponse(c.Response()); r != nil {
@@ -127,7 +141,7 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 		return errBadRequest("invalid RunAgentInput", err)
 	}
 	principal := principalOf(c)
-	stats := &runStats{m: s.metrics, agent: a.id, logger: s.logger, debug: string(in.ForwardedProp("genuiDebug")) == "true"}
+	stats := &runStats{m: s.metrics, agent: a.id, logger: s.logger, accepted: accepted(c), debug: string(in.ForwardedProp("genuiDebug")) == "true"}
 	req := runs.StartRequest{
 		Principal: principal, AgentID: a.id, Agent: a.chain, Input: in,
 		// Not cloned: nothing writes a request's headers once it is
@@ -169,24 +183,26 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 			// The stream goes on in its own goroutine (owned by
 			// s.streams, ending with the run); the request's goroutine
 			// and net/http's buffers go.
-			go s.serveTaken(started, cs)
+			go s.serveTaken(started, cs, stats)
 			return nil
 		}
 	}
 	defer s.streams.Done()
 	enc := agui.NewEncoder(c.Response())
 	sink := s.newSink(newResponseStream(c.Response()), enc, writePreamble(c.Response(), enc))
+	sink.first = stats.startWritten
 	defer sink.close()
 	started.Serve(c.Request().Context(), sink)
 	return nil
 }
 
 // serveTaken serves a run on a connection taken over from net/http.
-func (s *Server) serveTaken(started *runs.Started, cs *connStream) {
+func (s *Server) serveTaken(started *runs.Started, cs *connStream, stats *runStats) {
 	defer s.streams.Done()
 	defer cs.Close()
 	enc := agui.NewEncoder(cs)
 	sink := s.newSink(cs, enc, writeOpening(enc, cs))
+	sink.first = stats.startWritten
 	defer sink.close()
 	started.Serve(cs.Context(), sink)
 }

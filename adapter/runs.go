@@ -48,6 +48,7 @@ type sseSink struct {
 	pending  bool        // written, not flushed
 	deadline time.Time
 	dead     bool
+	first    func() // called once, after the first flush of events (a run's RUN_STARTED)
 }
 
 // flushDelay bounds how long Send leaves events queued when nothing
@@ -124,7 +125,16 @@ func (k *sseSink) Flush() error {
 		return errClientGone
 	}
 	k.timer.Reset(k.hb)
+	k.flushed()
 	return nil
+}
+
+// flushed notes that events reached the client.
+func (k *sseSink) flushed() {
+	if k.first != nil {
+		k.first()
+		k.first = nil
+	}
 }
 
 func (k *sseSink) beat() {
@@ -137,6 +147,9 @@ func (k *sseSink) beat() {
 	if k.enc.Comment("keep-alive") != nil || k.rc.Flush() != nil {
 		k.dead = true
 		return
+	}
+	if k.pending {
+		k.flushed()
 	}
 	k.pending = false
 	k.timer.Reset(k.hb)

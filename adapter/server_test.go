@@ -267,6 +267,7 @@ func TestRelayRepairsAndForwardsHeaders(t *testing.T) {
 		`genui_repairs_total{kind="run_ids_rewritten"} 1`,
 		`genui_events_relayed_total{agent="up"} 4`,
 		`genui_upstream_latency_seconds_count{agent="up"} 1`,
+		`genui_run_start_seconds_count{agent="up"} 1`,
 	} {
 		if !strings.Contains(string(mb), line) {
 			t.Errorf("metrics lack %q", line)
@@ -346,7 +347,7 @@ func TestHeartbeat(t *testing.T) {
 // no goroutine.
 func TestDisconnectCancelsUpstream(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n", true)
+	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n", true)
 	// detachGrace 0: a run nobody reads stops at once.
 	zero := Duration(0)
 	cfg := Config{Listen: "x", DetachGrace: &zero, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
@@ -371,14 +372,15 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Read until RUN_STARTED arrived, so the upstream is connected.
+		// Read until the upstream's first event arrived, so the upstream
+		// is connected (RUN_STARTED comes before it is asked).
 		br := bufio.NewReader(resp.Body)
 		for {
 			l, err := br.ReadString('\n')
 			if err != nil {
 				t.Fatalf("cycle %d: %v", i, err)
 			}
-			if strings.Contains(l, "RUN_STARTED") {
+			if strings.Contains(l, "TEXT_MESSAGE_START") {
 				break
 			}
 		}
@@ -407,6 +409,62 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 	up.Close()
 	client.CloseIdleConnections()
 	http.DefaultClient.CloseIdleConnections()
+}
+
+// TestRunStartsBeforeUpstream checks that RUN_STARTED reaches the client
+// while the upstream has not answered yet (on a taken-over stream and on
+// net/http's), and that the run's start is recorded.
+func TestRunStartsBeforeUpstream(t *testing.T) {
+	for _, takeover := range []bool{true, false} {
+		t.Run(fmt.Sprintf("takeover=%v", takeover), func(t *testing.T) {
+			release := make(chan struct{})
+			asked := make(chan struct{}, 1)
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				asked <- struct{}{}
+				<-release // no response headers until the client has RUN_STARTED
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+			}))
+			defer up.Close()
+			cfg := Config{Listen: "x", StreamTakeover: &takeover, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+			ts := newTestServer(t, cfg)
+			// Without RUN_STARTED the upstream answers after 5 s anyway.
+			var late atomic.Bool
+			answer := sync.OnceFunc(func() { close(release) })
+			timer := time.AfterFunc(5*time.Second, func() { late.Store(true); answer() })
+			defer timer.Stop()
+			resp := doReq(t, http.MethodPost, ts.URL+"/agents/a/run", runBody, nil)
+			defer resp.Body.Close()
+			br := bufio.NewReader(resp.Body)
+			var events []string
+			for len(events) < 1 {
+				l, err := br.ReadString('\n')
+				if err != nil {
+					answer()
+					t.Fatalf("before the upstream answered: %v", err)
+				}
+				if d, ok := strings.CutPrefix(l, "data: "); ok {
+					events = append(events, strings.TrimSpace(d))
+				}
+			}
+			if late.Load() {
+				t.Error("RUN_STARTED came only after the upstream answered")
+			}
+			<-asked
+			answer()
+			if events[0] != `{"type":"RUN_STARTED","threadId":"t","runId":"r"}` {
+				t.Errorf("first event = %s, want RUN_STARTED with the request's ids", events[0])
+			}
+			rest, _ := io.ReadAll(br)
+			if n := strings.Count(string(rest), "RUN_STARTED"); n != 0 || !strings.Contains(string(rest), "RUN_FINISHED") {
+				t.Errorf("after the upstream answered: %s", rest)
+			}
+			_, _, m := getJSON(t, ts.URL+"/metrics", nil)
+			if !strings.Contains(m, `genui_run_start_seconds_count{agent="a"} 1`) {
+				t.Errorf("metrics lack the run's start")
+			}
+		})
+	}
 }
 
 func TestDrainEndsStreamsWithShutdown(t *testing.T) {

@@ -19,7 +19,8 @@ const (
 	Canonical NormalizeMode = iota
 	// Output is the outermost middleware: on top of Canonical it enforces
 	// the grammar that @ag-ui/client 0.0.57, 0.0.59 and 1.0.0 all accept.
-	// RUN_STARTED comes first and echoes the request's ids; nothing a 0.0.57
+	// RUN_STARTED comes first, before the backend is even asked, and
+	// echoes the request's ids (the upstream's own is merged into it); nothing a 0.0.57
 	// client rejects leaves (no SUBAGENT_*, no outcome "cancelled"); events
 	// that break the ordering rules are dropped or completed; whatever is
 	// still open is closed before RUN_FINISHED; exactly one terminal event is
@@ -81,6 +82,13 @@ func Normalize(mode NormalizeMode) Middleware {
 					return
 				}
 				g := &grammar{in: in, report: report, yield: yield}
+				// RUN_STARTED goes out before the backend is asked, so the
+				// client knows at once that its run was accepted, whatever
+				// the upstream's latency; the upstream's own RUN_STARTED is
+				// merged into it.
+				if !g.announce() {
+					return
+				}
 				emit := g.push
 				for ev, err := range next.Run(ctx, in) {
 					if err != nil {
@@ -343,6 +351,7 @@ type grammar struct {
 	yield  func(Event, error) bool
 
 	started, terminated, done bool
+	early                     bool // RUN_STARTED was sent before the upstream's
 	n                         int
 
 	text, tools, steps, reasonMsgs, reasonSpans openSet
@@ -401,6 +410,21 @@ func (g *grammar) ensureStarted() bool {
 	return g.out(&RunStarted{ThreadID: g.in.ThreadID, RunID: g.in.RunID})
 }
 
+// announce sends RUN_STARTED before the upstream has said anything.
+func (g *grammar) announce() bool {
+	g.started, g.early = true, true
+	return g.out(&RunStarted{ThreadID: g.in.ThreadID, RunID: g.in.RunID, ParentRunID: g.in.ParentRunID})
+}
+
+// unstarted notes an upstream event that is not RUN_STARTED: if the
+// upstream has not started its run, that is a repair.
+func (g *grammar) unstarted() {
+	if !g.started || g.early {
+		g.early = false
+		g.report(RepairMissingRunStarted)
+	}
+}
+
 // fail ends the run with err as RUN_ERROR.
 func (g *grammar) fail(err error) {
 	if g.terminated {
@@ -444,10 +468,9 @@ func (g *grammar) push(ev Event) bool {
 	}
 	switch e := ev.(type) {
 	case *RunStarted:
-		if g.started {
+		if g.started && !g.early {
 			return g.drop(RepairDuplicateStart)
 		}
-		g.started = true
 		if e.ThreadID != g.in.ThreadID || e.RunID != g.in.RunID {
 			g.report(RepairRunIDs)
 			e.ThreadID, e.RunID = g.in.ThreadID, g.in.RunID
@@ -456,12 +479,15 @@ func (g *grammar) push(ev Event) bool {
 			e.Input = nil
 			g.report(RepairRunInputDropped)
 		}
+		if g.early { // merged into the RUN_STARTED already sent
+			g.early = false
+			return true
+		}
+		g.started = true
 		e.ProtocolVersion = ""
 		return g.out(e)
 	case *RunError:
-		if !g.started {
-			g.report(RepairMissingRunStarted)
-		}
+		g.unstarted()
 		if !g.ensureStarted() {
 			return false
 		}
@@ -473,9 +499,7 @@ func (g *grammar) push(ev Event) bool {
 		g.out(e)
 		return false
 	case *RunFinished:
-		if !g.started {
-			g.report(RepairMissingRunStarted)
-		}
+		g.unstarted()
 		if !g.ensureStarted() || !g.closeAll() {
 			return false
 		}
@@ -503,9 +527,7 @@ func (g *grammar) push(ev Event) bool {
 		g.out(e)
 		return false
 	}
-	if !g.started {
-		g.report(RepairMissingRunStarted)
-	}
+	g.unstarted()
 	if !g.ensureStarted() {
 		return false
 	}

@@ -3,6 +3,7 @@ package agui_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -227,6 +228,71 @@ func TestNormalizeShutdownCause(t *testing.T) {
 			}
 			if re, ok := last.(*agui.RunError); ok && re.Code != agui.CodeShutdown {
 				t.Errorf("RUN_ERROR code = %q, want shutdown", re.Code)
+			}
+		})
+	}
+}
+
+// TestNormalizeStartsBeforeUpstream checks that Output sends RUN_STARTED
+// (with the request's ids and parent) before the backend is asked, merges
+// the upstream's own RUN_STARTED into it, and still reports an upstream
+// that never started its run.
+func TestNormalizeStartsBeforeUpstream(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		first   agui.Event // the upstream's RUN_STARTED, if any
+		repairs []string
+	}{
+		{"upstream starts", &agui.RunStarted{ThreadID: "t", RunID: "r"}, nil},
+		{"upstream's own ids", &agui.RunStarted{ThreadID: "ut", RunID: "ur", ParentRunID: "up", Input: agui.JSON(`{}`)}, []string{agui.RepairRunIDs, agui.RepairRunInputDropped}},
+		{"upstream never starts", nil, []string{agui.RepairMissingRunStarted}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []agui.Event
+			asked := -1 // events the client had when the backend was asked
+			backend := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+				return func(yield func(agui.Event, error) bool) {
+					asked = len(got)
+					if tt.first != nil && !yield(tt.first, nil) {
+						return
+					}
+					for _, ev := range []agui.Event{&agui.TextMessageStart{MessageID: "m", Role: "assistant"}, &agui.TextMessageEnd{MessageID: "m"}, &agui.RunFinished{ThreadID: "t", RunID: "r"}} {
+						if !yield(ev, nil) {
+							return
+						}
+					}
+				}
+			})
+			rec := &recorder{}
+			ctx := agui.WithStats(context.Background(), rec)
+			for ev, err := range agui.Normalize(agui.Output)(backend).Run(ctx, &agui.RunAgentInput{ThreadID: "t", RunID: "r", ParentRunID: "p"}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, ev)
+			}
+			if asked != 1 {
+				t.Fatalf("the backend was asked after %d events, want 1 (RUN_STARTED first)", asked)
+			}
+			want := []string{
+				`{"type":"RUN_STARTED","threadId":"t","runId":"r","parentRunId":"p"}`,
+				`{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`,
+				`{"type":"TEXT_MESSAGE_END","messageId":"m"}`,
+				`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
+			}
+			var wire []string
+			for _, ev := range got {
+				b, err := json.Marshal(ev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wire = append(wire, string(b))
+			}
+			if diff := cmp.Diff(want, wire); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.repairs, rec.repairs); diff != "" {
+				t.Errorf("repairs (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -69,10 +69,10 @@ func (u *Upstream) Idle() time.Duration {
 // Do sends a request: body is sent as is when it is a []byte, JSON-encoded
 // otherwise (nil: none), with Content-Type application/json; then the
 // forwarded headers, Headers and hdr. An error wraps ErrConnectTimeout
-// when the response did not start in time. The body is read under ctx,
-// calls ctx's BeforeRead hook ahead of every read, fails with an error
-// wrapping ErrIdle after IdleTimeout of silence, and ends the request when
-// closed.
+// when the response did not start in time. Do calls ctx's BeforeRead hook
+// before it waits for the response. The body is read under ctx, calls the
+// hook ahead of every read, fails with an error wrapping ErrIdle after
+// IdleTimeout of silence, and ends the request when closed.
 func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map[string]string) (*http.Response, error) {
 	var r io.Reader
 	switch b := body.(type) {
@@ -112,6 +112,8 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 	if client == nil {
 		client = defaultClient()
 	}
+	before := BeforeRead(ctx)
+	before() // what the client is owed (RUN_STARTED) goes out before we wait
 	connect := u.Connect()
 	timer := time.AfterFunc(connect, func() { cancel(ErrConnectTimeout) })
 	resp, err := client.Do(req)
@@ -124,7 +126,7 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		}
 		return nil, err
 	}
-	b := &upstreamBody{ReadCloser: resp.Body, ctx: rctx, cancel: cancel, before: BeforeRead(ctx)}
+	b := &upstreamBody{ReadCloser: resp.Body, ctx: rctx, cancel: cancel, before: before}
 	if idle := u.Idle(); idle > 0 {
 		b.idle, b.timer = idle, time.AfterFunc(idle, func() { cancel(ErrIdle) })
 	}

@@ -14,7 +14,7 @@ import (
 
 // The rules every backend's requests share: header precedence, the
 // connect timeout, the idle timeout (and that a negative one is none),
-// the before-read hook.
+// the before-read hook (before the response too).
 func TestUpstream(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,9 +55,15 @@ func TestUpstream(t *testing.T) {
 		t.Error("the before-read hook was not called")
 	}
 
+	// The hook also runs before Do waits for the response (the adapter
+	// flushes RUN_STARTED there).
+	early := false
 	u = agui.Upstream{ConnectTimeout: 50 * time.Millisecond}
-	if _, err := u.Do(context.Background(), http.MethodGet, srv.URL+"/slow-headers", nil, nil); !errors.Is(err, agui.ErrConnectTimeout) {
+	if _, err := u.Do(agui.WithBeforeRead(context.Background(), func() { early = true }), http.MethodGet, srv.URL+"/slow-headers", nil, nil); !errors.Is(err, agui.ErrConnectTimeout) {
 		t.Errorf("slow headers: %v, want ErrConnectTimeout", err)
+	}
+	if !early {
+		t.Error("the before-read hook was not called before waiting for the response")
 	}
 
 	u = agui.Upstream{IdleTimeout: 50 * time.Millisecond}

@@ -444,7 +444,9 @@ type phase struct {
 	expected, got   int64
 	errors          int64
 	lat             []int64 // ns, per event
-	starts          []int64 // ns, probe runs: request sent to first event
+	starts          []int64 // ns, probe runs: request sent to RUN_STARTED read
+	firsts          []int64 // ns, probe runs: request sent to the upstream's first event read
+	served          string  // the adapter's own figure for the probes' start, or ""
 	relay, upstream *usage
 	elapsed         time.Duration
 }
@@ -524,7 +526,10 @@ func newClient(streams int) *http.Client {
 
 // load runs streams concurrent paced streams against url; probes extra
 // one-event runs, spread over the load, time their start.
-func load(url string, streams, rate int, dur time.Duration, probes int) *phase {
+//
+// With metrics (the adapter's /metrics URL), the adapter's own record of
+// the probes' start (genui_run_start_seconds) is kept too.
+func load(url string, streams, rate int, dur time.Duration, probes int, metrics string) *phase {
 	p := &phase{}
 	n := int(dur.Seconds() * float64(rate))
 	p.expected = int64(streams * n)
@@ -560,6 +565,7 @@ func load(url string, streams, rate int, dur time.Duration, probes int) *phase {
 		time.Sleep(2 * time.Second) // the load is live
 		every := (dur - 4*time.Second) / time.Duration(probes)
 		pc := newClient(4)
+		before := startHistogram(metrics)
 		for range probes {
 			id := runSeq.Add(1)
 			body := fmt.Sprintf(`{"threadId":"p%d","runId":"p%d","messages":[],"forwardedProps":{"N":1,"Rate":0}}`, id, id)
@@ -572,7 +578,11 @@ func load(url string, streams, rate int, dur time.Duration, probes int) *phase {
 				for {
 					line, err := br.ReadString('\n')
 					if strings.HasPrefix(line, "data:") {
-						p.starts = append(p.starts, int64(time.Since(t0)))
+						if strings.Contains(line, `"RUN_STARTED"`) {
+							p.starts = append(p.starts, int64(time.Since(t0)))
+							continue
+						}
+						p.firsts = append(p.firsts, int64(time.Since(t0)))
 						break
 					}
 					if err != nil {
@@ -584,6 +594,11 @@ func load(url string, streams, rate int, dur time.Duration, probes int) *phase {
 			}
 			time.Sleep(every)
 		}
+		if before != nil {
+			if after := startHistogram(metrics); after != nil {
+				p.served = histogramPct(before, after, .99)
+			}
+		}
 	}
 	wg.Wait()
 	p.elapsed = time.Since(start)
@@ -591,6 +606,65 @@ func load(url string, streams, rate int, dur time.Duration, probes int) *phase {
 		fmt.Fprintf(os.Stderr, "  first error: %s\n", e)
 	}
 	return p
+}
+
+// startHistogram reads the adapter's genui_run_start_seconds buckets
+// (upper bound in seconds to cumulative count), or nil.
+func startHistogram(metrics string) map[float64]float64 {
+	if metrics == "" {
+		return nil
+	}
+	resp, err := http.Get(metrics)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	h := map[float64]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		l := sc.Text()
+		if !strings.HasPrefix(l, "genui_run_start_seconds_bucket{") {
+			continue
+		}
+		_, rest, _ := strings.Cut(l, `le="`)
+		le, rest, _ := strings.Cut(rest, `"`)
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			continue
+		}
+		n, err1 := strconv.ParseFloat(f[len(f)-1], 64)
+		b, err2 := strconv.ParseFloat(le, 64)
+		if err1 == nil && err2 == nil {
+			h[b] += n
+		}
+	}
+	if len(h) == 0 {
+		return nil
+	}
+	return h
+}
+
+// histogramPct is the q quantile of the observations between two reads,
+// as the bucket bound it is under ("≤ 5.00 ms"), or "n/m".
+func histogramPct(before, after map[float64]float64, q float64) string {
+	bounds := make([]float64, 0, len(after))
+	for b := range after {
+		bounds = append(bounds, b)
+	}
+	slices.Sort(bounds)
+	total := after[math.Inf(1)] - before[math.Inf(1)]
+	if total <= 0 {
+		return "n/m"
+	}
+	for _, b := range bounds {
+		if after[b]-before[b] >= q*total {
+			if math.IsInf(b, 1) {
+				return fmt.Sprintf("> %.2f ms", bounds[len(bounds)-2]*1e3)
+			}
+			return fmt.Sprintf("≤ %.2f ms", b*1e3)
+		}
+	}
+	return "n/m"
 }
 
 // --- scenarios ---
@@ -695,7 +769,7 @@ func compare(out io.Writer, o options, title string, streams, rate int, dur time
 			continue
 		}
 		// Warm up: a few streams, so that pools and code are hot.
-		load(url, 10, 50, time.Second, 0)
+		load(url, 10, 50, time.Second, 0, "")
 		runtime.GC()
 		ru, uu := watch(relay), watch(up)
 		waitProfile := func() {}
@@ -734,7 +808,11 @@ func compare(out io.Writer, o options, title string, streams, rate int, dur time
 				}
 			}()
 		}
-		p := load(url, streams, rate, dur, probes)
+		metrics := ""
+		if strings.HasPrefix(target, "adapter") {
+			metrics = "http://" + relay.addr + "/metrics"
+		}
+		p := load(url, streams, rate, dur, probes, metrics)
 		ru.done()
 		uu.done()
 		waitProfile()
@@ -743,7 +821,7 @@ func compare(out io.Writer, o options, title string, streams, rate int, dur time
 		relay.stop()
 		up.stop()
 	}
-	fmt.Fprintf(out, "%-14s %10s %10s %9s %7s %9s %9s %9s %11s %11s\n", "target", "p50", "p99", "lost", "errors", "relay cpu", "rss idle", "rss peak", "start p50", "start p99")
+	fmt.Fprintf(out, "%-14s %10s %10s %9s %7s %9s %9s %9s %11s %11s %11s\n", "target", "p50", "p99", "lost", "errors", "relay cpu", "rss idle", "rss peak", "start p50", "start p99", "1st ev p99")
 	byName := map[string]*phase{}
 	for _, p := range phases {
 		byName[p.target] = p
@@ -755,7 +833,15 @@ func compare(out io.Writer, o options, title string, streams, rate int, dur time
 		if p.relay.pid != 0 {
 			cpuS, idle, peak = secs(p.relay.cpu), mib(p.relay.idle), mib(p.relay.peak)
 		}
-		fmt.Fprintf(out, "%-14s %10s %10s %9d %7d %9s %9s %9s %11s %11s\n", p.target, ms(pct(p.lat, .5)), ms(pct(p.lat, .99)), p.expected-p.got, p.errors, cpuS, idle, peak, startPct(p, .5), startPct(p, .99))
+		fmt.Fprintf(out, "%-14s %10s %10s %9d %7d %9s %9s %9s %11s %11s %11s\n", p.target, ms(pct(p.lat, .5)), ms(pct(p.lat, .99)), p.expected-p.got, p.errors, cpuS, idle, peak, startPct(p.starts, .5), startPct(p.starts, .99), startPct(p.firsts, .99))
+	}
+	if probes > 0 {
+		fmt.Fprintf(out, "start: request sent to RUN_STARTED read by the client; 1st ev: to the upstream's first event after it\n")
+	}
+	for _, p := range phases {
+		if p.served != "" {
+			fmt.Fprintf(out, "%s's own record (genui_run_start_seconds, request arrived to RUN_STARTED written): p99 %s\n", p.target, p.served)
+		}
 	}
 	if pt := byName["passthrough"]; pt != nil && pt.expected >= 0 && len(pt.lat) > 0 {
 		for _, name := range []string{"adapter", "adapter-redis", "adapter-nolimit"} {
@@ -779,11 +865,11 @@ func compare(out io.Writer, o options, title string, streams, rate int, dur time
 	return nil
 }
 
-func startPct(p *phase, q float64) string {
-	if len(p.starts) == 0 {
+func startPct(v []int64, q float64) string {
+	if len(v) == 0 {
 		return "—"
 	}
-	return ms(pct(p.starts, q))
+	return ms(pct(v, q))
 }
 
 // single: one stream paced at 200 ev/s, and unpaced throughput.
@@ -802,8 +888,8 @@ func single(out io.Writer, o options) error {
 			fmt.Fprintf(out, "%-14s not measured: %v\n", target, err)
 			continue
 		}
-		load(url, 1, 1000, time.Second, 0)
-		p := load(url, 1, 200, 10*time.Second, 0)
+		load(url, 1, 1000, time.Second, 0, "")
+		p := load(url, 1, 200, 10*time.Second, 0, "")
 		client := newClient(1)
 		const unpaced = 200000
 		var lat []int64
@@ -913,9 +999,9 @@ func smoke(out io.Writer, o options) error {
 		return err
 	}
 	defer relay.stop()
-	p := load(url, 200, 20, 3*time.Second, 20)
+	p := load(url, 200, 20, 3*time.Second, 20, "")
 	fmt.Fprintf(out, "smoke: 200 streams x 20 ev/s x 3 s through the adapter: %d/%d events, %d errors, p50 %s, p99 %s, start p99 %s\n",
-		p.got, p.expected, p.errors, ms(pct(p.lat, .5)), ms(pct(p.lat, .99)), startPct(p, .99))
+		p.got, p.expected, p.errors, ms(pct(p.lat, .5)), ms(pct(p.lat, .99)), startPct(p.starts, .99))
 	if p.errors > 0 || p.got != p.expected {
 		return fmt.Errorf("%d events lost, %d errors", p.expected-p.got, p.errors)
 	}
