@@ -140,14 +140,25 @@ func putChunk(bp *[]byte) {
 	}
 }
 
+// readiness is what waitReadable saw.
+type readiness int
+
+const (
+	dataWaiting readiness = iota // the client sent something
+	peerClosed                   // the client closed the connection
+	waitStopped                  // a read deadline passed, or the connection was closed here
+	cannotPeek                   // not a socket: nothing was waited for
+)
+
 // watch cancels ctx when the client closes the connection. It waits for
-// the connection to be readable and peeks (waitClosed); where it cannot
+// the connection to be readable and peeks (waitReadable); where it cannot
 // peek it reads, and the connection is not reused. It ends when the
 // client leaves, sends anything, or Close sets a past read deadline.
 func (s *connStream) watch() {
 	defer close(s.watched)
-	gone, ok := waitClosed(s.conn)
-	if !ok {
+	r := waitReadable(s.conn)
+	gone := r == peerClosed
+	if r == cannotPeek {
 		s.consumed = true
 		var b [16]byte
 		for {
@@ -254,21 +265,63 @@ type handBack struct {
 
 	mu      sync.Mutex
 	closed  bool
-	serving chan struct{} // nil until hs serves this listener; closed when it stops
+	serving chan struct{}         // nil until hs serves this listener; closed when it stops
+	idle    map[net.Conn]struct{} // waiting for the client's next request
+	waits   sync.WaitGroup        // give's goroutines
 }
 
 func newHandBack() *handBack {
-	return &handBack{conns: make(chan net.Conn, 1024), done: make(chan struct{})}
+	return &handBack{conns: make(chan net.Conn, 1024), done: make(chan struct{}), idle: map[net.Conn]struct{}{}}
 }
 
-// give queues c for the adopting http.Server, which starts serving the
-// listener on the first connection and stops when it shuts down or the
-// Server closes.
+// give hands c back to the adopting http.Server when the client sends
+// its next request, and closes it if none comes within the server's idle
+// timeout: net/http waits so between requests on a keep-alive
+// connection, and would otherwise give a connection it takes as new only
+// its ReadHeaderTimeout. The wait is a small goroutine that peeks, owned
+// by h (stop ends it).
 func (h *handBack) give(c net.Conn) {
 	hs := h.hs.Load()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if hs == nil || h.closed {
+		c.Close()
+		return
+	}
+	h.idle[c] = struct{}{}
+	h.waits.Go(func() {
+		if d := idleTimeout(hs); d > 0 {
+			_ = c.SetReadDeadline(time.Now().Add(d))
+		}
+		r := waitReadable(c)
+		_ = c.SetReadDeadline(time.Time{})
+		h.mu.Lock()
+		delete(h.idle, c)
+		h.mu.Unlock()
+		if r == dataWaiting || r == cannotPeek {
+			h.queue(hs, c)
+			return
+		}
+		c.Close()
+	})
+}
+
+// idleTimeout is how long hs keeps an idle keep-alive connection
+// (net/http's rule: IdleTimeout, else ReadTimeout; 0: no limit).
+func idleTimeout(hs *http.Server) time.Duration {
+	d := hs.IdleTimeout
+	if d == 0 {
+		d = hs.ReadTimeout
+	}
+	return max(d, 0)
+}
+
+// queue gives c to hs, which starts serving the listener on the first
+// connection and stops when it shuts down or the Server closes.
+func (h *handBack) queue(hs *http.Server, c net.Conn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
 		c.Close()
 		return
 	}
@@ -306,11 +359,18 @@ func (h *handBack) Close() error {
 	return nil
 }
 
-// stop closes the listener, waits until the http.Server has stopped
-// serving it (so every connection it took has started: a test server's
-// Close may then wait for them all) and closes the queued connections.
+// stop closes the listener and the connections waiting for a request,
+// waits until the http.Server has stopped serving it (so every connection
+// it took has started: a test server's Close may then wait for them all)
+// and closes the queued connections.
 func (h *handBack) stop() {
 	h.Close()
+	h.mu.Lock()
+	for c := range h.idle {
+		c.Close()
+	}
+	h.mu.Unlock()
+	h.waits.Wait()
 	h.mu.Lock()
 	serving := h.serving
 	h.mu.Unlock()

@@ -4,5 +4,6 @@ package adapter
 
 import "net"
 
-// waitClosed cannot peek here: the watcher reads instead.
-func waitClosed(net.Conn) (gone, ok bool) { return false, false }
+// waitReadable cannot peek here: the watcher reads instead, and a
+// connection goes back to net/http at once.
+func waitReadable(net.Conn) readiness { return cannotPeek }

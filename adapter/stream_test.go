@@ -127,13 +127,40 @@ func TestStreamTakeover(t *testing.T) {
 			t.Fatalf("run %s: events %v", id, evs)
 		}
 	}
-	// The last stream's connection goes back after its last chunk is
-	// out: the client may read the chunk first.
-	for deadline := time.Now().Add(5 * time.Second); states.count(http.StateNew) < 4 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
+	// Given back when the next request came: the last stream's
+	// connection waits for one.
+	if states.count(http.StateHijacked) != 3 || states.count(http.StateNew) != 3 {
+		t.Fatalf("connection states %v: want 3 streams taken over on one connection, given back for each next request", states.seen)
 	}
-	if states.count(http.StateHijacked) != 3 || states.count(http.StateNew) != 4 {
-		t.Fatalf("connection states %v: want 3 streams taken over on one connection, given back after each", states.seen)
+}
+
+// After a taken-over stream the connection keeps the server's idle
+// timeout, not its (shorter) ReadHeaderTimeout, as any keep-alive
+// connection between requests; then it closes.
+func TestStreamTakeoverIdle(t *testing.T) {
+	up := newUpstream(t, upstreamFrames, false)
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	ts := newTestServerWith(t, cfg, func(hs *http.Server) {
+		hs.ReadHeaderTimeout = 100 * time.Millisecond
+		hs.IdleTimeout = 600 * time.Millisecond
+	})
+	addr := ts.Listener.Addr().String()
+	resp, br, conn := rawRun(t, addr, "")
+	if _, err := io.ReadAll(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // past ReadHeaderTimeout, within IdleTimeout
+	resp = sendRun(t, conn, br, addr, "", "r2")
+	if body, err := io.ReadAll(resp.Body); err != nil || len(decodeEvents(t, string(body))) != 5 {
+		t.Fatalf("run on the kept connection after 300 ms idle: %v", err)
+	}
+	start := time.Now()
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := br.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("idle connection: read %d, %v; want the server to close it", n, err)
+	}
+	if d := time.Since(start); d < 500*time.Millisecond {
+		t.Errorf("closed after %v idle, want the 600 ms IdleTimeout", d)
 	}
 }
 
@@ -160,7 +187,7 @@ func TestStreamTakeoverOff(t *testing.T) {
 // A client that goes away from a taken-over stream cancels its run's
 // upstream (detachGrace 0), and nothing is left running.
 func TestStreamTakeoverClientLeaves(t *testing.T) {
-	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n", true)
+	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n", true)
 	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
 	ts, states := newStatesServer(t, cfg)
 	resp, _, conn := rawRun(t, ts.Listener.Addr().String(), "")
@@ -170,7 +197,7 @@ func TestStreamTakeoverClientLeaves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(l, "RUN_STARTED") {
+		if strings.Contains(l, "TEXT_MESSAGE_START") { // the upstream is connected
 			break
 		}
 	}
