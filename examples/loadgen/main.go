@@ -67,6 +67,7 @@ type options struct {
 	heartbeat                  time.Duration
 	probes                     int
 	memlimit                   string
+	h2                         bool
 }
 
 func run(args []string, out io.Writer) error {
@@ -85,6 +86,7 @@ func run(args []string, out io.Writer) error {
 	fs.StringVar(&o.pprofFile, "cpuprofile", "", "write the adapter's CPU profile of each adapter phase to this file prefix")
 	fs.DurationVar(&o.heartbeat, "heartbeat", 15*time.Second, "the adapter's SSE heartbeat")
 	fs.StringVar(&o.memlimit, "memlimit", "", "the adapter's soft memory limit in MiB, as config memoryLimit (off: none; default: the service's default)")
+	fs.BoolVar(&o.h2, "h2", true, "relays reach the upstream over HTTP/2 without TLS (false: HTTP/1.1, a connection per stream, the agent default); the single scenario always uses HTTP/1.1")
 	fs.IntVar(&o.probes, "probes", 200, "runs started while the fan-out (or custom) load is live, to time their start")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -95,7 +97,7 @@ func run(args []string, out io.Writer) error {
 	case "passthrough":
 		mux := http.NewServeMux()
 		mux.HandleFunc("/__memstats", memstats)
-		mux.Handle("/", passthrough(o.upstream))
+		mux.Handle("/", passthrough(o.upstream, o.h2))
 		return serveRole(o.listen, mux, false)
 	case "adapter":
 		return adapterRole(o)
@@ -228,20 +230,24 @@ func memstats(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "go_goroutines %d\ngo_memstats_heap_alloc_bytes %d\ngo_memstats_heap_inuse_bytes %d\ngo_memstats_stack_inuse_bytes %d\n", runtime.NumGoroutine(), m.HeapAlloc, m.HeapInuse, m.StackInuse)
 }
 
-// h2cClient talks HTTP/2 without TLS to the upstream.
-func h2cClient() *http.Client {
+// upstreamClient talks to the upstream: HTTP/2 without TLS, or HTTP/1.1
+// (as the adapter's agents do by default).
+func upstreamClient(h2 bool) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DisableCompression = true
-	var p http.Protocols
-	p.SetUnencryptedHTTP2(true)
-	t.Protocols = &p
+	t.MaxIdleConnsPerHost = 64 // as the adapter's
+	if h2 {
+		var p http.Protocols
+		p.SetUnencryptedHTTP2(true)
+		t.Protocols = &p
+	}
 	return &http.Client{Transport: t}
 }
 
 // passthrough is the floor: POST the body upstream, copy the answer back
 // byte for byte, flushing after each read. Nothing is parsed.
-func passthrough(upstreamURL string) http.Handler {
-	client := h2cClient()
+func passthrough(upstreamURL string, h2 bool) http.Handler {
+	client := upstreamClient(h2)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, upstreamURL+"/run", r.Body)
 		req.Header.Set("Content-Type", "application/json")
@@ -275,7 +281,7 @@ func adapterRole(o options) error {
 	cfg := adapter.DefaultConfig()
 	cfg.Listen = o.listen
 	cfg.Heartbeat = adapter.Duration(o.heartbeat)
-	cfg.Agents = map[string]adapter.AgentConfig{"load": {Type: "agui", URL: o.upstream + "/run", HTTP2: true}}
+	cfg.Agents = map[string]adapter.AgentConfig{"load": {Type: "agui", URL: o.upstream + "/run", HTTP2: o.h2}}
 	cfg.Debug.Pprof = true
 	if o.runlog == "redis" {
 		cfg.RunLog = adapter.RunLogConfig{Backend: "redis", URL: o.redisURL, Prefix: fmt.Sprintf("loadgen-%d:", time.Now().UnixNano()), Retention: adapter.Duration(time.Minute)}
@@ -704,7 +710,7 @@ func startTarget(o options, target, up string) (*proc, string, error) {
 	case "direct":
 		return nil, up + "/run", nil
 	case "passthrough":
-		p, err := start("passthrough", "-role", "passthrough", "-upstream", up)
+		p, err := start("passthrough", "-role", "passthrough", "-upstream", up, fmt.Sprintf("-h2=%v", o.h2))
 		if err != nil {
 			return nil, "", err
 		}
@@ -714,7 +720,7 @@ func startTarget(o options, target, up string) (*proc, string, error) {
 		if target == "adapter-redis" {
 			rl = "redis"
 		}
-		args := []string{"-role", "adapter", "-upstream", up, "-runlog", rl, "-redis", o.redisURL, "-heartbeat", o.heartbeat.String()}
+		args := []string{"-role", "adapter", "-upstream", up, "-runlog", rl, "-redis", o.redisURL, "-heartbeat", o.heartbeat.String(), fmt.Sprintf("-h2=%v", o.h2)}
 		switch {
 		case target == "adapter-nolimit":
 			args = append(args, "-memlimit", "off")
@@ -874,7 +880,11 @@ func startPct(v []int64, q float64) string {
 
 // single: one stream paced at 200 ev/s, and unpaced throughput.
 func single(out io.Writer, o options) error {
-	fmt.Fprintf(out, "\n== one stream ==\n")
+	// One stream gains nothing from HTTP/2's multiplexing and pays its
+	// extra hand-off per event (the connection's read loop to the
+	// stream's reader): HTTP/1.1, the agent default.
+	o.h2 = false
+	fmt.Fprintf(out, "\n== one stream (relays reach the upstream over HTTP/1.1) ==\n")
 	fmt.Fprintf(out, "%-14s %14s %14s %16s %18s\n", "target", "200/s p50", "200/s p99", "unpaced ev/s", "decoding client")
 	var base struct{ p50, rate, drate float64 }
 	for _, target := range []string{"direct", "passthrough", "adapter"} {
