@@ -145,7 +145,7 @@ func (s *Server) connect(c *echo.Context, agentID string, body []byte) error {
 	defer s.streams.Done()
 	w := c.Response()
 	enc := agui.NewEncoder(w)
-	sink := s.newSink(newResponseStream(w), enc, writePreamble(w, enc))
+	sink := s.newSink(newResponseStream(w), enc, writePreamble(w, enc), nil)
 	defer sink.close()
 	if rd != nil {
 		defer rd.Close()

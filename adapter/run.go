@@ -189,8 +189,7 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	}
 	defer s.streams.Done()
 	enc := agui.NewEncoder(c.Response())
-	sink := s.newSink(newResponseStream(c.Response()), enc, writePreamble(c.Response(), enc))
-	sink.first = stats.startWritten
+	sink := s.newSink(newResponseStream(c.Response()), enc, writePreamble(c.Response(), enc), stats.startWritten)
 	defer sink.close()
 	started.Serve(c.Request().Context(), sink)
 	return nil
@@ -201,8 +200,7 @@ func (s *Server) serveTaken(started *runs.Started, cs *connStream, stats *runSta
 	defer s.streams.Done()
 	defer cs.Close()
 	enc := agui.NewEncoder(cs)
-	sink := s.newSink(cs, enc, writeOpening(enc, cs))
-	sink.first = stats.startWritten
+	sink := s.newSink(cs, enc, writeOpening(enc, cs), stats.startWritten)
 	defer sink.close()
 	started.Serve(cs.Context(), sink)
 }

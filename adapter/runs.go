@@ -59,9 +59,10 @@ const flushDelay = 2 * time.Millisecond
 var errClientGone = errors.New("the client went away")
 
 // newSink starts a stream whose preamble is written (alive false: it was
-// not, every send fails).
-func (s *Server) newSink(w sseWriter, enc *agui.Encoder, alive bool) *sseSink {
-	k := &sseSink{enc: enc, rc: w, hb: s.cfg.heartbeat(), wt: s.cfg.writeTimeout(), dead: !alive}
+// not, every send fails); first (if not nil) is called after the first
+// flush of events.
+func (s *Server) newSink(w sseWriter, enc *agui.Encoder, alive bool, first func()) *sseSink {
+	k := &sseSink{enc: enc, rc: w, hb: s.cfg.heartbeat(), wt: s.cfg.writeTimeout(), dead: !alive, first: first}
 	k.timer = time.AfterFunc(k.hb, k.beat)
 	k.flusher = time.AfterFunc(time.Hour, func() { _ = k.Flush() })
 	k.flusher.Stop()
@@ -188,7 +189,7 @@ func (s *Server) follow(c *echo.Context, rd *runs.Reader) error {
 	s.streams.Add(1)
 	defer s.streams.Done()
 	enc := agui.NewEncoder(c.Response())
-	sink := s.newSink(newResponseStream(c.Response()), enc, writePreamble(c.Response(), enc))
+	sink := s.newSink(newResponseStream(c.Response()), enc, writePreamble(c.Response(), enc), nil)
 	defer sink.close()
 	if err := runs.Follow(c.Request().Context(), rd, sink); err != nil {
 		sink.fail(s, rd.Run().ID, err)
