@@ -1,0 +1,84 @@
+// One unpaced stream read by the real @ag-ui/client (0.0.57, 0.0.59 and
+// 1.0.0), directly from the load tool's scripted upstream and through the
+// adapter (the load tool's adapter role, HTTP/1.1 to the upstream, memory
+// run log), each in its own process. Two ways to read:
+//   - HttpAgent.run: every event parsed and verified, nothing applied;
+//   - HttpAgent.runAgent: every event applied to the agent's messages, as
+//     a chat frontend does (a smaller N: the client is slow at it).
+// Prints events/s per run and the adapter's ratio to direct (medians).
+//
+//   node bench/unpaced-clients.mjs        (N=200000 and 20000 by default)
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { goBinary } from "../lib/gobin.js";
+import * as c057 from "agui-client-0057";
+import * as c059 from "agui-client-0059";
+import * as c100 from "agui-client-100";
+
+const N = Number(process.env.N || 200000);
+const NAPPLIED = Number(process.env.NAPPLIED || 20000);
+const RUNS = 3;
+const loadgen = goBinary("./examples/loadgen");
+const children = [];
+
+function role(...args) {
+  const p = spawn(loadgen, args, { stdio: ["ignore", "pipe", "inherit"] });
+  children.push(p);
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${args.join(" ")} did not start`)), 30000);
+    createInterface({ input: p.stdout }).on("line", (l) => {
+      if (l.startsWith("ready ")) {
+        clearTimeout(t);
+        resolve(l.slice(6));
+      }
+    });
+  });
+}
+
+function parsed(mod, url, n) {
+  const agent = new mod.HttpAgent({ url });
+  return new Promise((resolve, reject) => {
+    let got = 0;
+    const t0 = performance.now();
+    agent.run({ threadId: `t${Math.random()}`, runId: `r${Math.random()}`, messages: [], tools: [], context: [], state: {}, forwardedProps: { N: n, Rate: 0 } }).subscribe({
+      next: (e) => { if (e.type === "TEXT_MESSAGE_CONTENT") got++; },
+      error: reject,
+      complete: () => resolve({ got, seconds: (performance.now() - t0) / 1000 }),
+    });
+  });
+}
+
+async function applied(mod, url, n) {
+  const agent = new mod.HttpAgent({ url, threadId: `t${Math.random()}`, initialMessages: [] });
+  let got = 0;
+  const t0 = performance.now();
+  await agent.runAgent({ runId: `r${Math.random()}`, forwardedProps: { N: n, Rate: 0 } }, { onTextMessageContentEvent: () => { got++; } });
+  return { got, seconds: (performance.now() - t0) / 1000 };
+}
+
+const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+
+try {
+  const up = await role("-role", "upstream");
+  const adapter = await role("-role", "adapter", "-h2=false", "-upstream", `http://${up}`);
+  const targets = { direct: `http://${up}/run`, adapter: `http://${adapter}/agents/load/run` };
+  console.log(`one unpaced stream, ${RUNS} runs each after a warm-up; events/s`);
+  for (const [v, mod] of [["0.0.57", c057], ["0.0.59", c059], ["1.0.0", c100]]) {
+    for (const [how, read, n] of [["run (parsed)", parsed, N], ["runAgent (applied)", applied, NAPPLIED]]) {
+      const rates = {};
+      for (const [name, url] of Object.entries(targets)) {
+        await read(mod, url, Math.min(n, 2000));
+        rates[name] = [];
+        for (let i = 0; i < RUNS; i++) {
+          const r = await read(mod, url, n);
+          if (r.got !== n) throw new Error(`${v} ${how} ${name}: ${r.got} of ${n} events`);
+          rates[name].push(r.got / r.seconds);
+        }
+      }
+      const fmt = (v) => v.map((r) => `${Math.round(r / 1000)}k`).join(" ");
+      console.log(`${v.padEnd(7)} ${how.padEnd(19)} N=${n}: direct ${fmt(rates.direct)}, adapter ${fmt(rates.adapter)}; adapter/direct ${(median(rates.adapter) / median(rates.direct)).toFixed(2)}x`);
+    }
+  }
+} finally {
+  for (const p of children) p.kill("SIGTERM");
+}
