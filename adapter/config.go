@@ -35,9 +35,9 @@ type Config struct {
 	// client goes on on the connection taken over from net/http, written
 	// by the run's own goroutine, so an idle stream holds no request
 	// goroutine and no net/http buffers (about 20 KiB less per stream).
-	// The connection closes with the stream ("Connection: close"). HTTP/2
-	// streams, resumes and CopilotKit's /connect always go through
-	// net/http.
+	// When the stream ends the connection goes back to net/http for the
+	// client's next request (keep-alive). HTTP/2 streams, resumes and
+	// CopilotKit's /connect always go through net/http.
 	StreamTakeover *bool `yaml:"streamTakeover,omitempty"`
 	// MaxBodyBytes caps request bodies. Zero means 8 MiB.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes,omitempty"`

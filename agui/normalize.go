@@ -350,9 +350,8 @@ type grammar struct {
 	report func(string)
 	yield  func(Event, error) bool
 
-	started, terminated, done bool
-	early                     bool // RUN_STARTED was sent before the upstream's
-	n                         int
+	upstreamStarted, terminated, done bool // RUN_STARTED itself is always announced first
+	n                                 int
 
 	text, tools, steps, reasonMsgs, reasonSpans openSet
 }
@@ -402,25 +401,16 @@ func (g *grammar) out(ev Event) bool {
 	return true
 }
 
-func (g *grammar) ensureStarted() bool {
-	if g.started {
-		return true
-	}
-	g.started = true
-	return g.out(&RunStarted{ThreadID: g.in.ThreadID, RunID: g.in.RunID})
-}
-
 // announce sends RUN_STARTED before the upstream has said anything.
 func (g *grammar) announce() bool {
-	g.started, g.early = true, true
 	return g.out(&RunStarted{ThreadID: g.in.ThreadID, RunID: g.in.RunID, ParentRunID: g.in.ParentRunID})
 }
 
 // unstarted notes an upstream event that is not RUN_STARTED: if the
 // upstream has not started its run, that is a repair.
 func (g *grammar) unstarted() {
-	if !g.started || g.early {
-		g.early = false
+	if !g.upstreamStarted {
+		g.upstreamStarted = true
 		g.report(RepairMissingRunStarted)
 	}
 }
@@ -431,9 +421,6 @@ func (g *grammar) fail(err error) {
 		return
 	}
 	g.report(RepairUpstreamError)
-	if !g.ensureStarted() {
-		return
-	}
 	g.terminated = true
 	g.out(AsRunError(err))
 }
@@ -467,30 +454,20 @@ func (g *grammar) push(ev Event) bool {
 		}
 	}
 	switch e := ev.(type) {
-	case *RunStarted:
-		if g.started && !g.early {
+	case *RunStarted: // merged into the RUN_STARTED announced
+		if g.upstreamStarted {
 			return g.drop(RepairDuplicateStart)
 		}
+		g.upstreamStarted = true
 		if e.ThreadID != g.in.ThreadID || e.RunID != g.in.RunID {
 			g.report(RepairRunIDs)
-			e.ThreadID, e.RunID = g.in.ThreadID, g.in.RunID
 		}
 		if e.Input != nil {
-			e.Input = nil
 			g.report(RepairRunInputDropped)
 		}
-		if g.early { // merged into the RUN_STARTED already sent
-			g.early = false
-			return true
-		}
-		g.started = true
-		e.ProtocolVersion = ""
-		return g.out(e)
+		return true
 	case *RunError:
 		g.unstarted()
-		if !g.ensureStarted() {
-			return false
-		}
 		if e.Message == "" {
 			e.Message = "the agent reported an error"
 			g.report(RepairEmptyErrorMessage)
@@ -500,7 +477,7 @@ func (g *grammar) push(ev Event) bool {
 		return false
 	case *RunFinished:
 		g.unstarted()
-		if !g.ensureStarted() || !g.closeAll() {
+		if !g.closeAll() {
 			return false
 		}
 		if e.ThreadID != g.in.ThreadID || e.RunID != g.in.RunID {
@@ -528,9 +505,6 @@ func (g *grammar) push(ev Event) bool {
 		return false
 	}
 	g.unstarted()
-	if !g.ensureStarted() {
-		return false
-	}
 	switch e := ev.(type) {
 	case *StepStarted:
 		if e.StepName == "" {
