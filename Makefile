@@ -1,10 +1,10 @@
 # make test runs everything CI runs: formatting, vet, Go tests with the race
 # detector, and the Node end-to-end suite against the real clients.
-.PHONY: vendor-check test fmt-check vet gotest e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak
+.PHONY: vendor-check test fmt-check vet gotest benchsmoke e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak
 
 GO ?= go
 
-test: fmt-check vet gotest loadsmoke e2e
+test: fmt-check vet gotest benchsmoke loadsmoke e2e
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './e2e/*')); \
@@ -54,6 +54,11 @@ build:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Every benchmark once (part of make test): a benchmark that no longer
+# runs fails here, not on the day someone measures with it.
+benchsmoke:
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
 # The load comparison (about 5 minutes): direct, a byte-copy pass-through
 # and the adapter (memory and Redis run logs) under 1,000 x 20 ev/s and

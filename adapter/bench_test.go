@@ -46,10 +46,17 @@ func benchRelay(b *testing.B, via bool) {
 		url = ts.URL + "/agents/a/run"
 	}
 	b.ReportAllocs()
+	i := 0
 	for b.Loop() {
-		resp, err := http.Post(url, "application/json", strings.NewReader(runBody))
+		i++ // a run id is used once
+		body := fmt.Sprintf(`{"threadId":"t%d","runId":"r%d","messages":[{"id":"u","role":"user","content":"hi"}]}`, i, i)
+		resp, err := http.Post(url, "application/json", strings.NewReader(body))
 		if err != nil {
 			b.Fatal(err)
+		}
+		if resp.StatusCode != 200 {
+			bb, _ := io.ReadAll(resp.Body)
+			b.Fatalf("HTTP %d: %s", resp.StatusCode, bb)
 		}
 		got := 0
 		for _, err := range agui.Decode(resp.Body, 0) {
