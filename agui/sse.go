@@ -106,10 +106,11 @@ func ScanFrames(r io.Reader, max int) iter.Seq2[Frame, error] {
 		max = DefaultMaxEventSize
 	}
 	return func(yield func(Frame, error) bool) {
-		// 1 KiB: most AG-UI frames fit (a longer line grows a slice of
-		// its own, reused); thousands of idle streams each hold this
-		// buffer for their whole life.
-		br := bufio.NewReaderSize(r, 1<<10)
+		// Thousands of idle streams each hold this buffer for their
+		// whole life: it is 1 KiB while the stream is quiet (most AG-UI
+		// frames fit; a longer line grows a slice of its own, reused).
+		br := newLineReader(r)
+		defer br.release()
 		var (
 			f       Frame
 			data    []byte
@@ -118,7 +119,7 @@ func ScanFrames(r io.Reader, max int) iter.Seq2[Frame, error] {
 			lastID  string
 		)
 		for {
-			line, err := br.ReadSlice('\n')
+			line, err := br.readSlice()
 			if errors.Is(err, bufio.ErrBufferFull) {
 				long = append(long[:0], line...)
 				for errors.Is(err, bufio.ErrBufferFull) {
@@ -126,7 +127,7 @@ func ScanFrames(r io.Reader, max int) iter.Seq2[Frame, error] {
 						yield(Frame{}, fmt.Errorf("%w: line longer than %d bytes", ErrEventTooLarge, max))
 						return
 					}
-					line, err = br.ReadSlice('\n')
+					line, err = br.readSlice()
 					long = append(long, line...)
 				}
 				line = long

@@ -1,0 +1,111 @@
+package agui
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"sync"
+)
+
+// lineReader is ScanFrames' buffered reader: bufio.Reader's ReadSlice,
+// with a buffer that is small while the stream is quiet and big while it
+// floods. Thousands of idle streams each hold a read buffer for their
+// whole life, so it starts at smallLines; a read that fills the buffer
+// means more is waiting, and the next reads go into a pooled bigLines
+// buffer (fewer reads, and fewer flushes before them downstream); a read
+// that finds less than smallLines goes back to a small buffer before the
+// next read, which may block.
+type lineReader struct {
+	rd    io.Reader
+	buf   []byte
+	big   *[bigLines]byte // buf's array when it is the pooled big buffer
+	r, w  int
+	err   error
+	more  bool // the last read filled the buffer: read the next into a big one
+	empty int  // reads in a row that returned nothing and no error
+}
+
+const (
+	smallLines = 1 << 10
+	bigLines   = 32 << 10
+)
+
+var bigLinesPool = sync.Pool{New: func() any { return new([bigLines]byte) }}
+
+func newLineReader(rd io.Reader) *lineReader {
+	return &lineReader{rd: rd, buf: make([]byte, smallLines)}
+}
+
+// readSlice returns the next line, '\n' included, as a slice of the
+// buffer valid until the next call. A line longer than the buffer comes
+// in pieces with bufio.ErrBufferFull; the last piece of a stream may lack
+// its '\n' and comes with the read error (io.EOF at the end).
+func (l *lineReader) readSlice() ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(l.buf[l.r:l.w], '\n'); i >= 0 {
+			line := l.buf[l.r : l.r+i+1]
+			l.r += i + 1
+			return line, nil
+		}
+		if l.err != nil {
+			line := l.buf[l.r:l.w]
+			l.r = l.w
+			err := l.err
+			l.err = nil
+			return line, err
+		}
+		if l.r == 0 && l.w == len(l.buf) {
+			if l.big == nil {
+				l.more = true // a long line: read on into a big buffer
+			} else {
+				l.r = l.w
+				return l.buf, bufio.ErrBufferFull
+			}
+		}
+		l.fill()
+	}
+}
+
+// fill reads once into the buffer, after moving what is unread to its
+// front and choosing its size.
+func (l *lineReader) fill() {
+	unread := l.w - l.r
+	switch {
+	case l.more && l.big == nil:
+		big := bigLinesPool.Get().(*[bigLines]byte)
+		copy(big[:], l.buf[l.r:l.w])
+		l.buf, l.big = big[:], big
+	case !l.more && l.big != nil && unread <= smallLines:
+		small := make([]byte, smallLines)
+		copy(small, l.buf[l.r:l.w])
+		bigLinesPool.Put(l.big)
+		l.buf, l.big = small, nil
+	default:
+		copy(l.buf, l.buf[l.r:l.w])
+	}
+	l.r, l.w = 0, unread
+	n, err := l.rd.Read(l.buf[l.w:])
+	if n < 0 || n > len(l.buf)-l.w {
+		n, err = 0, io.ErrNoProgress
+	}
+	l.more = l.w+n == len(l.buf) || (l.big != nil && n >= smallLines)
+	l.w += n
+	l.err = err
+	if n == 0 && err == nil {
+		l.empty++
+		if l.empty >= 100 {
+			l.err = io.ErrNoProgress
+		}
+	} else {
+		l.empty = 0
+	}
+}
+
+// release gives a big buffer back to the pool; the reader is not used
+// after it.
+func (l *lineReader) release() {
+	if l.big != nil {
+		bigLinesPool.Put(l.big)
+		l.big, l.buf = nil, nil
+	}
+}
