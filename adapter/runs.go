@@ -91,7 +91,9 @@ func (k *sseSink) send(entries []runlog.Entry, ids bool) error {
 	if k.dead {
 		return errClientGone
 	}
-	k.extend()
+	if !k.pending {
+		k.extend() // once per flush, not per event: time.Now is not free
+	}
 	for _, e := range entries {
 		id := ""
 		if ids {

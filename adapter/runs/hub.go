@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 )
@@ -29,10 +28,10 @@ type hub struct {
 	// notify is closed on the next publish; made only when a reader
 	// waits, so that a run nobody follows costs no channel per event.
 	notify chan struct{}
-	// run, readers and progress serve the tailer (remote runs).
-	run      runlog.Run
-	readers  int
-	progress time.Time
+	// run, readers and checked serve the tailer (remote runs).
+	run     runlog.Run
+	readers int
+	checked int64 // next at the supervisor's last check (-1: none yet)
 	// pos is each attached reader's last read event: the executor waits
 	// for a reader that fell behind the ring (backpressure, as a direct
 	// connection would apply) rather than run ahead of it into eviction.
@@ -48,7 +47,7 @@ const (
 )
 
 func newHub(next int64, budget *atomic.Int64, max int64) *hub {
-	return &hub{first: next, next: next, budget: budget, max: max, progress: time.Now(),
+	return &hub{first: next, next: next, budget: budget, max: max, checked: -1,
 		pos: map[*Reader]int64{}, moved: make(chan struct{})}
 }
 
@@ -95,7 +94,6 @@ func (h *hub) publish(entries []runlog.Entry) {
 			h.done = true
 		}
 	}
-	h.progress = time.Now()
 	h.wakeLocked()
 }
 

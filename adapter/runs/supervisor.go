@@ -187,7 +187,10 @@ func (m *Manager) checkRemote(ctx context.Context, ref runlog.Ref, h *hub) {
 	defer cancel()
 	_ = m.log.Touch(lctx, ref)
 	h.mu.Lock()
-	idle := time.Since(h.progress) > time.Second && !h.done
+	// Checks are a second or more apart: idle means nothing was
+	// published since the last one.
+	idle := h.next == h.checked && !h.done
+	h.checked = h.next
 	run := h.run
 	h.mu.Unlock()
 	if !idle {
