@@ -83,15 +83,18 @@ func fastParse(data []byte) (ev Event, ok bool) {
 	switch EventType(typ) {
 	case TypeTextMessageContent:
 		if mid != nil && tcid == nil && hasDelta {
-			return &TextMessageContent{MessageID: string(mid), Delta: string(delta)}, true
+			id, d := twoStrings(mid, delta)
+			return &TextMessageContent{MessageID: id, Delta: d}, true
 		}
 	case TypeReasoningMessageContent:
 		if mid != nil && tcid == nil && hasDelta {
-			return &ReasoningMessageContent{MessageID: string(mid), Delta: string(delta)}, true
+			id, d := twoStrings(mid, delta)
+			return &ReasoningMessageContent{MessageID: id, Delta: d}, true
 		}
 	case TypeToolCallArgs:
 		if tcid != nil && mid == nil && hasDelta {
-			return &ToolCallArgs{ToolCallID: string(tcid), Delta: string(delta)}, true
+			id, d := twoStrings(tcid, delta)
+			return &ToolCallArgs{ToolCallID: id, Delta: d}, true
 		}
 	case TypeTextMessageEnd:
 		if mid != nil && tcid == nil && !hasDelta {
@@ -107,6 +110,19 @@ func fastParse(data []byte) (ev Event, ok bool) {
 		}
 	}
 	return nil, false
+}
+
+// twoStrings makes a and b strings with one allocation (a delta event's
+// id and delta live as long as each other).
+func twoStrings(a, b []byte) (string, string) {
+	var tmp [256]byte
+	buf := tmp[:0]
+	if len(a)+len(b) > len(tmp) {
+		return string(a), string(b)
+	}
+	buf = append(append(buf, a...), b...)
+	s := string(buf)
+	return s[:len(a)], s[len(a):]
 }
 
 func skipSpace(b []byte, i int) int {
@@ -145,7 +161,9 @@ func scanString(b []byte, i int) (s []byte, next int, esc, ok bool) {
 // appendDelta encodes a delta event exactly as marshalTyped would, for an
 // event with no Base fields set.
 func appendDelta(t EventType, idKey, id, delta string, withDelta bool) []byte {
-	b := make([]byte, 0, 32+len(t)+len(id)+len(delta)+len(delta)/8)
+	// {"type":"<t>","<idKey>":"<id>","delta":"<delta>"}, with room for
+	// some escapes.
+	b := make([]byte, 0, 32+len(t)+len(idKey)+len(id)+len(delta)+len(delta)/8)
 	b = append(b, `{"type":"`...)
 	b = append(b, t...)
 	b = append(b, `","`...)
