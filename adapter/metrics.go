@@ -86,9 +86,10 @@ func (m *metrics) RunEnded(agent string, terminal agui.EventType, code string) {
 	}
 }
 
-// EventsRelayed implements runs.Observer.
-func (m *metrics) EventsRelayed(agent string, n int) {
-	m.events.WithLabelValues(agent).Add(float64(n))
+// Relayed implements runs.Observer.
+func (m *metrics) Relayed(agent string) func(n int) {
+	c := m.events.WithLabelValues(agent)
+	return func(n int) { c.Add(float64(n)) }
 }
 
 // watchStores exports the bytes each store holds, read at scrape time.

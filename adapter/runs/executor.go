@@ -235,10 +235,11 @@ func (x *execution) conclude() {
 // flight go together in the next one, and appends of many runs share
 // pipelines (the Manager's appenders).
 type committer struct {
-	m      *Manager
-	lr     *localRun
-	client *startingClient // the inline executor's own client, or nil
-	one    [1][]byte       // the batch of a synchronous append
+	m       *Manager
+	lr      *localRun
+	client  *startingClient // the inline executor's own client, or nil
+	relayed func(n int)     // the agent's relayed-events counter
+	one     [1][]byte       // the batch of a synchronous append
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -253,7 +254,7 @@ type committer struct {
 const maxPending = 4 << 20
 
 func newCommitter(m *Manager, lr *localRun, client *startingClient) *committer {
-	c := &committer{m: m, lr: lr, client: client}
+	c := &committer{m: m, lr: lr, client: client, relayed: m.obs.Relayed(lr.run.AgentID)}
 	c.cond = sync.NewCond(&c.mu)
 	return c
 }
@@ -272,7 +273,7 @@ func (c *committer) add(data []byte, term bool) error {
 		if c.client != nil {
 			c.client.send(e)
 		}
-		c.m.obs.EventsRelayed(c.lr.run.AgentID, 1)
+		c.relayed(1)
 		return nil
 	}
 	c.mu.Lock()
@@ -410,7 +411,7 @@ func (m *Manager) appender(ctx context.Context) {
 					entries[j] = runlog.Entry{Seq: first + int64(j), Data: d, Terminal: reqs[i].Terminal && j == len(entries)-1}
 				}
 				c.lr.hub.publish(entries)
-				m.obs.EventsRelayed(c.lr.run.AgentID, len(entries))
+				c.relayed(len(entries))
 			}
 			if c.done(r.Err) {
 				m.enqueue(c)

@@ -125,14 +125,16 @@ type Observer interface {
 	// RunEnded reports the terminal event's type and code ("" for
 	// RUN_FINISHED), or type "" when the run ended without one.
 	RunEnded(agent string, terminal agui.EventType, code string)
-	EventsRelayed(agent string, n int)
+	// Relayed returns the counter of agent's relayed events; a run
+	// looks it up once and adds to it per event.
+	Relayed(agent string) func(n int)
 }
 
 type noObserver struct{}
 
 func (noObserver) RunStarted(string)                       {}
 func (noObserver) RunEnded(string, agui.EventType, string) {}
-func (noObserver) EventsRelayed(string, int)               {}
+func (noObserver) Relayed(string) func(int)                { return func(int) {} }
 
 // Manager runs and follows runs. It is safe for concurrent use.
 type Manager struct {
