@@ -18,6 +18,9 @@ import (
 func fastParse(data []byte) (ev Event, ok bool) {
 	var typ, mid, tcid, delta []byte
 	var hasDelta bool
+	if !utf8.Valid(data) {
+		return nil, false // once for the whole event, not per string
+	}
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return nil, false
@@ -134,7 +137,7 @@ func skipSpace(b []byte, i int) int {
 
 // scanString reads the JSON string at b[i]: its raw contents (between the
 // quotes), the index after it, and whether it holds escapes. It refuses
-// control characters and invalid UTF-8 (the general path repairs those).
+// control characters (the general path repairs those); b is valid UTF-8.
 func scanString(b []byte, i int) (s []byte, next int, esc, ok bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, 0, false, false
@@ -143,11 +146,7 @@ func scanString(b []byte, i int) (s []byte, next int, esc, ok bool) {
 	for j := start; j < len(b); j++ {
 		switch c := b[j]; {
 		case c == '"':
-			s = b[start:j]
-			if !esc && !utf8.Valid(s) {
-				return nil, 0, false, false
-			}
-			return s, j + 1, esc, true
+			return b[start:j], j + 1, esc, true
 		case c == '\\':
 			esc = true
 			j++
