@@ -71,9 +71,8 @@ type Memory struct {
 
 type memRun struct {
 	run      Run
-	entries  []Entry // live entries are entries[head:]
-	head     int
-	first    int64 // seq of entries[head] (or next when none)
+	entries  entryQueue // the live entries
+	first    int64      // seq of the first live entry (or next when none)
 	next     int64
 	bytes    int64 // events plus record
 	done     bool
@@ -143,6 +142,11 @@ func (m *Memory) release() {
 	n := m.released
 	m.released = 0
 	m.mu.Unlock()
+	m.freed(n)
+}
+
+// freed reports n bytes released (taken from m.released under the lock).
+func (m *Memory) freed(n int64) {
 	if n > 0 && m.opts.OnRelease != nil {
 		m.opts.OnRelease(n)
 	}
@@ -184,8 +188,10 @@ func (m *Memory) Start(ctx context.Context, r Run, supersede bool) (string, erro
 func (m *Memory) Append(ctx context.Context, r Run, events [][]byte, terminal bool) (int64, error) {
 	m.mu.Lock()
 	seq, err := m.appendLocked(r.Ref(), events, terminal)
+	freed := m.released
+	m.released = 0
 	m.mu.Unlock()
-	m.release()
+	m.freed(freed)
 	return seq, err
 }
 
@@ -212,7 +218,7 @@ func (m *Memory) appendLocked(ref Ref, events [][]byte, terminal bool) (int64, e
 	for i, data := range events {
 		seq = mr.next
 		mr.next++
-		mr.entries = append(mr.entries, Entry{Seq: seq, Data: data, Terminal: terminal && i == len(events)-1})
+		mr.entries.push(Entry{Seq: seq, Data: data, Terminal: terminal && i == len(events)-1})
 		n := int64(len(data) + entryOverhead)
 		mr.bytes += n
 		m.bytes += n
@@ -237,22 +243,16 @@ func (m *Memory) appendLocked(ref Ref, events [][]byte, terminal bool) (int64, e
 	return seq, nil
 }
 
-func (mr *memRun) live() int { return len(mr.entries) - mr.head }
+func (mr *memRun) live() int { return mr.entries.len() }
 
 // dropOldest evicts a run's oldest live event.
 func (m *Memory) dropOldest(mr *memRun) {
-	e := mr.entries[mr.head]
+	e := mr.entries.pop()
 	n := int64(len(e.Data) + entryOverhead)
-	mr.entries[mr.head] = Entry{}
-	mr.head++
 	mr.first++
 	mr.bytes -= n
 	m.bytes -= n
 	m.released += n
-	if mr.head > 64 && mr.head > len(mr.entries)/2 {
-		mr.entries = append(mr.entries[:0:0], mr.entries[mr.head:]...)
-		mr.head = 0
-	}
 }
 
 // evictLocked keeps the total: whole ended runs, oldest first; then the
@@ -312,15 +312,11 @@ func (m *Memory) Read(ctx context.Context, ref Ref, after int64, max int) ([]Ent
 	if after+1 < mr.first {
 		return nil, fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, mr.first, after)
 	}
-	i := mr.head + int(after+1-mr.first)
-	if i >= len(mr.entries) {
+	i := int(after + 1 - mr.first)
+	if i >= mr.entries.len() {
 		return nil, nil
 	}
-	end := len(mr.entries)
-	if max > 0 && end-i > max {
-		end = i + max
-	}
-	return append([]Entry(nil), mr.entries[i:end]...), nil
+	return mr.entries.appendFrom(nil, i, max), nil
 }
 
 func (m *Memory) Get(ctx context.Context, ref Ref) (Run, error) {
