@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/agui"
@@ -65,11 +66,13 @@ func (m *Manager) history(ctx context.Context, thread runlog.Ref) (storedHistory
 // a single message still too large has its content replaced by the cut
 // marker.
 func encodeHistory(owner string, msgs []agui.Message, trimmed int, max int64) []byte {
+	// Each message is encoded once: for its size, and for the output.
+	enc := make([][]byte, len(msgs))
 	sizes := make([]int64, len(msgs))
 	var total int64 = 64 + int64(len(owner))
 	for i, m := range msgs {
-		b, _ := json.Marshal(m)
-		sizes[i] = int64(len(b)) + 1
+		enc[i], _ = json.Marshal(m)
+		sizes[i] = int64(len(enc[i])) + 1
 		total += sizes[i]
 	}
 	first := 0
@@ -82,18 +85,47 @@ func encodeHistory(owner string, msgs []agui.Message, trimmed int, max int64) []
 		first++
 	}
 	trimmed += first
-	kept := msgs[first:]
+	kept := enc[first:]
+	if msgs == nil {
+		kept = nil
+	}
 	if total > max && len(kept) == 1 {
-		m := kept[0]
+		m := msgs[first]
 		m.Content = agui.Text(CutNote)
 		if m.Role == agui.RoleActivity {
 			m.Role, m.ActivityType = agui.RoleAssistant, ""
 		}
 		m.ToolCalls = nil
-		kept = []agui.Message{m}
+		b, _ := json.Marshal(m)
+		kept = [][]byte{b}
 	}
-	b, _ := json.Marshal(storedHistory{Owner: owner, Messages: kept, Trimmed: trimmed})
-	return b
+	// As json.Marshal(storedHistory{...}) writes it.
+	o, _ := json.Marshal(owner)
+	n := 40 + len(o)
+	for _, m := range kept {
+		n += len(m) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"owner":`...)
+	b = append(b, o...)
+	b = append(b, `,"messages":`...)
+	if kept == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, m := range kept {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, m...)
+		}
+		b = append(b, ']')
+	}
+	if trimmed != 0 {
+		b = append(b, `,"trimmed":`...)
+		b = strconv.AppendInt(b, int64(trimmed), 10)
+	}
+	return append(b, '}')
 }
 
 // CutNote replaces a message too large to keep in a thread's history.

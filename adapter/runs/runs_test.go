@@ -274,3 +274,27 @@ func TestDetachGraceZero(t *testing.T) {
 		t.Errorf("a run left by its client ended %s", got[len(got)-1].Data)
 	}
 }
+
+// encodeHistory writes what json.Marshal of the stored history would.
+func TestEncodeHistoryIsStoredHistoryJSON(t *testing.T) {
+	many := []agui.Message{
+		{ID: "u", Role: agui.RoleUser, Content: agui.Text(`<b> & "quotes" é`)},
+		{ID: "a", Role: agui.RoleAssistant, ToolCalls: []agui.ToolCall{{ID: "c", Type: "function", Function: agui.FunctionCall{Name: "f", Arguments: `{"x":1}`}}}},
+		{ID: "t", Role: agui.RoleTool, ToolCallID: "c", Content: agui.Text("r")},
+	}
+	for _, c := range []struct {
+		owner   string
+		msgs    []agui.Message
+		trimmed int
+	}{
+		{"o", nil, 0},
+		{"o", []agui.Message{}, 2},
+		{`"odd" <owner>`, many, 0},
+		{"o", many, 7},
+	} {
+		want, _ := json.Marshal(storedHistory{Owner: c.owner, Messages: c.msgs, Trimmed: c.trimmed})
+		if got := encodeHistory(c.owner, c.msgs, c.trimmed, 1<<20); string(got) != string(want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}
