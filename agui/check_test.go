@@ -150,6 +150,10 @@ func FuzzFastPathsAgree(f *testing.F) {
 		"{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"bad \xff\"}",
 		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":null}`,
 		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","timestamp":1}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a<b & c>d"}`,
+		"{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"line\xe2\x80\xa8sep \xe2\x80\x94 dash\"}",
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"","delta":""}`,
+		`{"type":"TEXT_MESSAGE_CONTENT", "messageId":"m","delta":"spaced"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -205,4 +209,42 @@ func marshalAny(ev Event) ([]byte, error) {
 		return marshalTyped(TypeToolCallEnd, (*wire)(e))
 	}
 	return ev.MarshalJSON()
+}
+
+// A delta in the canonical layout is not re-encoded: MarshalJSON returns
+// the upstream's bytes without allocating, until a field changes.
+func TestCanonicalDeltaKept(t *testing.T) {
+	for _, in := range []string{
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hello — world"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"x\""}`, // escaped: re-encoded
+		`{"type":"REASONING_MESSAGE_CONTENT","messageId":"r","delta":""}`,
+	} {
+		ev, err := ParseEvent([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := ev.MarshalJSON()
+		if string(out) != in {
+			t.Fatalf("%s re-encoded as %s", in, out)
+		}
+		allocs := testing.AllocsPerRun(100, func() { _, _ = ev.MarshalJSON() })
+		if kept := !strings.Contains(in, `\`); kept != (allocs == 0) {
+			t.Errorf("%s: %v allocations per MarshalJSON", in, allocs)
+		}
+	}
+	ev, _ := ParseEvent([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"abc"}`))
+	tm := ev.(*TextMessageContent)
+	for _, change := range []func(){
+		func() { tm.Delta = "xyz" },                    // same length
+		func() { tm.Delta = "ab<" },                    // needs an escape
+		func() { tm.MessageID, tm.Delta = "mm", "ab" }, // lengths trade
+		func() { tm.Delta = "abc"; tm.Timestamp = 7 },  // a Base field
+		func() { tm.MessageID = strings.Clone("m") },   // same value, new string
+	} {
+		change()
+		want, _ := marshalAny(tm)
+		if got, _ := tm.MarshalJSON(); string(got) != string(want) {
+			t.Fatalf("after a change: %s, want %s", got, want)
+		}
+	}
 }

@@ -184,6 +184,7 @@ type TextMessageContent struct {
 	Base
 	MessageID string `json:"messageId"`
 	Delta     string `json:"delta"`
+	wire      []byte // see keptDelta
 }
 
 // TextMessageEnd closes a text message.
@@ -214,6 +215,7 @@ type ToolCallArgs struct {
 	Base
 	ToolCallID string `json:"toolCallId"`
 	Delta      string `json:"delta"`
+	wire       []byte // see keptDelta
 }
 
 // ToolCallEnd closes a tool call.
@@ -309,6 +311,7 @@ type ReasoningMessageContent struct {
 	Base
 	MessageID string `json:"messageId"`
 	Delta     string `json:"delta"`
+	wire      []byte // see keptDelta
 }
 
 // ReasoningMessageEnd closes a reasoning message.

@@ -62,6 +62,9 @@ func (*TextMessageContent) Type() EventType { return TypeTextMessageContent }
 // MarshalJSON implements Event.
 func (e *TextMessageContent) MarshalJSON() ([]byte, error) {
 	if e.Base.isZero() {
+		if b, ok := keptDelta(e.wire, TypeTextMessageContent, "messageId", e.MessageID, e.Delta); ok {
+			return b, nil
+		}
 		return appendDelta(TypeTextMessageContent, "messageId", e.MessageID, e.Delta, true), nil
 	}
 	type wire TextMessageContent
@@ -104,6 +107,9 @@ func (*ToolCallArgs) Type() EventType { return TypeToolCallArgs }
 // MarshalJSON implements Event.
 func (e *ToolCallArgs) MarshalJSON() ([]byte, error) {
 	if e.Base.isZero() {
+		if b, ok := keptDelta(e.wire, TypeToolCallArgs, "toolCallId", e.ToolCallID, e.Delta); ok {
+			return b, nil
+		}
 		return appendDelta(TypeToolCallArgs, "toolCallId", e.ToolCallID, e.Delta, true), nil
 	}
 	type wire ToolCallArgs
@@ -227,6 +233,9 @@ func (*ReasoningMessageContent) Type() EventType { return TypeReasoningMessageCo
 // MarshalJSON implements Event.
 func (e *ReasoningMessageContent) MarshalJSON() ([]byte, error) {
 	if e.Base.isZero() {
+		if b, ok := keptDelta(e.wire, TypeReasoningMessageContent, "messageId", e.MessageID, e.Delta); ok {
+			return b, nil
+		}
 		return appendDelta(TypeReasoningMessageContent, "messageId", e.MessageID, e.Delta, true), nil
 	}
 	type wire ReasoningMessageContent

@@ -3,6 +3,7 @@ package agui
 import (
 	"encoding/json"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The hottest events of an LLM stream are its deltas: TEXT_MESSAGE_CONTENT,
@@ -18,6 +19,7 @@ import (
 func fastParse(data []byte) (ev Event, ok bool) {
 	var typ, mid, tcid, delta []byte
 	var hasDelta bool
+	plain := true // no escapes in the values
 	if !utf8.Valid(data) {
 		return nil, false // once for the whole event, not per string
 	}
@@ -47,6 +49,7 @@ func fastParse(data []byte) (ev Event, ok bool) {
 		if !okVal {
 			return nil, false
 		}
+		plain = plain && !esc
 		if esc {
 			// An escaped value: let the standard decoder unquote just it.
 			var s string
@@ -83,19 +86,37 @@ func fastParse(data []byte) (ev Event, ok bool) {
 		}
 		break
 	}
+	// Nor anything appendJSONString escapes (the type is checked by the
+	// switch).
+	plain = plain && !needsEscape(mid) && !needsEscape(tcid) && !needsEscape(delta)
 	switch EventType(typ) {
 	case TypeTextMessageContent:
 		if mid != nil && tcid == nil && hasDelta {
+			if plain {
+				if wire, id, d, ok := keepDelta(data, TypeTextMessageContent, "messageId", mid, delta); ok {
+					return &TextMessageContent{MessageID: id, Delta: d, wire: wire}, true
+				}
+			}
 			id, d := twoStrings(mid, delta)
 			return &TextMessageContent{MessageID: id, Delta: d}, true
 		}
 	case TypeReasoningMessageContent:
 		if mid != nil && tcid == nil && hasDelta {
+			if plain {
+				if wire, id, d, ok := keepDelta(data, TypeReasoningMessageContent, "messageId", mid, delta); ok {
+					return &ReasoningMessageContent{MessageID: id, Delta: d, wire: wire}, true
+				}
+			}
 			id, d := twoStrings(mid, delta)
 			return &ReasoningMessageContent{MessageID: id, Delta: d}, true
 		}
 	case TypeToolCallArgs:
 		if tcid != nil && mid == nil && hasDelta {
+			if plain {
+				if wire, id, d, ok := keepDelta(data, TypeToolCallArgs, "toolCallId", tcid, delta); ok {
+					return &ToolCallArgs{ToolCallID: id, Delta: d, wire: wire}, true
+				}
+			}
 			id, d := twoStrings(tcid, delta)
 			return &ToolCallArgs{ToolCallID: id, Delta: d}, true
 		}
@@ -113,6 +134,74 @@ func fastParse(data []byte) (ev Event, ok bool) {
 		}
 	}
 	return nil, false
+}
+
+// A delta event whose upstream bytes are exactly what MarshalJSON would
+// write (the canonical layout, no escapes) keeps them: they are copied
+// once, the event's id and delta are read from that copy, and MarshalJSON
+// returns it while both fields still are those strings. Most upstreams
+// send this layout, and the relay then never re-encodes a delta.
+
+// deltaOffsets gives where the id and the delta start in the canonical
+// encoding {"type":"<t>","<key>":"<id>","delta":"<delta>"}, and its length.
+func deltaOffsets(t EventType, key string, idLen, deltaLen int) (idOff, deltaOff, n int) {
+	idOff = len(`{"type":"`) + len(t) + len(`","`) + len(key) + len(`":"`)
+	deltaOff = idOff + idLen + len(`","delta":"`)
+	return idOff, deltaOff, deltaOff + deltaLen + len(`"}`)
+}
+
+// keepDelta copies data if it is the canonical encoding of (t, id, delta)
+// (both plain), and returns the copy and the two strings within it.
+func keepDelta(data []byte, t EventType, key string, id, delta []byte) (wire []byte, idS, deltaS string, ok bool) {
+	idOff, deltaOff, n := deltaOffsets(t, key, len(id), len(delta))
+	const typeKey = `{"type":"`
+	if len(data) != n ||
+		string(data[:len(typeKey)]) != typeKey ||
+		string(data[len(typeKey):len(typeKey)+len(t)]) != string(t) ||
+		string(data[len(typeKey)+len(t):len(typeKey)+len(t)+3]) != `","` ||
+		string(data[len(typeKey)+len(t)+3:idOff-3]) != key ||
+		string(data[idOff-3:idOff]) != `":"` ||
+		string(data[idOff:idOff+len(id)]) != string(id) ||
+		string(data[idOff+len(id):deltaOff]) != `","delta":"` ||
+		string(data[deltaOff:n-2]) != string(delta) ||
+		string(data[n-2:]) != `"}` {
+		return nil, "", "", false
+	}
+	wire = make([]byte, n)
+	copy(wire, data)
+	// wire is never written again: the strings may share it.
+	return wire, unsafe.String(unsafe.SliceData(wire[idOff:]), len(id)), unsafe.String(unsafe.SliceData(wire[deltaOff:]), len(delta)), true
+}
+
+// keptDelta returns wire if the event's id and delta are still the
+// strings keepDelta cut from it.
+func keptDelta(wire []byte, t EventType, key, id, delta string) ([]byte, bool) {
+	if wire == nil {
+		return nil, false
+	}
+	idOff, deltaOff, n := deltaOffsets(t, key, len(id), len(delta))
+	if len(wire) != n ||
+		(id != "" && unsafe.StringData(id) != &wire[idOff]) ||
+		(delta != "" && unsafe.StringData(delta) != &wire[deltaOff]) {
+		return nil, false
+	}
+	return wire, true
+}
+
+// needsEscape reports whether appendJSONString would escape anything in
+// s beyond what scanString refuses: <, >, & and U+2028, U+2029.
+func needsEscape(s []byte) bool {
+	for i, c := range s {
+		switch c {
+		case '<', '>', '&':
+			return true
+		case 0xE2:
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // twoStrings makes a and b strings with one allocation (a delta event's
