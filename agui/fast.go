@@ -1,6 +1,7 @@
 package agui
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 	"unsafe"
@@ -17,9 +18,11 @@ import (
 // fastParse decodes a flat delta or END event; ok false means "use
 // ParseEvent's general path".
 func fastParse(data []byte) (ev Event, ok bool) {
+	if ev, ok := canonicalDelta(data); ok {
+		return ev, true
+	}
 	var typ, mid, tcid, delta []byte
 	var hasDelta bool
-	plain := true // no escapes in the values
 	if !utf8.Valid(data) {
 		return nil, false // once for the whole event, not per string
 	}
@@ -49,7 +52,6 @@ func fastParse(data []byte) (ev Event, ok bool) {
 		if !okVal {
 			return nil, false
 		}
-		plain = plain && !esc
 		if esc {
 			// An escaped value: let the standard decoder unquote just it.
 			var s string
@@ -86,37 +88,19 @@ func fastParse(data []byte) (ev Event, ok bool) {
 		}
 		break
 	}
-	// Nor anything appendJSONString escapes (the type is checked by the
-	// switch).
-	plain = plain && !needsEscape(mid) && !needsEscape(tcid) && !needsEscape(delta)
 	switch EventType(typ) {
 	case TypeTextMessageContent:
 		if mid != nil && tcid == nil && hasDelta {
-			if plain {
-				if wire, id, d, ok := keepDelta(data, TypeTextMessageContent, "messageId", mid, delta); ok {
-					return &TextMessageContent{MessageID: id, Delta: d, wire: wire}, true
-				}
-			}
 			id, d := twoStrings(mid, delta)
 			return &TextMessageContent{MessageID: id, Delta: d}, true
 		}
 	case TypeReasoningMessageContent:
 		if mid != nil && tcid == nil && hasDelta {
-			if plain {
-				if wire, id, d, ok := keepDelta(data, TypeReasoningMessageContent, "messageId", mid, delta); ok {
-					return &ReasoningMessageContent{MessageID: id, Delta: d, wire: wire}, true
-				}
-			}
 			id, d := twoStrings(mid, delta)
 			return &ReasoningMessageContent{MessageID: id, Delta: d}, true
 		}
 	case TypeToolCallArgs:
 		if tcid != nil && mid == nil && hasDelta {
-			if plain {
-				if wire, id, d, ok := keepDelta(data, TypeToolCallArgs, "toolCallId", tcid, delta); ok {
-					return &ToolCallArgs{ToolCallID: id, Delta: d, wire: wire}, true
-				}
-			}
 			id, d := twoStrings(tcid, delta)
 			return &ToolCallArgs{ToolCallID: id, Delta: d}, true
 		}
@@ -142,6 +126,84 @@ func fastParse(data []byte) (ev Event, ok bool) {
 // returns it while both fields still are those strings. Most upstreams
 // send this layout, and the relay then never re-encodes a delta.
 
+// canonicalDeltas are the prefixes of the three delta events' canonical
+// layout, up to the id's opening quote.
+var canonicalDeltas = [...]struct {
+	t      EventType
+	prefix string
+}{
+	{TypeTextMessageContent, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"`},
+	{TypeToolCallArgs, `{"type":"TOOL_CALL_ARGS","toolCallId":"`},
+	{TypeReasoningMessageContent, `{"type":"REASONING_MESSAGE_CONTENT","messageId":"`},
+}
+
+// canonicalDelta decodes a delta event in exactly the layout MarshalJSON
+// writes, with plain strings, in one pass; anything else is left to the
+// rest of fastParse.
+func canonicalDelta(data []byte) (Event, bool) {
+	const between, end = `","delta":"`, `"}`
+	if len(data) < 40 || string(data[len(data)-2:]) != end {
+		return nil, false
+	}
+	for _, c := range canonicalDeltas {
+		if len(data) < len(c.prefix)+len(end) || string(data[:len(c.prefix)]) != c.prefix {
+			continue
+		}
+		rest := data[len(c.prefix) : len(data)-2]
+		q := bytes.IndexByte(rest, '"')
+		if q < 0 || len(rest)-q < len(between) || string(rest[q:q+len(between)]) != between {
+			return nil, false
+		}
+		id, delta := rest[:q], rest[q+len(between):]
+		if !plainString(id) || !plainString(delta) {
+			return nil, false
+		}
+		wire := make([]byte, len(data))
+		copy(wire, data)
+		// wire is never written again: the strings may share it.
+		idS := unsafe.String(unsafe.SliceData(wire[len(c.prefix):]), len(id))
+		deltaS := unsafe.String(unsafe.SliceData(wire[len(c.prefix)+q+len(between):]), len(delta))
+		switch c.t {
+		case TypeTextMessageContent:
+			return &TextMessageContent{MessageID: idS, Delta: deltaS, wire: wire}, true
+		case TypeToolCallArgs:
+			return &ToolCallArgs{ToolCallID: idS, Delta: deltaS, wire: wire}, true
+		default:
+			return &ReasoningMessageContent{MessageID: idS, Delta: deltaS, wire: wire}, true
+		}
+	}
+	return nil, false
+}
+
+// notPlain marks the bytes a plain string cannot hold as they are: what
+// JSON escapes or refuses raw (quote, backslash, control characters), what
+// appendJSONString escapes (<, >, &) and 0xE2, which may start U+2028 or
+// U+2029.
+var notPlain = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	for _, c := range []byte{'"', '\\', '<', '>', '&', 0xE2} {
+		t[c] = true
+	}
+	return t
+}()
+
+// plainString reports whether s, between quotes, is a JSON string with no
+// escapes that appendJSONString would write back unchanged.
+func plainString(s []byte) bool {
+	var high byte
+	for i, c := range s {
+		high |= c
+		if notPlain[c] {
+			if c != 0xE2 || (i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9)) {
+				return false
+			}
+		}
+	}
+	return high < utf8.RuneSelf || utf8.Valid(s)
+}
+
 // deltaOffsets gives where the id and the delta start in the canonical
 // encoding {"type":"<t>","<key>":"<id>","delta":"<delta>"}, and its length.
 func deltaOffsets(t EventType, key string, idLen, deltaLen int) (idOff, deltaOff, n int) {
@@ -150,31 +212,8 @@ func deltaOffsets(t EventType, key string, idLen, deltaLen int) (idOff, deltaOff
 	return idOff, deltaOff, deltaOff + deltaLen + len(`"}`)
 }
 
-// keepDelta copies data if it is the canonical encoding of (t, id, delta)
-// (both plain), and returns the copy and the two strings within it.
-func keepDelta(data []byte, t EventType, key string, id, delta []byte) (wire []byte, idS, deltaS string, ok bool) {
-	idOff, deltaOff, n := deltaOffsets(t, key, len(id), len(delta))
-	const typeKey = `{"type":"`
-	if len(data) != n ||
-		string(data[:len(typeKey)]) != typeKey ||
-		string(data[len(typeKey):len(typeKey)+len(t)]) != string(t) ||
-		string(data[len(typeKey)+len(t):len(typeKey)+len(t)+3]) != `","` ||
-		string(data[len(typeKey)+len(t)+3:idOff-3]) != key ||
-		string(data[idOff-3:idOff]) != `":"` ||
-		string(data[idOff:idOff+len(id)]) != string(id) ||
-		string(data[idOff+len(id):deltaOff]) != `","delta":"` ||
-		string(data[deltaOff:n-2]) != string(delta) ||
-		string(data[n-2:]) != `"}` {
-		return nil, "", "", false
-	}
-	wire = make([]byte, n)
-	copy(wire, data)
-	// wire is never written again: the strings may share it.
-	return wire, unsafe.String(unsafe.SliceData(wire[idOff:]), len(id)), unsafe.String(unsafe.SliceData(wire[deltaOff:]), len(delta)), true
-}
-
 // keptDelta returns wire if the event's id and delta are still the
-// strings keepDelta cut from it.
+// strings canonicalDelta cut from it.
 func keptDelta(wire []byte, t EventType, key, id, delta string) ([]byte, bool) {
 	if wire == nil {
 		return nil, false
@@ -186,22 +225,6 @@ func keptDelta(wire []byte, t EventType, key, id, delta string) ([]byte, bool) {
 		return nil, false
 	}
 	return wire, true
-}
-
-// needsEscape reports whether appendJSONString would escape anything in
-// s beyond what scanString refuses: <, >, & and U+2028, U+2029.
-func needsEscape(s []byte) bool {
-	for i, c := range s {
-		switch c {
-		case '<', '>', '&':
-			return true
-		case 0xE2:
-			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // twoStrings makes a and b strings with one allocation (a delta event's
