@@ -63,7 +63,8 @@ type Memory struct {
 	histLRU   *list.List // *memHistory, least recently used first
 	histBytes int64
 	onCancel  func(Cancel)
-	released  int64 // freed since the last OnRelease call
+	released  int64   // freed since the last OnRelease call
+	last      *memRun // the run appended to last: a stream's appends skip the map
 
 	stop chan struct{}
 	done chan struct{}
@@ -207,9 +208,12 @@ func (m *Memory) AppendBatch(ctx context.Context, reqs []AppendRequest) []Append
 }
 
 func (m *Memory) appendLocked(ref Ref, events [][]byte, terminal bool) (int64, error) {
-	mr := m.runs[ref]
-	if mr == nil {
-		return 0, ErrUnknownRun
+	mr := m.last
+	if mr == nil || mr.run.ID != ref.ID || mr.run.Owner != ref.Owner {
+		if mr = m.runs[ref]; mr == nil {
+			return 0, ErrUnknownRun
+		}
+		m.last = mr
 	}
 	if mr.done {
 		return 0, ErrFinished
@@ -276,6 +280,9 @@ func (m *Memory) evictLocked(keep *memRun) {
 func (m *Memory) removeLocked(mr *memRun) {
 	m.order.Remove(mr.elem)
 	delete(m.runs, mr.run.Ref())
+	if m.last == mr {
+		m.last = nil
+	}
 	m.bytes -= mr.bytes
 	m.released += mr.bytes
 	if !mr.run.Unlocked && m.active[mr.run.Thread()] == mr.run.ID {
