@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // lineReader is ScanFrames' buffered reader: bufio.Reader's ReadSlice,
@@ -14,7 +15,9 @@ import (
 // means more is waiting, and the next reads go into a pooled bigLines
 // buffer (fewer reads, and fewer flushes before them downstream); a read
 // that finds less than smallLines goes back to a small buffer before the
-// next read, which may block.
+// next read, which may block. A stream that goes quiet right after a big
+// read keeps its big buffer until its next read, so at most maxBigLines
+// big buffers are out at once (8 MiB); past that, streams read small.
 type lineReader struct {
 	rd    io.Reader
 	buf   []byte
@@ -30,7 +33,13 @@ const (
 	bigLines   = 32 << 10
 )
 
-var bigLinesPool = sync.Pool{New: func() any { return new([bigLines]byte) }}
+// maxBigLines bounds the big buffers held at once.
+const maxBigLines = 256
+
+var (
+	bigLinesPool = sync.Pool{New: func() any { return new([bigLines]byte) }}
+	bigLinesOut  atomic.Int64
+)
 
 func newLineReader(rd io.Reader) *lineReader {
 	return &lineReader{rd: rd, buf: make([]byte, smallLines)}
@@ -55,12 +64,11 @@ func (l *lineReader) readSlice() ([]byte, error) {
 			return line, err
 		}
 		if l.r == 0 && l.w == len(l.buf) {
-			if l.big == nil {
-				l.more = true // a long line: read on into a big buffer
-			} else {
+			if l.big != nil || !l.grow() {
 				l.r = l.w
 				return l.buf, bufio.ErrBufferFull
 			}
+			l.more = true // a long line: read on into the big buffer
 		}
 		l.fill()
 	}
@@ -71,15 +79,12 @@ func (l *lineReader) readSlice() ([]byte, error) {
 func (l *lineReader) fill() {
 	unread := l.w - l.r
 	switch {
-	case l.more && l.big == nil:
-		big := bigLinesPool.Get().(*[bigLines]byte)
-		copy(big[:], l.buf[l.r:l.w])
-		l.buf, l.big = big[:], big
-	case !l.more && l.big != nil && unread <= smallLines:
+	case l.more && l.big == nil && l.grow():
+	case !l.more && l.big != nil && unread < smallLines:
 		small := make([]byte, smallLines)
 		copy(small, l.buf[l.r:l.w])
-		bigLinesPool.Put(l.big)
-		l.buf, l.big = small, nil
+		l.release()
+		l.buf = small
 	default:
 		copy(l.buf, l.buf[l.r:l.w])
 	}
@@ -101,11 +106,25 @@ func (l *lineReader) fill() {
 	}
 }
 
-// release gives a big buffer back to the pool; the reader is not used
-// after it.
+// grow moves what is unread to the front of a big buffer, if one is to be
+// had.
+func (l *lineReader) grow() bool {
+	if bigLinesOut.Add(1) > maxBigLines {
+		bigLinesOut.Add(-1)
+		return false
+	}
+	big := bigLinesPool.Get().(*[bigLines]byte)
+	n := copy(big[:], l.buf[l.r:l.w])
+	l.buf, l.big, l.r, l.w = big[:], big, 0, n
+	return true
+}
+
+// release gives a big buffer back (buf is then nil: ScanFrames calls it
+// when done, fill replaces buf).
 func (l *lineReader) release() {
 	if l.big != nil {
 		bigLinesPool.Put(l.big)
+		bigLinesOut.Add(-1)
 		l.big, l.buf = nil, nil
 	}
 }

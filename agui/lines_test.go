@@ -1,6 +1,7 @@
 package agui
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"strconv"
@@ -124,4 +125,42 @@ func (s *stepReader) Read(p []byte) (int, error) {
 	copy(p, s.data[:k])
 	s.data = s.data[k:]
 	return k, nil
+}
+
+// Big buffers are bounded: past maxBigLines readers wanting one, the rest
+// read with the small buffer (long lines in pieces) and lose nothing.
+func TestLineReaderBigBuffersBounded(t *testing.T) {
+	base := bigLinesOut.Load()
+	line := strings.Repeat("x", 3*smallLines) + "\n"
+	var readers []*lineReader
+	for range maxBigLines + 20 {
+		l := newLineReader(strings.NewReader(line + line))
+		var got []byte
+		for {
+			piece, err := l.readSlice()
+			got = append(got, piece...)
+			if err == nil {
+				break
+			}
+			if err != bufio.ErrBufferFull {
+				t.Fatal(err)
+			}
+		}
+		if string(got) != line {
+			t.Fatalf("read %d bytes, want the %d-byte line", len(got), len(line))
+		}
+		if n := bigLinesOut.Load() - base; n > maxBigLines {
+			t.Fatalf("%d big buffers out", n)
+		}
+		readers = append(readers, l)
+	}
+	if n := bigLinesOut.Load() - base; n != maxBigLines {
+		t.Fatalf("%d big buffers out with %d readers holding long lines, want the cap %d", n, len(readers), maxBigLines)
+	}
+	for _, l := range readers {
+		l.release()
+	}
+	if n := bigLinesOut.Load(); n != base {
+		t.Fatalf("%d big buffers out after release, want %d", n, base)
+	}
 }
