@@ -206,9 +206,7 @@ func trustedProxies(list []string) []netip.Prefix {
 func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.RoundTripper, v *a2ui.Validator) (agui.Agent, error) {
 	var client *http.Client // nil: the backend's default
 	if ac.HTTP2 || cfg.Tracing.on() {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.DisableCompression = true
-		t.MaxIdleConnsPerHost = 64
+		t := agui.NewTransport()
 		if ac.HTTP2 {
 			var p http.Protocols
 			p.SetUnencryptedHTTP2(true) // http:// upstreams

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,10 +46,7 @@ var (
 // stream is read as it arrives) and follows redirects only within the
 // origin, so headers meant for one server never reach another.
 var defaultClient = sync.OnceValue(func() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DisableCompression = true
-	t.MaxIdleConnsPerHost = 64
-	return &http.Client{Transport: t, CheckRedirect: SameOriginRedirects}
+	return &http.Client{Transport: NewTransport(), CheckRedirect: SameOriginRedirects}
 })
 
 // Connect is the connect timeout in force.
@@ -71,7 +70,7 @@ func (u *Upstream) Idle() time.Duration {
 // forwarded headers, Headers and hdr. An error wraps ErrConnectTimeout
 // when the response did not start in time. Do calls ctx's BeforeRead hook
 // before it waits for the response. The body is read under ctx, calls the
-// hook ahead of every read, fails with an error wrapping ErrIdle after
+// hook ahead of every read that may wait on the network, fails with an error wrapping ErrIdle after
 // IdleTimeout of silence, and ends the request when closed.
 func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map[string]string) (*http.Response, error) {
 	var r io.Reader
@@ -87,7 +86,14 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		r = bytes.NewReader(j)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	req, err := http.NewRequestWithContext(rctx, method, url, r)
+	// The connection, if it reads ahead (see aheadConn).
+	var ahead atomic.Pointer[aheadConn]
+	tctx := httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) {
+		if a, ok := i.Conn.(*aheadConn); ok {
+			ahead.Store(a)
+		}
+	}})
+	req, err := http.NewRequestWithContext(tctx, method, url, r)
 	if err != nil {
 		cancel(nil)
 		return nil, err
@@ -127,6 +133,9 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		return nil, err
 	}
 	b := &upstreamBody{ReadCloser: resp.Body, ctx: rctx, cancel: cancel, before: before}
+	if resp.ProtoMajor == 1 {
+		b.ahead = ahead.Load() // HTTP/2 shares it: what it holds may be another stream's
+	}
 	if idle := u.Idle(); idle > 0 {
 		b.idle, b.timer = idle, time.AfterFunc(idle, func() { cancel(ErrIdle) })
 	}
@@ -140,12 +149,15 @@ type upstreamBody struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	before func()
+	ahead  *aheadConn // nil: the hook runs before every read
 	idle   time.Duration
 	timer  *time.Timer
 }
 
 func (b *upstreamBody) Read(p []byte) (int, error) {
-	b.before()
+	if b.ahead == nil || b.ahead.buffered.Load() == 0 {
+		b.before() // this read may wait on the network
+	}
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 && b.timer != nil {
 		b.timer.Reset(b.idle)
