@@ -73,6 +73,9 @@ const chunkHead = 10
 // maxPooledChunk: bigger buffers are not kept for reuse.
 const maxPooledChunk = 64 << 10
 
+// maxChunk is what Write queues before it writes a chunk out by itself.
+const maxChunk = 32 << 10
+
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkHead, 1<<10); return &b }}
 
 // errHijackUnsupported: the response cannot be taken over (HTTP/2, a
@@ -180,6 +183,13 @@ func (s *connStream) Context() context.Context { return s.ctx }
 func (s *connStream) Write(p []byte) (int, error) {
 	if s.err != nil {
 		return 0, s.err
+	}
+	if s.pending != nil && len(*s.pending)+len(p) > maxChunk {
+		// A flood between flushes goes out in chunks of at most
+		// maxChunk: the buffer stays one the pool keeps.
+		if err := s.Flush(); err != nil {
+			return 0, err
+		}
 	}
 	if s.pending == nil {
 		s.pending = chunkPool.Get().(*[]byte)
