@@ -35,8 +35,9 @@ type hub struct {
 	// pos is each attached reader's last read event: the executor waits
 	// for a reader that fell behind the ring (backpressure, as a direct
 	// connection would apply) rather than run ahead of it into eviction.
-	pos   map[*Reader]int64
-	moved chan struct{} // closed when a reader advances or leaves
+	pos    map[*Reader]int64
+	joined atomic.Int32  // len(pos), read without the lock per event
+	moved  chan struct{} // closed when a reader advances or leaves
 }
 
 // ringEntries bounds a ring by count; bytes are bounded per hub and in
@@ -154,6 +155,7 @@ func (h *hub) waitLocked() chan struct{} {
 func (h *hub) join(r *Reader) {
 	h.mu.Lock()
 	h.pos[r] = r.cursor
+	h.joined.Store(int32(len(h.pos)))
 	h.mu.Unlock()
 }
 
@@ -161,6 +163,7 @@ func (h *hub) join(r *Reader) {
 func (h *hub) leave(r *Reader) {
 	h.mu.Lock()
 	delete(h.pos, r)
+	h.joined.Store(int32(len(h.pos)))
 	h.movedLocked()
 	h.mu.Unlock()
 }
@@ -198,6 +201,9 @@ func (h *hub) lagging() (bool, <-chan struct{}) {
 
 // waitReaders blocks while a reader lags behind the ring, until ctx ends.
 func (h *hub) waitReaders(ctx context.Context) {
+	if h.joined.Load() == 0 {
+		return // nobody to wait for (the common case: the starting client is served inline)
+	}
 	for {
 		lag, moved := h.lagging()
 		if !lag {
