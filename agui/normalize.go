@@ -362,7 +362,19 @@ type openSet struct {
 	m     map[string]bool
 }
 
-func (s *openSet) has(id string) bool { return s.m[id] }
+func (s *openSet) has(id string) bool {
+	if len(s.order) <= 8 {
+		// Few are open at once (usually one): comparing beats hashing,
+		// once per event.
+		for _, x := range s.order {
+			if x == id {
+				return true
+			}
+		}
+		return false
+	}
+	return s.m[id]
+}
 func (s *openSet) add(id string) {
 	if s.m == nil {
 		s.m = map[string]bool{}

@@ -23,6 +23,12 @@ type Transcript struct {
 	reserve func(n int) bool // nil: unbounded
 	cut     map[string]bool  // messages that carry CutMarker
 	cutNote bool             // the standalone cut note was added
+
+	// hot is the builder of message hotID, which the last delta went to:
+	// a message's deltas come one after another and skip the lookups.
+	// Anything but a delta clears it.
+	hotID string
+	hot   *strings.Builder
 }
 
 // CutMarker ends a message whose content the transcript stopped keeping
@@ -60,6 +66,7 @@ func (t *Transcript) grow(n int) bool { return t.reserve == nil || n <= 0 || t.r
 // markCut appends CutMarker to message id once, or, when that message is
 // not kept, adds one note saying the transcript was cut.
 func (t *Transcript) markCut(id string) {
+	t.hot = nil
 	if m := t.find(id); m != nil && m.Role != RoleActivity {
 		if t.cut[id] {
 			return
@@ -79,6 +86,7 @@ func (t *Transcript) markCut(id string) {
 }
 
 func (t *Transcript) upsert(m Message) int {
+	t.hot = nil
 	if i, ok := t.index[m.ID]; ok {
 		t.msgs[i] = m
 		return i
@@ -99,6 +107,7 @@ func (t *Transcript) Merge(msgs []Message) {
 
 // Messages returns the folded list.
 func (t *Transcript) Messages() []Message {
+	t.hot = nil
 	for id := range t.text {
 		t.flush(id)
 	}
@@ -110,6 +119,14 @@ func (t *Transcript) Messages() []Message {
 
 // appendText adds a streamed delta to a message's content.
 func (t *Transcript) appendText(id, delta string) {
+	if t.hot != nil && id == t.hotID {
+		if !t.grow(len(delta)) {
+			t.markCut(id)
+			return
+		}
+		t.hot.WriteString(delta)
+		return
+	}
 	m := t.find(id)
 	if m == nil || t.cut[id] {
 		return
@@ -125,6 +142,7 @@ func (t *Transcript) appendText(id, delta string) {
 		t.text[id] = b
 	}
 	b.WriteString(delta)
+	t.hotID, t.hot = id, b
 }
 
 // flushArgs moves accumulated arguments into the tool call.
@@ -139,6 +157,7 @@ func (t *Transcript) flushArgs(id string) {
 
 // flush moves accumulated text into the message.
 func (t *Transcript) flush(id string) {
+	t.hot = nil
 	if b := t.text[id]; b != nil {
 		if m := t.find(id); m != nil {
 			m.Content = Text(b.String())
@@ -177,8 +196,10 @@ func (t *Transcript) Apply(ev Event) {
 	case *ToolCallArgs:
 		t.appendArgs(e)
 	case *TextMessageEnd:
+		t.hot = nil
 		t.flush(e.MessageID)
 	default:
+		t.hot = nil
 		t.applyOther(ev)
 	}
 }

@@ -80,3 +80,44 @@ func TestToolCallParentNamesTheMessage(t *testing.T) {
 		t.Errorf("messages %+v", ms)
 	}
 }
+
+// Deltas of interleaved messages, a budget running out, a snapshot and a
+// message restarted after its END all land where they belong (the last
+// message's builder is kept between deltas).
+func TestTranscriptInterleavedDeltas(t *testing.T) {
+	tr := agui.NewTranscript(nil)
+	budget := 12 // for text; new messages are always let in
+	tr.SetBudget(func(n int) bool {
+		if n >= 64 {
+			return true
+		}
+		if n > budget {
+			return false
+		}
+		budget -= n
+		return true
+	})
+	for _, ev := range []agui.Event{
+		&agui.TextMessageStart{MessageID: "a"},
+		&agui.ReasoningMessageStart{MessageID: "b"},
+		&agui.TextMessageContent{MessageID: "a", Delta: "a1"},
+		&agui.TextMessageContent{MessageID: "a", Delta: "a2"},
+		&agui.ReasoningMessageContent{MessageID: "b", Delta: "b1"},
+		&agui.TextMessageContent{MessageID: "a", Delta: "a3"},
+		&agui.TextMessageEnd{MessageID: "a"},
+		&agui.TextMessageContent{MessageID: "a", Delta: "a4"}, // after END: appended to the kept content
+		&agui.TextMessageContent{MessageID: "a", Delta: "this one is over the budget"},
+		&agui.TextMessageContent{MessageID: "a", Delta: "a5"}, // cut: dropped
+		&agui.ReasoningMessageContent{MessageID: "b", Delta: "b2"},
+	} {
+		tr.Apply(ev)
+	}
+	got := map[string]string{}
+	for _, m := range tr.Messages() {
+		got[m.ID] = m.Content.String()
+	}
+	want := map[string]string{"a": "a1a2a3a4" + agui.CutMarker, "b": "b1b2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("contents (-want +got):\n%s", diff)
+	}
+}
