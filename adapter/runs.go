@@ -95,11 +95,13 @@ func (k *sseSink) send(entries []runlog.Entry, ids bool) error {
 		k.extend() // once per flush, not per event: time.Now is not free
 	}
 	for _, e := range entries {
-		id := ""
+		var err error
 		if ids {
-			id = strconv.FormatInt(e.Seq, 10)
+			err = k.enc.EncodeDataSeq(e.Seq, e.Data)
+		} else {
+			err = k.enc.EncodeData("", e.Data)
 		}
-		if k.enc.EncodeData(id, e.Data) != nil {
+		if err != nil {
 			k.dead = true
 			return errClientGone
 		}

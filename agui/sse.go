@@ -45,18 +45,33 @@ func (e *Encoder) Encode(id string, ev Event) error {
 
 // EncodeData writes an already encoded event.
 func (e *Encoder) EncodeData(id string, data []byte) error {
-	if bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0 { // vectorised, unlike ContainsAny
-		var c bytes.Buffer
-		if err := json.Compact(&c, data); err != nil {
-			return fmt.Errorf("agui: encode: %w", err)
-		}
-		data = c.Bytes()
-	}
 	b := e.buf[:0]
 	if id != "" {
 		b = append(b, "id: "...)
 		b = append(b, id...)
 		b = append(b, '\n')
+	}
+	return e.encodeData(b, data)
+}
+
+// EncodeDataSeq writes an already encoded event with a numeric id (a run
+// log's sequence number), formatting it without an allocation.
+func (e *Encoder) EncodeDataSeq(seq int64, data []byte) error {
+	b := append(e.buf[:0], "id: "...)
+	b = strconv.AppendInt(b, seq, 10)
+	return e.encodeData(append(b, '\n'), data)
+}
+
+// encodeData appends the data line to b (e.buf, holding the id line if
+// any) and writes the frame.
+func (e *Encoder) encodeData(b, data []byte) error {
+	if bytes.IndexByte(data, '\n') >= 0 || bytes.IndexByte(data, '\r') >= 0 { // vectorised, unlike ContainsAny
+		var c bytes.Buffer
+		if err := json.Compact(&c, data); err != nil {
+			e.buf = b
+			return fmt.Errorf("agui: encode: %w", err)
+		}
+		data = c.Bytes()
 	}
 	b = append(b, "data: "...)
 	b = append(b, data...)

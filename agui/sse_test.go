@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -197,4 +198,21 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// EncodeDataSeq writes what EncodeData writes with the number as its id.
+func TestEncodeDataSeq(t *testing.T) {
+	for _, seq := range []int64{0, 7, 99, 100, 123456789, -1} {
+		var a, b bytes.Buffer
+		data := []byte("{\n\"type\": \"RUN_STARTED\"}")
+		if err := agui.NewEncoder(&a).EncodeData(strconv.FormatInt(seq, 10), data); err != nil {
+			t.Fatal(err)
+		}
+		if err := agui.NewEncoder(&b).EncodeDataSeq(seq, data); err != nil {
+			t.Fatal(err)
+		}
+		if a.String() != b.String() {
+			t.Errorf("seq %d: %q, want %q", seq, b.String(), a.String())
+		}
+	}
 }
