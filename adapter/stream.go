@@ -101,6 +101,9 @@ func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration
 	for _, k := range []string{"Content-Length", "Transfer-Encoding", "Connection"} {
 		h.Del(k)
 	}
+	if r.Close {
+		h.Set("Connection", "close") // the client asked: the connection ends with the stream
+	}
 	if h.Get("Date") == "" {
 		h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
 	}
@@ -122,8 +125,9 @@ func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &connStream{conn: conn, back: back, ctx: ctx, cancel: cancel, watched: make(chan struct{}),
 		// Bytes net/http read past the request (a pipelined one) would
-		// be lost to the next reader of the connection.
-		reusable: brw.Reader.Buffered() == 0}
+		// be lost to the next reader of the connection; a client that
+		// asked for "Connection: close" gets it, as net/http would.
+		reusable: brw.Reader.Buffered() == 0 && !r.Close}
 	if err != nil {
 		// The client is gone: every write fails, and the run goes on
 		// detached as when a client leaves.

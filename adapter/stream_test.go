@@ -259,3 +259,75 @@ func TestConnStreamChunksBounded(t *testing.T) {
 		t.Fatalf("%d chunks, %d bytes, want %d bytes in order", chunks, got.Len(), want.Len())
 	}
 }
+
+// A resume and CopilotKit's /connect are taken over as a run's stream
+// is, and the connection then serves the next request.
+func TestStreamTakeoverResumeAndConnect(t *testing.T) {
+	up := newUpstream(t, upstreamFrames, false)
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	ts, states := newStatesServer(t, cfg)
+	addr := ts.Listener.Addr().String()
+	resp, br, conn := rawRun(t, addr, "")
+	if _, err := io.ReadAll(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	for i, req := range []string{
+		"GET /runs/r/events?after=2 HTTP/1.1\r\nHost: " + addr + "\r\nAccept: text/event-stream\r\n\r\n",
+		"POST /api/copilotkit/agent/a/connect HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"threadId\":\"t\"}",
+	} {
+		if _, err := io.WriteString(conn, req); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("request %d: %d, %v: %s", i, resp.StatusCode, err, body)
+		}
+		evs := decodeEvents(t, string(body))
+		if len(evs) == 0 || evs[len(evs)-1].Type() != agui.TypeRunFinished {
+			t.Fatalf("request %d: events %v", i, evs)
+		}
+		if i == 0 && len(evs) != 3 {
+			t.Fatalf("resume after 2: %d events, want 3", len(evs))
+		}
+		if got := states.count(http.StateHijacked); got != i+2 {
+			t.Fatalf("request %d: %d streams taken over, want %d (states %v)", i, got, i+2, states.seen)
+		}
+	}
+}
+
+// A client that sends "Connection: close" gets it: the taken-over
+// connection is closed after the stream, not kept for another request.
+func TestStreamTakeoverConnectionClose(t *testing.T) {
+	up := newUpstream(t, upstreamFrames, false)
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	ts, states := newStatesServer(t, cfg)
+	addr := ts.Listener.Addr().String()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	req := "POST /agents/a/run HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " + strconv.Itoa(len(runBody)) + "\r\n\r\n" + runBody
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(resp.Body); err != nil || !resp.Close {
+		t.Fatalf("body: %v; Connection: close in the answer: %v", err, resp.Close)
+	}
+	if n, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("after the stream: %v, %v; want the connection closed", n, err)
+	}
+	if states.count(http.StateHijacked) != 1 {
+		t.Fatalf("states %v: the stream was not taken over", states.seen)
+	}
+}
