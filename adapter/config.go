@@ -31,13 +31,13 @@ type Config struct {
 	// Heartbeat is the idle time after which a ": keep-alive" comment is
 	// written to an SSE stream. Zero means 15 s.
 	Heartbeat Duration `yaml:"heartbeat,omitempty"`
-	// StreamTakeover (default true): a run's SSE stream to an HTTP/1.1
-	// client goes on on the connection taken over from net/http, written
-	// by the run's own goroutine, so an idle stream holds no request
-	// goroutine and no net/http buffers (about 20 KiB less per stream).
-	// When the stream ends the connection goes back to net/http for the
-	// client's next request (keep-alive). HTTP/2 streams, resumes and
-	// CopilotKit's /connect always go through net/http.
+	// StreamTakeover (default true): an SSE stream to an HTTP/1.1 client
+	// (a run's, a resume's, CopilotKit's /connect) goes on on the
+	// connection taken over from net/http, written by a goroutine of its
+	// own, so an idle stream holds no request goroutine and no net/http
+	// buffers (about 20 KiB less per stream). When the stream ends the
+	// connection goes back to net/http for the client's next request
+	// (keep-alive). HTTP/2 streams always go through net/http.
 	StreamTakeover *bool `yaml:"streamTakeover,omitempty"`
 	// MaxBodyBytes caps request bodies. Zero means 8 MiB.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes,omitempty"`

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -141,39 +142,39 @@ func (s *Server) connect(c *echo.Context, agentID string, body []byte) error {
 			return runsError(err, th.ActiveRunID)
 		}
 	}
-	s.streams.Add(1)
-	defer s.streams.Done()
-	w := c.Response()
-	enc := agui.NewEncoder(w)
-	sink := s.newSink(newResponseStream(w), enc, writePreamble(w, enc), nil)
-	defer sink.close()
-	if rd != nil {
-		defer rd.Close()
-	}
+	var replay []runlog.Entry
 	if len(th.Messages) > 0 {
-		replay := "replay-" + newInstanceID()
-		var entries []runlog.Entry
+		id := "replay-" + newInstanceID()
 		for _, ev := range []agui.Event{
-			&agui.RunStarted{ThreadID: req.ThreadID, RunID: replay},
+			&agui.RunStarted{ThreadID: req.ThreadID, RunID: id},
 			&agui.MessagesSnapshot{Messages: s.renewCards(c, req.ThreadID, th.Messages)},
-			&agui.RunFinished{ThreadID: req.ThreadID, RunID: replay},
+			&agui.RunFinished{ThreadID: req.ThreadID, RunID: id},
 		} {
 			b, err := ev.MarshalJSON()
 			if err != nil {
+				if rd != nil {
+					rd.Close()
+				}
 				return err
 			}
-			entries = append(entries, runlog.Entry{Data: b})
-		}
-		if sink.SendPlain(entries) != nil || sink.Flush() != nil {
-			return nil
+			replay = append(replay, runlog.Entry{Data: b})
 		}
 	}
-	if rd == nil {
-		return nil
-	}
-	if err := runs.Follow(c.Request().Context(), rd, sink); err != nil {
-		sink.fail(s, rd.Run().ID, err)
-	}
+	// Taken over from net/http as a run's stream is.
+	s.stream(c, nil, func(ctx context.Context, sink *sseSink) {
+		if replay != nil && (sink.SendPlain(replay) != nil || sink.Flush() != nil) {
+			if rd != nil {
+				rd.Close()
+			}
+			return
+		}
+		if rd == nil {
+			return
+		}
+		if err := runs.Follow(ctx, rd, sink); err != nil { // closes rd
+			sink.fail(s, rd.Run().ID, err)
+		}
+	})
 	return nil
 }
 

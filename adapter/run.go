@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -174,33 +175,41 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	if err != nil {
 		return runsError(err, in.RunID)
 	}
+	s.stream(c, stats.startWritten, func(ctx context.Context, sink *sseSink) { started.Serve(ctx, sink) })
+	return nil
+}
+
+// stream writes an SSE response with serve, whose ctx ends when the
+// client leaves. With streamTakeover, an HTTP/1.1 response is taken over
+// from net/http and written on the connection itself by a goroutine of
+// its own (owned by s.streams, ending with serve): the request's
+// goroutine and net/http's buffers go. Otherwise net/http writes it, in
+// the request's goroutine. serve must not use c. first (if not nil) is
+// called after the first flush of events.
+func (s *Server) stream(c *echo.Context, first func(), serve func(ctx context.Context, sink *sseSink)) {
 	s.streams.Add(1)
 	if s.cfg.streamTakeover() {
 		if cs, err := takeOver(c.Response(), c.Request(), s.cfg.writeTimeout(), s.handBack); err == nil {
 			if r, _ := echo.UnwrapResponse(c.Response()); r != nil {
 				r.Status, r.Committed = http.StatusOK, true // for the request log
 			}
-			// The stream goes on in its own goroutine (owned by
-			// s.streams, ending with the run); the request's goroutine
-			// and net/http's buffers go.
-			go s.serveTaken(started, cs, stats)
-			return nil
+			go s.serveTaken(cs, first, serve)
+			return
 		}
 	}
 	defer s.streams.Done()
 	enc := agui.NewEncoder(c.Response())
-	sink := s.newSink(newResponseStream(c.Response()), enc, writePreamble(c.Response(), enc), stats.startWritten)
+	sink := s.newSink(newResponseStream(c.Response()), enc, writePreamble(c.Response(), enc), first)
 	defer sink.close()
-	started.Serve(c.Request().Context(), sink)
-	return nil
+	serve(c.Request().Context(), sink)
 }
 
-// serveTaken serves a run on a connection taken over from net/http.
-func (s *Server) serveTaken(started *runs.Started, cs *connStream, stats *runStats) {
+// serveTaken writes a stream on a connection taken over from net/http.
+func (s *Server) serveTaken(cs *connStream, first func(), serve func(ctx context.Context, sink *sseSink)) {
 	defer s.streams.Done()
 	defer cs.Close()
 	enc := agui.NewEncoder(cs)
-	sink := s.newSink(cs, enc, writeOpening(enc, cs), stats.startWritten)
+	sink := s.newSink(cs, enc, writeOpening(enc, cs), first)
 	defer sink.close()
-	started.Serve(cs.Context(), sink)
+	serve(cs.Context(), sink)
 }

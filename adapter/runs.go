@@ -188,16 +188,13 @@ func (k *sseSink) close() {
 }
 
 // follow streams a reader to the client until the run's terminal event or
-// the client leaves.
+// the client leaves (taken over from net/http as a run's stream is).
 func (s *Server) follow(c *echo.Context, rd *runs.Reader) error {
-	s.streams.Add(1)
-	defer s.streams.Done()
-	enc := agui.NewEncoder(c.Response())
-	sink := s.newSink(newResponseStream(c.Response()), enc, writePreamble(c.Response(), enc), nil)
-	defer sink.close()
-	if err := runs.Follow(c.Request().Context(), rd, sink); err != nil {
-		sink.fail(s, rd.Run().ID, err)
-	}
+	s.stream(c, nil, func(ctx context.Context, sink *sseSink) {
+		if err := runs.Follow(ctx, rd, sink); err != nil {
+			sink.fail(s, rd.Run().ID, err)
+		}
+	})
 	return nil
 }
 
