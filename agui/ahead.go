@@ -25,10 +25,7 @@ const (
 	maxAhead  = 256
 )
 
-var (
-	aheadPool = sync.Pool{New: func() any { return new([aheadSize]byte) }}
-	aheadOut  atomic.Int64
-)
+var aheadPool = boundedPool[[aheadSize]byte]{max: maxAhead}
 
 type aheadConn struct {
 	net.Conn
@@ -60,11 +57,7 @@ func (c *aheadConn) Read(p []byte) (int, error) {
 		c.release()
 	}
 	if c.buf == nil && c.flooding && !c.closed && len(p) < aheadSize {
-		if aheadOut.Add(1) <= maxAhead {
-			c.buf = aheadPool.Get().(*[aheadSize]byte)
-		} else {
-			aheadOut.Add(-1) // over the cap: read as it comes
-		}
+		c.buf = aheadPool.get() // nil over the cap: read as it comes
 	}
 	if c.buf == nil {
 		n, err := c.Conn.Read(p)
@@ -90,8 +83,7 @@ func (c *aheadConn) Read(p []byte) (int, error) {
 // release gives the buffer back; c.mu is held and nothing is buffered.
 func (c *aheadConn) release() {
 	if c.buf != nil {
-		aheadPool.Put(c.buf)
-		aheadOut.Add(-1)
+		aheadPool.put(c.buf)
 		c.buf, c.r, c.w = nil, 0, 0
 	}
 }

@@ -72,7 +72,7 @@ func TestUpstreamFlushesOnlyBeforeWaiting(t *testing.T) {
 // readers' sizes, and gives its buffer back when closed in the middle of
 // a read.
 func TestAheadConnTransparent(t *testing.T) {
-	base := aheadOut.Load()
+	base := aheadPool.lent()
 	src := make([]byte, 3<<20)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range src {
@@ -108,7 +108,7 @@ func TestAheadConnTransparent(t *testing.T) {
 		t.Fatal("a read on a closed connection succeeded")
 	}
 	a.Close()
-	if n := aheadOut.Load(); n != base {
+	if n := aheadPool.lent(); n != base {
 		t.Fatalf("%d read-ahead buffers out after close, want %d", n, base)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"sync"
-	"sync/atomic"
 )
 
 // lineReader is ScanFrames' buffered reader: bufio.Reader's ReadSlice,
@@ -36,10 +34,7 @@ const (
 // maxBigLines bounds the big buffers held at once.
 const maxBigLines = 256
 
-var (
-	bigLinesPool = sync.Pool{New: func() any { return new([bigLines]byte) }}
-	bigLinesOut  atomic.Int64
-)
+var bigLinesPool = boundedPool[[bigLines]byte]{max: maxBigLines}
 
 func newLineReader(rd io.Reader) *lineReader {
 	return &lineReader{rd: rd, buf: make([]byte, smallLines)}
@@ -109,11 +104,10 @@ func (l *lineReader) fill() {
 // grow moves what is unread to the front of a big buffer, if one is to be
 // had.
 func (l *lineReader) grow() bool {
-	if bigLinesOut.Add(1) > maxBigLines {
-		bigLinesOut.Add(-1)
+	big := bigLinesPool.get()
+	if big == nil {
 		return false
 	}
-	big := bigLinesPool.Get().(*[bigLines]byte)
 	n := copy(big[:], l.buf[l.r:l.w])
 	l.buf, l.big, l.r, l.w = big[:], big, 0, n
 	return true
@@ -123,8 +117,7 @@ func (l *lineReader) grow() bool {
 // when done, fill replaces buf).
 func (l *lineReader) release() {
 	if l.big != nil {
-		bigLinesPool.Put(l.big)
-		bigLinesOut.Add(-1)
+		bigLinesPool.put(l.big)
 		l.big, l.buf = nil, nil
 	}
 }
