@@ -230,16 +230,37 @@ func (x *execution) conclude() {
 }
 
 // committer appends a run's events to the log, in order, and publishes
-// them to the hub once they are in. With a synchronous log (memory) each
-// add is one append; otherwise events that pile up while an append is in
-// flight go together in the next one, and appends of many runs share
-// pipelines (the Manager's appenders).
+// them to the hub once they are in.
+//
+// With a synchronous log (memory) the executor commits them itself, a
+// batch at a time: events gather while more are on their way, and go to
+// the log, the hub and the starting client together (one lock of each
+// per batch, not per event) right before the run blocks on its upstream
+// (the BeforeRead hook), when the batch is full, or commitDelay after the
+// batch's first event if neither came (a middleware blocked between
+// events: an MCP call, say). A run whose agent never calls the hook
+// commits every event at once.
+//
+// Otherwise events that pile up while an append is in flight go together
+// in the next one, and appends of many runs share pipelines (the
+// Manager's appenders).
 type committer struct {
 	m       *Manager
 	lr      *localRun
 	client  *startingClient // the inline executor's own client, or nil
 	relayed func(n int)     // the agent's relayed-events counter
-	one     [1][]byte       // the batch of a synchronous append
+
+	// The synchronous log's batch: the executor adds, a commit (the
+	// executor's or the timer's) takes.
+	bmu     sync.Mutex
+	batch   [][]byte
+	bterm   bool
+	bbytes  int
+	hooked  bool // the agent calls the BeforeRead hook: batches may wait for it
+	armed   bool // the timer is set for the batch
+	timer   *time.Timer
+	entries []runlog.Entry
+	berr    error
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -253,27 +274,44 @@ type committer struct {
 // maxPending bounds what one run may have waiting for the log.
 const maxPending = 4 << 20
 
+// A synchronous log's batch is committed at this many events or bytes,
+// or commitDelay after its first event.
+const (
+	maxCommit      = 64
+	maxCommitBytes = 32 << 10
+	commitDelay    = 2 * time.Millisecond
+)
+
 func newCommitter(m *Manager, lr *localRun, client *startingClient) *committer {
 	c := &committer{m: m, lr: lr, client: client, relayed: m.obs.Relayed(lr.run.AgentID)}
 	c.cond = sync.NewCond(&c.mu)
+	if !m.cfg.Batch {
+		c.timer = time.AfterFunc(time.Hour, c.late)
+		c.timer.Stop()
+		if client != nil {
+			client.committer.Store(c)
+		}
+	}
 	return c
 }
 
 func (c *committer) add(data []byte, term bool) error {
 	if !c.m.cfg.Batch {
-		// A synchronous log (memory) never waits: no deadline to set up
-		// per event.
-		c.one[0] = data
-		seq, err := c.m.log.Append(context.Background(), c.lr.run, c.one[:], term)
-		if err != nil {
-			return err
+		c.bmu.Lock()
+		defer c.bmu.Unlock()
+		if c.berr != nil {
+			return c.berr
 		}
-		e := runlog.Entry{Seq: seq, Data: data, Terminal: term}
-		c.lr.hub.publish([]runlog.Entry{e})
-		if c.client != nil {
-			c.client.send(e)
+		c.batch = append(c.batch, data)
+		c.bterm = term
+		c.bbytes += len(data)
+		if term || !c.hooked || len(c.batch) >= maxCommit || c.bbytes >= maxCommitBytes {
+			return c.commitLocked()
 		}
-		c.relayed(1)
+		if !c.armed {
+			c.armed = true
+			c.timer.Reset(commitDelay)
+		}
 		return nil
 	}
 	c.mu.Lock()
@@ -297,10 +335,69 @@ func (c *committer) add(data []byte, term bool) error {
 	return nil
 }
 
+// commitLocked appends the batch to the log and publishes it.
+func (c *committer) commitLocked() error {
+	if c.armed {
+		c.armed = false
+		c.timer.Stop()
+	}
+	n := len(c.batch)
+	if n == 0 || c.berr != nil {
+		return c.berr
+	}
+	term := c.bterm
+	last, err := c.m.log.Append(context.Background(), c.lr.run, c.batch, term)
+	if err != nil {
+		c.berr = err
+		return err
+	}
+	entries := c.entries[:0]
+	for i, d := range c.batch {
+		entries = append(entries, runlog.Entry{Seq: last - int64(n-1-i), Data: d, Terminal: term && i == n-1})
+	}
+	clear(c.batch)
+	c.batch, c.bterm, c.bbytes = c.batch[:0], false, 0
+	c.lr.hub.publish(entries)
+	if c.client != nil {
+		c.client.send(entries)
+	}
+	c.relayed(n)
+	clear(entries)
+	c.entries = entries[:0]
+	return nil
+}
+
+// beforeRead commits the batch and flushes the starting client: the run
+// is about to block on its upstream.
+func (c *committer) beforeRead() {
+	c.bmu.Lock()
+	defer c.bmu.Unlock()
+	c.hooked = true
+	_ = c.commitLocked() // a failure stops the run at its next add
+	if c.client != nil {
+		c.client.flush()
+	}
+}
+
+// late commits a batch that waited commitDelay (the timer's goroutine).
+func (c *committer) late() {
+	c.bmu.Lock()
+	defer c.bmu.Unlock()
+	if !c.armed {
+		return // committed meanwhile
+	}
+	_ = c.commitLocked()
+	if c.client != nil {
+		c.client.flush()
+	}
+}
+
 // flush waits until everything added is in the log.
 func (c *committer) flush() error {
 	if !c.m.cfg.Batch {
-		return nil
+		c.bmu.Lock()
+		defer c.bmu.Unlock()
+		return c.commitLocked()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -313,6 +410,10 @@ func (c *committer) flush() error {
 // close waits for an append in flight (whose result no one reads).
 func (c *committer) close() {
 	if !c.m.cfg.Batch {
+		c.bmu.Lock()
+		defer c.bmu.Unlock()
+		_ = c.commitLocked()
+		c.timer.Stop()
 		return
 	}
 	c.mu.Lock()

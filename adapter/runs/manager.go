@@ -341,7 +341,7 @@ func (s *Started) Serve(ctx context.Context, sink Sink) {
 		c.stop = context.AfterFunc(ctx, c.leave)
 		// Flush right before the run blocks on its upstream: a burst
 		// goes out in one write, a lone event at once.
-		m.execute(agui.WithBeforeRead(s.ctx, c.flush), lr, s.req, c)
+		m.execute(agui.WithBeforeRead(s.ctx, c.beforeRead), lr, s.req, c)
 		return
 	}
 	go m.execute(s.ctx, lr, s.req, nil)
@@ -360,17 +360,27 @@ type startingClient struct {
 	stop func() bool
 	left atomic.Bool
 	once sync.Once
-	one  [1]runlog.Entry
+	// committer is the run's, once its execution has begun: the
+	// BeforeRead hook commits its batch before flushing.
+	committer atomic.Pointer[committer]
 }
 
-func (c *startingClient) send(e runlog.Entry) {
+func (c *startingClient) send(entries []runlog.Entry) {
 	if c.left.Load() {
 		return
 	}
-	c.one[0] = e
-	if c.ctx.Err() != nil || c.sink.Send(c.one[:]) != nil {
+	if c.ctx.Err() != nil || c.sink.Send(entries) != nil {
 		c.leave()
 	}
+}
+
+// beforeRead is the run's BeforeRead hook.
+func (c *startingClient) beforeRead() {
+	if cm := c.committer.Load(); cm != nil {
+		cm.beforeRead()
+		return
+	}
+	c.flush()
 }
 
 func (c *startingClient) flush() {

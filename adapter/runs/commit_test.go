@@ -1,0 +1,147 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/genui-adapter/genui-adapter/adapter/runlog"
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// hooked is an agent that behaves like an HTTP agent in a flood: it calls
+// the BeforeRead hook, then yields RUN_STARTED and n deltas without
+// calling it again (they came in one upstream read), then waits for
+// release (nil: does not wait) without calling the hook (a middleware
+// blocked, say), then ends. hook false never calls the hook.
+func hooked(n int, hook bool, release <-chan struct{}) agui.Agent {
+	return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) {
+			if hook {
+				agui.BeforeRead(ctx)()
+			}
+			if !yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) ||
+				!yield(&agui.TextMessageStart{MessageID: "m", Role: "assistant"}, nil) {
+				return
+			}
+			for i := range n {
+				if !yield(&agui.TextMessageContent{MessageID: "m", Delta: fmt.Sprintf("d%d ", i)}, nil) {
+					return
+				}
+			}
+			if release != nil {
+				select {
+				case <-release:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if hook {
+				agui.BeforeRead(ctx)()
+			}
+			if yield(&agui.TextMessageEnd{MessageID: "m"}, nil) {
+				yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}, nil)
+			}
+		}
+	})
+}
+
+// checkRun checks that entries are the whole run, in order: seqs 1..n
+// with the deltas in place, the last one terminal.
+func checkRun(t *testing.T, entries []runlog.Entry, deltas int) {
+	t.Helper()
+	if len(entries) != deltas+4 {
+		t.Fatalf("got %d events, want %d", len(entries), deltas+4)
+	}
+	for i, e := range entries {
+		if e.Seq != int64(i+1) || e.Terminal != (i == len(entries)-1) {
+			t.Fatalf("event %d: seq %d terminal %v", i, e.Seq, e.Terminal)
+		}
+		if i >= 2 && i < deltas+2 {
+			var d struct{ Delta string }
+			if err := json.Unmarshal(e.Data, &d); err != nil || d.Delta != fmt.Sprintf("d%d ", i-2) {
+				t.Fatalf("event %d = %s", i, e.Data)
+			}
+		}
+	}
+}
+
+func TestCommitBatchesUntilTheRunBlocks(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	m := newManager(t, Config{Instance: "i", DetachGrace: time.Minute})
+	const n = 300
+	st, err := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("t", "r"), Agent: hooked(n, true, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{}
+	st.Serve(context.Background(), c)
+	got := c.got()
+	checkRun(t, got, n)
+	// 302 events came between two hook calls: they go out in batches of
+	// maxCommit, not one by one (then the last delta batch, and the
+	// terminal event alone, after the history).
+	if want := (n+2+maxCommit-1)/maxCommit + 2; c.sends > want {
+		t.Errorf("%d sends for %d events, want at most %d", c.sends, len(got), want)
+	}
+	// The log holds the same run.
+	rd, err := m.Attach(context.Background(), "p", "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, drain(t, rd), n)
+}
+
+func TestCommitEveryEventWithoutTheHook(t *testing.T) {
+	m := newManager(t, Config{Instance: "i", DetachGrace: time.Minute})
+	st, err := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("t", "r"), Agent: hooked(10, false, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{}
+	st.Serve(context.Background(), c)
+	checkRun(t, c.got(), 10)
+	// An agent that never says when it blocks may block after any event:
+	// each goes out as it comes.
+	if c.sends != 14 {
+		t.Errorf("%d sends for 14 events, want one each", c.sends)
+	}
+}
+
+func TestCommitLateWhenTheRunBlocksElsewhere(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	m := newManager(t, Config{Instance: "i", DetachGrace: time.Minute})
+	release := make(chan struct{})
+	st, err := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("t", "r"), Agent: hooked(5, true, release)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		st.Serve(context.Background(), c)
+	}()
+	// The run blocks after 7 events without calling the hook: they must
+	// reach the client anyway, within commitDelay, not when it unblocks.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(c.got()) < 7 {
+		if time.Now().After(deadline) {
+			got := len(c.got())
+			close(release)
+			<-done
+			t.Fatalf("the client got %d of the 7 events before the run unblocked", got)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	<-done
+	checkRun(t, c.got(), 5)
+}
