@@ -29,6 +29,9 @@ type Transcript struct {
 	// Anything but a delta clears it.
 	hotID string
 	hot   *strings.Builder
+	// cold: message hotID is cut, and its deltas are dropped without the
+	// lookups (a long run goes on long after its history is full).
+	cold bool
 }
 
 // CutMarker ends a message whose content the transcript stopped keeping
@@ -66,7 +69,7 @@ func (t *Transcript) grow(n int) bool { return t.reserve == nil || n <= 0 || t.r
 // markCut appends CutMarker to message id once, or, when that message is
 // not kept, adds one note saying the transcript was cut.
 func (t *Transcript) markCut(id string) {
-	t.hot = nil
+	t.hot, t.cold = nil, false
 	if m := t.find(id); m != nil && m.Role != RoleActivity {
 		if t.cut[id] {
 			return
@@ -86,7 +89,7 @@ func (t *Transcript) markCut(id string) {
 }
 
 func (t *Transcript) upsert(m Message) int {
-	t.hot = nil
+	t.hot, t.cold = nil, false
 	if i, ok := t.index[m.ID]; ok {
 		t.msgs[i] = m
 		return i
@@ -107,7 +110,7 @@ func (t *Transcript) Merge(msgs []Message) {
 
 // Messages returns the folded list.
 func (t *Transcript) Messages() []Message {
-	t.hot = nil
+	t.hot, t.cold = nil, false
 	for id := range t.text {
 		t.flush(id)
 	}
@@ -119,20 +122,28 @@ func (t *Transcript) Messages() []Message {
 
 // appendText adds a streamed delta to a message's content.
 func (t *Transcript) appendText(id, delta string) {
-	if t.hot != nil && id == t.hotID {
-		if !t.grow(len(delta)) {
-			t.markCut(id)
+	if id == t.hotID {
+		if t.hot != nil {
+			if !t.grow(len(delta)) {
+				t.markCut(id)
+				t.chill(id)
+				return
+			}
+			t.hot.WriteString(delta)
 			return
 		}
-		t.hot.WriteString(delta)
-		return
+		if t.cold {
+			return
+		}
 	}
 	m := t.find(id)
 	if m == nil || t.cut[id] {
+		t.chill(id)
 		return
 	}
 	if !t.grow(len(delta)) {
 		t.markCut(id)
+		t.chill(id)
 		return
 	}
 	b := t.text[id]
@@ -143,6 +154,13 @@ func (t *Transcript) appendText(id, delta string) {
 	}
 	b.WriteString(delta)
 	t.hotID, t.hot = id, b
+}
+
+// chill makes id the cold message if it is cut.
+func (t *Transcript) chill(id string) {
+	if t.cut[id] {
+		t.hotID, t.hot, t.cold = id, nil, true
+	}
 }
 
 // flushArgs moves accumulated arguments into the tool call.
@@ -157,7 +175,7 @@ func (t *Transcript) flushArgs(id string) {
 
 // flush moves accumulated text into the message.
 func (t *Transcript) flush(id string) {
-	t.hot = nil
+	t.hot, t.cold = nil, false
 	if b := t.text[id]; b != nil {
 		if m := t.find(id); m != nil {
 			m.Content = Text(b.String())
@@ -196,10 +214,10 @@ func (t *Transcript) Apply(ev Event) {
 	case *ToolCallArgs:
 		t.appendArgs(e)
 	case *TextMessageEnd:
-		t.hot = nil
+		t.hot, t.cold = nil, false
 		t.flush(e.MessageID)
 	default:
-		t.hot = nil
+		t.hot, t.cold = nil, false
 		t.applyOther(ev)
 	}
 }

@@ -121,3 +121,49 @@ func TestTranscriptInterleavedDeltas(t *testing.T) {
 		t.Errorf("contents (-want +got):\n%s", diff)
 	}
 }
+
+// A cut message drops its later deltas (the transcript skips its lookups
+// while they come one after another) and the messages around it go on.
+func TestTranscriptCutMessageStaysCut(t *testing.T) {
+	tr := agui.NewTranscript(nil)
+	tr.SetBudget(func(n int) bool { return n >= 64 || n < 20 }) // new messages in; only the long delta is refused
+	for _, ev := range []agui.Event{
+		&agui.TextMessageStart{MessageID: "a"},
+		&agui.TextMessageStart{MessageID: "b"},
+		&agui.TextMessageContent{MessageID: "a", Delta: "a1"},
+		&agui.TextMessageContent{MessageID: "a", Delta: "this one is over the budget"},
+		&agui.TextMessageContent{MessageID: "a", Delta: "a2"},
+		&agui.TextMessageContent{MessageID: "a", Delta: "a3"},
+		&agui.TextMessageContent{MessageID: "b", Delta: "b1"},
+		&agui.TextMessageContent{MessageID: "a", Delta: "a4"},
+		&agui.TextMessageContent{MessageID: "b", Delta: "b2"},
+		&agui.TextMessageContent{MessageID: "c", Delta: "c1"}, // no such message
+		&agui.TextMessageStart{MessageID: "c"},
+		&agui.TextMessageContent{MessageID: "c", Delta: "c2"},
+		&agui.TextMessageContent{MessageID: "a", Delta: "a5"},
+		&agui.TextMessageEnd{MessageID: "b"},
+		&agui.TextMessageContent{MessageID: "b", Delta: "b3"},
+	} {
+		tr.Apply(ev)
+	}
+	got := map[string]string{}
+	for _, m := range tr.Messages() {
+		got[m.ID] = m.Content.String()
+	}
+	want := map[string]string{"a": "a1" + agui.CutMarker, "b": "b1b2b3", "c": "c2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("contents (-want +got):\n%s", diff)
+	}
+}
+
+// BenchmarkTranscriptCutDeltas is a long run's deltas after its history
+// is full.
+func BenchmarkTranscriptCutDeltas(b *testing.B) {
+	tr := agui.NewTranscript(nil)
+	tr.SetBudget(func(n int) bool { return n >= 64 }) // messages in, text out
+	tr.Apply(&agui.TextMessageStart{MessageID: "m"})
+	ev := &agui.TextMessageContent{MessageID: "m", Delta: "token "}
+	for b.Loop() {
+		tr.Apply(ev)
+	}
+}
