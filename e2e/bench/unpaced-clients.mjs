@@ -1,13 +1,15 @@
 // One unpaced stream read by the real @ag-ui/client (0.0.57, 0.0.59 and
-// 1.0.0), directly from the load tool's scripted upstream and through the
-// adapter (the load tool's adapter role, HTTP/1.1 to the upstream, memory
-// run log), each in its own process. Two ways to read:
+// 1.0.0), directly from the load tool's scripted upstream, through the
+// load tool's byte-copy pass-through (the floor any relay pays) and through
+// the adapter (the load tool's adapter role, HTTP/1.1 to the upstream,
+// memory run log), each in its own process. Two ways to read:
 //   - HttpAgent.run: every event parsed and verified, nothing applied;
 //   - HttpAgent.runAgent: every event applied to the agent's messages, as
 //     a chat frontend does (a smaller N: the client is slow at it).
-// Prints events/s per run and the adapter's ratio to direct (medians).
+// Prints events/s per run and the relays' ratios to direct (medians).
 //
-//   node bench/unpaced-clients.mjs        (N=200000 and 20000 by default)
+//   node bench/unpaced-clients.mjs        (N=200000 and 20000 by default;
+//                                          CLIENTS=1.0.0 for one version)
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { goBinary } from "../lib/gobin.js";
@@ -17,7 +19,7 @@ import * as c100 from "agui-client-100";
 
 const N = Number(process.env.N || 200000);
 const NAPPLIED = Number(process.env.NAPPLIED || 20000);
-const RUNS = 3;
+const RUNS = Number(process.env.RUNS || 5);
 const loadgen = goBinary("./examples/loadgen");
 const children = [];
 
@@ -60,23 +62,30 @@ const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
 try {
   const up = await role("-role", "upstream");
+  const passthrough = await role("-role", "passthrough", "-h2=false", "-upstream", `http://${up}`);
   const adapter = await role("-role", "adapter", "-h2=false", "-upstream", `http://${up}`);
-  const targets = { direct: `http://${up}/run`, adapter: `http://${adapter}/agents/load/run` };
-  console.log(`one unpaced stream, ${RUNS} runs each after a warm-up; events/s`);
-  for (const [v, mod] of [["0.0.57", c057], ["0.0.59", c059], ["1.0.0", c100]]) {
+  const targets = { direct: `http://${up}/run`, passthrough: `http://${passthrough}/run`, adapter: `http://${adapter}/agents/load/run` };
+  const clients = (process.env.CLIENTS || "0.0.57,0.0.59,1.0.0").split(",");
+  console.log(`one unpaced stream, ${RUNS} rounds of every target after a warm-up; events/s`);
+  for (const [v, mod] of [["0.0.57", c057], ["0.0.59", c059], ["1.0.0", c100]].filter(([v]) => clients.includes(v))) {
     for (const [how, read, n] of [["run (parsed)", parsed, N], ["runAgent (applied)", applied, NAPPLIED]]) {
       const rates = {};
       for (const [name, url] of Object.entries(targets)) {
         await read(mod, url, Math.min(n, 2000));
         rates[name] = [];
-        for (let i = 0; i < RUNS; i++) {
+      }
+      // Round by round, every target in turn: the machine's drift
+      // (another tenant, a frequency change) falls on all of them alike.
+      for (let i = 0; i < RUNS; i++) {
+        for (const [name, url] of Object.entries(targets)) {
           const r = await read(mod, url, n);
           if (r.got !== n) throw new Error(`${v} ${how} ${name}: ${r.got} of ${n} events`);
           rates[name].push(r.got / r.seconds);
         }
       }
       const fmt = (v) => v.map((r) => `${Math.round(r / 1000)}k`).join(" ");
-      console.log(`${v.padEnd(7)} ${how.padEnd(19)} N=${n}: direct ${fmt(rates.direct)}, adapter ${fmt(rates.adapter)}; adapter/direct ${(median(rates.adapter) / median(rates.direct)).toFixed(2)}x`);
+      const ratio = (name) => (median(rates[name]) / median(rates.direct)).toFixed(2);
+      console.log(`${v.padEnd(7)} ${how.padEnd(19)} N=${n}: direct ${fmt(rates.direct)}, pass-through ${fmt(rates.passthrough)}, adapter ${fmt(rates.adapter)}; pass-through/direct ${ratio("passthrough")}x, adapter/direct ${ratio("adapter")}x`);
     }
   }
 } finally {
