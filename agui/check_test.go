@@ -158,7 +158,7 @@ func FuzzFastPathsAgree(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, ok := fastParse(data)
+		fast, ok := fastParse(nil, data)
 		if !ok {
 			return
 		}
@@ -182,6 +182,15 @@ func FuzzFastPathsAgree(f *testing.F) {
 		c, _ := marshalAny(fast)
 		if string(a) != string(c) {
 			t.Fatalf("%q: fast encoding %s, general %s", data, a, c)
+		}
+		// A busy stream's arena decodes the same event.
+		busy := &arena{seen: arenaAfter}
+		inBlock, ok := fastParse(busy, data)
+		if !ok {
+			t.Fatalf("%q: refused from a busy arena", data)
+		}
+		if d, _ := inBlock.MarshalJSON(); string(d) != string(a) {
+			t.Fatalf("%q: from a busy arena %s, from the heap %s", data, d, a)
 		}
 	})
 }

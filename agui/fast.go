@@ -16,9 +16,10 @@ import (
 // fuzz test holds both paths to the same result.
 
 // fastParse decodes a flat delta or END event; ok false means "use
-// ParseEvent's general path".
-func fastParse(data []byte) (ev Event, ok bool) {
-	if ev, ok := canonicalDelta(data); ok {
+// ParseEvent's general path". A canonical delta comes from a, which may
+// be nil.
+func fastParse(a *arena, data []byte) (ev Event, ok bool) {
+	if ev, ok := canonicalDelta(a, data); ok {
 		return ev, true
 	}
 	var typ, mid, tcid, delta []byte
@@ -138,9 +139,9 @@ var canonicalDeltas = [...]struct {
 }
 
 // canonicalDelta decodes a delta event in exactly the layout MarshalJSON
-// writes, with plain strings, in one pass; anything else is left to the
-// rest of fastParse.
-func canonicalDelta(data []byte) (Event, bool) {
+// writes, with plain strings, in one pass, taking its memory from a (nil:
+// from the heap); anything else is left to the rest of fastParse.
+func canonicalDelta(a *arena, data []byte) (Event, bool) {
 	const between, end = `","delta":"`, `"}`
 	if len(data) < 40 || string(data[len(data)-2:]) != end {
 		return nil, false
@@ -158,18 +159,38 @@ func canonicalDelta(data []byte) (Event, bool) {
 		if !plainString(id) || !plainString(delta) {
 			return nil, false
 		}
-		wire := make([]byte, len(data))
-		copy(wire, data)
+		wire := a.copy(data)
 		// wire is never written again: the strings may share it.
 		idS := unsafe.String(unsafe.SliceData(wire[len(c.prefix):]), len(id))
 		deltaS := unsafe.String(unsafe.SliceData(wire[len(c.prefix)+q+len(between):]), len(delta))
 		switch c.t {
 		case TypeTextMessageContent:
-			return &TextMessageContent{MessageID: idS, Delta: deltaS, wire: wire}, true
+			var e *TextMessageContent
+			if a.inBlocks() {
+				e = take(&a.texts)
+			} else {
+				e = new(TextMessageContent)
+			}
+			e.MessageID, e.Delta, e.wire = idS, deltaS, wire
+			return e, true
 		case TypeToolCallArgs:
-			return &ToolCallArgs{ToolCallID: idS, Delta: deltaS, wire: wire}, true
+			var e *ToolCallArgs
+			if a.inBlocks() {
+				e = take(&a.args)
+			} else {
+				e = new(ToolCallArgs)
+			}
+			e.ToolCallID, e.Delta, e.wire = idS, deltaS, wire
+			return e, true
 		default:
-			return &ReasoningMessageContent{MessageID: idS, Delta: deltaS, wire: wire}, true
+			var e *ReasoningMessageContent
+			if a.inBlocks() {
+				e = take(&a.reasoning)
+			} else {
+				e = new(ReasoningMessageContent)
+			}
+			e.MessageID, e.Delta, e.wire = idS, deltaS, wire
+			return e, true
 		}
 	}
 	return nil, false

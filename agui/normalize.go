@@ -6,6 +6,7 @@ import (
 	"errors"
 	"iter"
 	"strconv"
+	"strings"
 )
 
 // NormalizeMode selects what Normalize enforces.
@@ -551,8 +552,11 @@ func (g *grammar) push(ev Event) bool {
 		}
 		if !g.text.has(e.MessageID) {
 			g.report(RepairOrphanEvent)
-			g.text.add(e.MessageID)
-			if !g.out(&TextMessageStart{MessageID: e.MessageID, Role: "assistant"}) {
+			// Kept for the message's life: a copy, not a piece of the
+			// delta's arena block (see arena).
+			id := strings.Clone(e.MessageID)
+			g.text.add(id)
+			if !g.out(&TextMessageStart{MessageID: id, Role: "assistant"}) {
 				return false
 			}
 		}
@@ -653,8 +657,9 @@ func (g *grammar) push(ev Event) bool {
 		}
 		if !g.reasonMsgs.has(e.MessageID) {
 			g.report(RepairOrphanEvent)
-			g.reasonMsgs.add(e.MessageID)
-			if !g.out(&ReasoningMessageStart{MessageID: e.MessageID, Role: "reasoning"}) {
+			id := strings.Clone(e.MessageID) // as for text, above
+			g.reasonMsgs.add(id)
+			if !g.out(&ReasoningMessageStart{MessageID: id, Role: "reasoning"}) {
 				return false
 			}
 		}

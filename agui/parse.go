@@ -81,7 +81,13 @@ const (
 // by Repairs. An unknown type yields *Unknown. Only data that is not an
 // event object at all is an error (wrapping ErrMalformedEvent).
 func ParseEvent(data []byte) (Event, error) {
-	if ev, ok := fastParse(data); ok {
+	return parseEvent(nil, data)
+}
+
+// parseEvent is ParseEvent taking a stream's canonical deltas from a
+// (nil: from the heap).
+func parseEvent(a *arena, data []byte) (Event, error) {
+	if ev, ok := fastParse(a, data); ok {
 		return ev, nil
 	}
 	// The wire struct is large and escapes through json.Unmarshal: reuse

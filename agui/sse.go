@@ -232,6 +232,7 @@ func ScanFrames(r io.Reader, max int) iter.Seq2[Frame, error] {
 // sequence: malformed data wraps ErrMalformedEvent.
 func Decode(r io.Reader, max int) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
+		var a arena // the stream's deltas, once it is busy
 		for f, err := range ScanFrames(r, max) {
 			if err != nil {
 				yield(nil, err)
@@ -240,7 +241,7 @@ func Decode(r io.Reader, max int) iter.Seq2[Event, error] {
 			if len(f.Data) == 0 {
 				continue // retry-only or empty frames carry no event
 			}
-			ev, err := ParseEvent(f.Data)
+			ev, err := parseEvent(&a, f.Data)
 			if err != nil {
 				yield(nil, err)
 				return

@@ -74,7 +74,7 @@ func (t *Transcript) markCut(id string) {
 		if t.cut[id] {
 			return
 		}
-		t.cut[id] = true
+		t.cut[m.ID] = true // the message's own id (see appendText)
 		if b := t.text[id]; b != nil {
 			b.WriteString(CutMarker)
 			return
@@ -146,14 +146,17 @@ func (t *Transcript) appendText(id, delta string) {
 		t.chill(id)
 		return
 	}
-	b := t.text[id]
+	// Keys and the hot id are the message's own id, never the delta's:
+	// that one may be a piece of an arena block, which a kept key would
+	// keep whole.
+	b := t.text[m.ID]
 	if b == nil {
 		b = &strings.Builder{}
 		b.WriteString(m.Content.String())
-		t.text[id] = b
+		t.text[m.ID] = b
 	}
 	b.WriteString(delta)
-	t.hotID, t.hot = id, b
+	t.hotID, t.hot = m.ID, b
 }
 
 // chill makes id the cold message if it is cut.
@@ -229,13 +232,13 @@ func (t *Transcript) appendArgs(e *ToolCallArgs) {
 		if c := t.findCall(e.ToolCallID); c != nil {
 			b = &strings.Builder{}
 			b.WriteString(c.Function.Arguments)
-			t.args[e.ToolCallID] = b
+			t.args[c.ID] = b // the call's own id (see appendText)
 		}
 	}
 	if b != nil && !t.cut[e.ToolCallID] {
 		if !t.grow(len(e.Delta)) {
 			// Half a JSON argument string is worse than none.
-			t.cut[e.ToolCallID] = true
+			t.cut[strings.Clone(e.ToolCallID)] = true
 			b.Reset()
 			b.WriteString("{}")
 			t.markCut("")
