@@ -282,3 +282,27 @@ func (in *RunAgentInput) Clone() *RunAgentInput {
 	c.Context = append([]ContextItem(nil), in.Context...)
 	return &c
 }
+
+// AppendJSON appends m as json.Marshal writes it. A long text content
+// (a run's whole answer) is written in one pass: json.Marshal would
+// encode it and then scan it a second time, as it does every
+// MarshalJSON's output.
+func (m Message) AppendJSON(b []byte) []byte {
+	c := m.Content
+	if !c.set || c.Parts != nil || c.Object != nil || len(c.Text) < 256 {
+		out, _ := json.Marshal(m)
+		return append(b, out...)
+	}
+	bare := m
+	bare.Content = Content{}
+	rest, _ := json.Marshal(bare) // {"id":…,"role":…[,…]}: the content goes after the role
+	prefix := appendJSONString(append(appendJSONString([]byte(`{"id":`), m.ID), `,"role":`...), string(m.Role))
+	if !bytes.HasPrefix(rest, prefix) {
+		out, _ := json.Marshal(m) // not reached while id and role lead Message
+		return append(b, out...)
+	}
+	b = append(b, prefix...)
+	b = append(b, `,"content":`...)
+	b = appendJSONString(b, c.Text)
+	return append(b, rest[len(prefix):]...)
+}

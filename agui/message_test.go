@@ -3,6 +3,7 @@ package agui_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/genui-adapter/genui-adapter/agui"
@@ -74,4 +75,42 @@ func TestParseRunAgentInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// AppendJSON writes exactly what json.Marshal writes, whatever the
+// message.
+func TestMessageAppendJSONIsMarshal(t *testing.T) {
+	long := strings.Repeat("token <b>&amp; \u2028 \xff \x01 \"q\" \\ é 😀 ", 40)
+	obj := agui.Object(json.RawMessage(`{"a":1}`))
+	for _, m := range []agui.Message{
+		{ID: "m", Role: agui.RoleAssistant, Content: agui.Text(long)},
+		{ID: "m<&>\u2029", Role: agui.RoleUser, Content: agui.Text(long), Name: "n", Metadata: agui.JSON(`{"k":"v"}`)},
+		{ID: "a", Role: agui.RoleAssistant, Content: agui.Text(long), ToolCalls: []agui.ToolCall{{ID: "c", Type: "function", Function: agui.FunctionCall{Name: "f", Arguments: `{"x":1}`}}}},
+		{ID: "t", Role: agui.RoleTool, Content: agui.Text(long), ToolCallID: "c", Error: "e"},
+		{ID: "s", Role: agui.RoleAssistant, Content: agui.Text("short")},
+		{ID: "e", Role: agui.RoleAssistant, Content: agui.Text("")},
+		{ID: "z", Role: agui.RoleAssistant},
+		{ID: "o", Role: agui.RoleActivity, ActivityType: "x", Content: obj},
+		{ID: "p", Role: agui.RoleUser, Content: agui.Content{Parts: []agui.ContentPart{{Type: "text", Text: long}}}},
+	} {
+		want, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.AppendJSON([]byte("x")); string(got) != "x"+string(want) {
+			t.Errorf("AppendJSON:\n%s\njson.Marshal:\n%s", got, want)
+		}
+	}
+}
+
+func FuzzMessageAppendJSON(f *testing.F) {
+	f.Add("m", "assistant", strings.Repeat("a<\u2028\xff", 100), "")
+	f.Fuzz(func(t *testing.T, id, role, text, name string) {
+		text = strings.Repeat(text, 1+256/(len(text)+1)) // long enough for the one-pass path
+		m := agui.Message{ID: id, Role: agui.Role(role), Content: agui.Text(text), Name: name}
+		want, _ := json.Marshal(m)
+		if got := m.AppendJSON(nil); string(got) != string(want) {
+			t.Fatalf("AppendJSON %s, json.Marshal %s", got, want)
+		}
+	})
 }

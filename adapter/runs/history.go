@@ -71,7 +71,7 @@ func encodeHistory(owner string, msgs []agui.Message, trimmed int, max int64) []
 	sizes := make([]int64, len(msgs))
 	var total int64 = 64 + int64(len(owner))
 	for i, m := range msgs {
-		enc[i], _ = json.Marshal(m)
+		enc[i] = m.AppendJSON(nil)
 		sizes[i] = int64(len(enc[i])) + 1
 		total += sizes[i]
 	}
