@@ -70,6 +70,15 @@ func (a *arena) copy(data []byte) []byte {
 // event being decoded already counted by copy).
 func (a *arena) inBlocks() bool { return a != nil && a.seen > arenaAfter }
 
+// deltaEvent returns a zero event: from the stream's block of its type
+// (block picks it) once the stream is busy, else from the heap.
+func deltaEvent[T any](a *arena, block func(*arena) *[]T) *T {
+	if !a.inBlocks() {
+		return new(T)
+	}
+	return take(block(a))
+}
+
 // take returns a zero event from a block of events of its type, s,
 // starting a new block when s is used up.
 func take[T any](s *[]T) *T {

@@ -165,30 +165,15 @@ func canonicalDelta(a *arena, data []byte) (Event, bool) {
 		deltaS := unsafe.String(unsafe.SliceData(wire[len(c.prefix)+q+len(between):]), len(delta))
 		switch c.t {
 		case TypeTextMessageContent:
-			var e *TextMessageContent
-			if a.inBlocks() {
-				e = take(&a.texts)
-			} else {
-				e = new(TextMessageContent)
-			}
+			e := deltaEvent(a, func(a *arena) *[]TextMessageContent { return &a.texts })
 			e.MessageID, e.Delta, e.wire = idS, deltaS, wire
 			return e, true
 		case TypeToolCallArgs:
-			var e *ToolCallArgs
-			if a.inBlocks() {
-				e = take(&a.args)
-			} else {
-				e = new(ToolCallArgs)
-			}
+			e := deltaEvent(a, func(a *arena) *[]ToolCallArgs { return &a.args })
 			e.ToolCallID, e.Delta, e.wire = idS, deltaS, wire
 			return e, true
 		default:
-			var e *ReasoningMessageContent
-			if a.inBlocks() {
-				e = take(&a.reasoning)
-			} else {
-				e = new(ReasoningMessageContent)
-			}
+			e := deltaEvent(a, func(a *arena) *[]ReasoningMessageContent { return &a.reasoning })
 			e.MessageID, e.Delta, e.wire = idS, deltaS, wire
 			return e, true
 		}
