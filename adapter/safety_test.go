@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -653,3 +655,36 @@ func TestSafeBackendConnections(t *testing.T) {
 
 var _ = regexp.MustCompile
 var _ = context.Background
+
+// allocSink keeps the test's garbage from being optimised away.
+var allocSink []byte
+
+// TestMemoryReturnWaitsWhileBusy: memory released by the stores goes back
+// to the OS once the process is quiet, not while it allocates more than
+// its live heap between two checks (a flood, where the runtime reuses the
+// free memory at once), and the released bytes are not forgotten
+// meanwhile.
+func TestMemoryReturnWaitsWhileBusy(t *testing.T) {
+	var freed atomic.Int64
+	r := memoryReturn{freed: &freed}
+	r.due()
+	freed.Store(16 << 20)
+	var live runtime.MemStats
+	runtime.ReadMemStats(&live)
+	for n := uint64(0); n < 2*live.HeapAlloc+64<<20; n += 4 << 10 {
+		allocSink = make([]byte, 4<<10)
+	}
+	if r.due() {
+		t.Fatal("due while the process allocates twice its live heap between checks")
+	}
+	if !r.due() {
+		t.Fatal("not due once the process is quiet, with 16 MiB released")
+	}
+	if freed.Load() != 0 {
+		t.Fatalf("released bytes not reset after a return: %d", freed.Load())
+	}
+	debug.FreeOSMemory() // what returnMemory does when due
+	if r.due() {
+		t.Fatal("due again right after a return, with nothing released")
+	}
+}

@@ -360,9 +360,15 @@ func (s *Server) openRunLog() (runlog.Log, error) {
 // heap holds more than 32 MiB free but not returned: an idle process
 // would otherwise keep the garbage of a burst of runs until the runtime's
 // periodic GC (2 min) and slow background scavenger get to it, and RSS
-// would stay at its peak. It ends with ctx.
+// would stay at its peak. It waits while the process allocates more than
+// its live heap between two checks: the runtime is then collecting on its
+// own and reusing the free memory, and a forced collection that hands it
+// back only for it to be faulted in again cost a flood about 5% of the
+// adapter's CPU. The soft memory limit still bounds the heap meanwhile.
+// It ends with ctx.
 func (s *Server) returnMemory(ctx context.Context) {
-	sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	r := memoryReturn{freed: &s.freed}
+	r.due() // the baseline for the first check
 	t := time.NewTicker(5 * time.Second)
 	defer t.Stop()
 	for {
@@ -371,12 +377,43 @@ func (s *Server) returnMemory(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		rtmetrics.Read(sample)
-		free := sample[0].Value.Kind() == rtmetrics.KindUint64 && sample[0].Value.Uint64() > 32<<20
-		if s.freed.Swap(0) > 8<<20 || free {
+		if r.due() {
 			debug.FreeOSMemory()
 		}
 	}
+}
+
+// memoryReturn decides when returnMemory hands memory back.
+type memoryReturn struct {
+	freed  *atomic.Int64 // bytes the stores released since the last return
+	allocs uint64        // the runtime's cumulative allocations at the last check
+}
+
+// due reports whether memory should go back to the OS now, and if so
+// starts counting the released bytes afresh.
+func (r *memoryReturn) due() bool {
+	sample := []rtmetrics.Sample{
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/gc/heap/allocs:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+	}
+	rtmetrics.Read(sample)
+	free, total, live := metricUint(sample[0]), metricUint(sample[1]), metricUint(sample[2])
+	busy := total-r.allocs > live
+	r.allocs = total
+	if busy || (r.freed.Load() <= 8<<20 && free <= 32<<20) {
+		return false
+	}
+	r.freed.Store(0)
+	return true
+}
+
+// metricUint is a runtime metric's value, or 0 if it is not a uint64.
+func metricUint(m rtmetrics.Sample) uint64 {
+	if m.Value.Kind() != rtmetrics.KindUint64 {
+		return 0
+	}
+	return m.Value.Uint64()
 }
 
 func newInstanceID() string {
