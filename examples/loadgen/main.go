@@ -9,7 +9,7 @@
 //	go run ./examples/loadgen                      # every scenario below (about 4 minutes)
 //	go run ./examples/loadgen -scenario fanout     # 1,000 streams x 20 ev/s x 30 s, memory and Redis run logs
 //	go run ./examples/loadgen -scenario idle       # 10,000 streams x 1 ev/s x 20 s (also with no memory limit)
-//	go run ./examples/loadgen -scenario single     # one stream at 200 ev/s, and unpaced
+//	go run ./examples/loadgen -scenario single     # one stream at 200 ev/s, and unpaced (three ways: see unpacedModes)
 //	go run ./examples/loadgen -scenario a2ui       # A2UI validation of the financial data grid, one core
 //	go run ./examples/loadgen -scenario smoke      # CI: 200 streams for a few seconds; fails on lost events or errors
 //	go run ./examples/loadgen -scenario custom -streams 500 -rate 50 -duration 10s -targets direct,passthrough,adapter
@@ -177,7 +177,8 @@ func serveRole(listen string, h http.Handler, h2c bool) error {
 }
 
 // upstream streams an assistant message of N deltas at Rate/s (0: as fast
-// as possible); each delta is "<seq>-<send time ns>".
+// as possible, flushing only when the buffer is full unless Flush is
+// true); each delta is "<seq>-<send time ns>".
 func upstream(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	in, err := agui.ParseRunAgentInput(body)
@@ -187,6 +188,7 @@ func upstream(w http.ResponseWriter, r *http.Request) {
 	}
 	n, _ := strconv.Atoi(string(in.ForwardedProp("N")))
 	rate, _ := strconv.Atoi(string(in.ForwardedProp("Rate")))
+	flushEach := string(in.ForwardedProp("Flush")) == "true"
 	w.Header().Set("Content-Type", "text/event-stream")
 	rc := http.NewResponseController(w)
 	enc := agui.NewEncoder(w)
@@ -215,7 +217,7 @@ func upstream(w http.ResponseWriter, r *http.Request) {
 		if enc.EncodeData("", buf) != nil {
 			return
 		}
-		if tick != nil && rc.Flush() != nil {
+		if (tick != nil || flushEach) && rc.Flush() != nil {
 			return
 		}
 	}
@@ -465,10 +467,15 @@ var deltaKey = []byte(`"delta":"`)
 // decodeAll makes stream decode every event as an AG-UI client does.
 var decodeAll atomic.Bool
 
+// flushEach makes the upstream flush after every event even when it is
+// unpaced, as agent servers do (each event is written as it is made);
+// otherwise an unpaced upstream fills its buffer before each write.
+var flushEach atomic.Bool
+
 // stream runs one paced stream and records its events' latencies.
 func stream(ctx context.Context, client *http.Client, url string, n, rate int, lat *[]int64) (got int64, err error) {
 	id := runSeq.Add(1)
-	body := fmt.Sprintf(`{"threadId":"t%d","runId":"r%d","messages":[],"forwardedProps":{"N":%d,"Rate":%d}}`, id, id, n, rate)
+	body := fmt.Sprintf(`{"threadId":"t%d","runId":"r%d","messages":[],"forwardedProps":{"N":%d,"Rate":%d,"Flush":%t}}`, id, id, n, rate, flushEach.Load())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
@@ -922,20 +929,20 @@ func single(out io.Writer, o options) error {
 }
 
 func singleRun(out io.Writer, o options) error {
-	fmt.Fprintf(out, "%-14s %14s %14s %16s %18s\n", "target", "200/s p50", "200/s p99", "unpaced ev/s", "decoding client")
+	fmt.Fprintf(out, "%-14s %10s %10s %14s %16s %17s\n", "target", "200/s p50", "200/s p99", "unpaced ev/s", "decoding client", "flushing upstream")
 	up, err := start("upstream", "-role", "upstream")
 	if err != nil {
 		return err
 	}
 	defer up.stop()
 	type target struct {
-		name, url     string
-		relay         *proc
-		client        *http.Client
-		paced         *phase
-		rates, drates []float64
-		busy, dbusy   cpuTicks // summed over the target's own unpaced streams
-		failed        bool
+		name, url string
+		relay     *proc
+		client    *http.Client
+		paced     *phase
+		rates     [len(unpacedModes)][]float64
+		busy      [len(unpacedModes)]cpuTicks // summed over the target's own unpaced streams
+		failed    bool
 	}
 	var ts []*target
 	for _, name := range []string{"direct", "passthrough", "adapter"} {
@@ -951,62 +958,84 @@ func singleRun(out io.Writer, o options) error {
 	for _, t := range ts {
 		load(t.url, 1, 1000, time.Second, 0, "")
 		t.paced = load(t.url, 1, 200, 10*time.Second, 0, "")
-		unpaced(t.client, t.url, false) // warm-up: heaps and buffers grown, connections up
+		unpaced(t.client, t.url, unpacedModes[0]) // warm-up: heaps and buffers grown, connections up
 	}
 	// Unpaced: unpacedRuns rounds of every target in turn, so that the
 	// machine's drift (a neighbour, a clock change) falls on all of them
-	// alike; each rate is the median of its target's streams. The same
-	// then with a client that decodes every event, as an AG-UI client
-	// does.
-	for _, decode := range []bool{false, true} {
+	// alike; each rate is the median of its target's streams. Each mode
+	// in turn (see unpacedModes).
+	for m, mode := range unpacedModes {
 		for range unpacedRuns {
 			for _, t := range ts {
 				before := readCPUTicks()
-				rate := unpaced(t.client, t.url, decode)
-				ticks := readCPUTicks().minus(before)
+				rate := unpaced(t.client, t.url, mode)
+				t.busy[m] = t.busy[m].plus(readCPUTicks().minus(before))
 				if rate < 0 {
 					t.failed = true
 				}
-				if decode {
-					t.drates = append(t.drates, rate)
-					t.dbusy = t.dbusy.plus(ticks)
-				} else {
-					t.rates = append(t.rates, rate)
-					t.busy = t.busy.plus(ticks)
-				}
+				t.rates[m] = append(t.rates[m], rate)
 			}
 		}
 	}
-	var base struct{ p50, rate, drate float64 }
+	var base struct {
+		p50   float64
+		rates [len(unpacedModes)]float64
+	}
 	for _, t := range ts {
-		rate, drate := median(t.rates), median(t.drates)
-		if t.failed {
-			rate, drate = -1, -1 // nothing is computed from a failed run
+		var rates [len(unpacedModes)]float64
+		measured := !t.failed // nothing is computed from a failed run
+		for m := range rates {
+			rates[m] = median(t.rates[m])
+			if t.failed {
+				rates[m] = -1
+			}
 		}
 		p50 := pct(t.paced.lat, .5)
 		note := ""
 		if t.name == "direct" {
-			base.p50, base.rate, base.drate = float64(p50), rate, drate
-		} else if base.rate > 0 && rate > 0 && base.drate > 0 && drate > 0 && t.paced.errors == 0 {
-			note = fmt.Sprintf("  (p50 %+.0f µs over direct; unpaced %.2fx direct, %.2fx with a decoding client)", (float64(p50)-base.p50)/1e3, rate/base.rate, drate/base.drate)
+			base.p50, base.rates = float64(p50), rates
+		} else if measured && t.paced.errors == 0 && !slices.ContainsFunc(base.rates[:], func(r float64) bool { return r <= 0 }) {
+			note = fmt.Sprintf("  (p50 %+.0f µs over direct; unpaced %.2fx direct, %.2fx with a decoding client, %.2fx from a flushing upstream)",
+				(float64(p50)-base.p50)/1e3, rates[0]/base.rates[0], rates[1]/base.rates[1], rates[2]/base.rates[2])
 		}
-		rateS, drateS := "n/m", "n/m"
-		if rate > 0 {
-			rateS = fmt.Sprintf("%.0f", rate)
-		}
-		if drate > 0 {
-			drateS = fmt.Sprintf("%.0f", drate)
+		var rateS [len(unpacedModes)]string
+		for m, r := range rates {
+			rateS[m] = "n/m"
+			if r > 0 {
+				rateS[m] = fmt.Sprintf("%.0f", r)
+			}
 		}
 		if t.paced.errors > 0 || t.paced.got != t.paced.expected {
 			fmt.Fprintf(out, "%-14s paced run lost %d events, %d errors\n", t.name, t.paced.expected-t.paced.got, t.paced.errors)
 		}
-		fmt.Fprintf(out, "%-14s %14s %14s %16s %18s%s\n", t.name, ms(p50), ms(pct(t.paced.lat, .99)), rateS, drateS, note)
-		if b, db := t.busy.String(), t.dbusy.String(); b != "" && db != "" {
-			// Which core saturates decides the unpaced rate.
-			fmt.Fprintf(out, "%-14s busy while unpaced: %s; with a decoding client: %s\n", "", b, db)
+		fmt.Fprintf(out, "%-14s %10s %10s %14s %16s %17s%s\n", t.name, ms(p50), ms(pct(t.paced.lat, .99)), rateS[0], rateS[1], rateS[2], note)
+		// Which core saturates decides the unpaced rate.
+		for m, mode := range unpacedModes {
+			if b := t.busy[m].String(); b != "" {
+				fmt.Fprintf(out, "%-14s busy while unpaced, %s: %s\n", "", mode.name, b)
+			}
 		}
 	}
 	return nil
+}
+
+// unpacedMode is one way of streaming as fast as the target goes.
+type unpacedMode struct {
+	name   string
+	decode bool // the client decodes every event, as an AG-UI client does
+	flush  bool // the upstream flushes every event, as agent servers do
+}
+
+// unpacedModes are the single scenario's unpaced columns, in order: the
+// upstream filling its buffer before each write and a client that only
+// scans frames (the most any relay is asked to keep up with), the same
+// read by a decoding client, and an upstream that writes and flushes
+// each event as it is made (as agent servers do) read by a decoding
+// client.
+var unpacedModes = [...]unpacedMode{
+	{name: "scanning client"},
+	{name: "decoding client", decode: true},
+	{name: "flushing upstream", decode: true, flush: true},
 }
 
 // unpacedRuns is how many unpaced streams give each median.
@@ -1014,10 +1043,12 @@ const unpacedRuns = 5
 
 // unpaced streams 200,000 events as fast as they come and returns the
 // rate in events/s, or -1 if the stream failed or lost events.
-func unpaced(client *http.Client, url string, decode bool) float64 {
+func unpaced(client *http.Client, url string, mode unpacedMode) float64 {
 	const n = 200000
-	decodeAll.Store(decode)
+	decodeAll.Store(mode.decode)
+	flushEach.Store(mode.flush)
 	defer decodeAll.Store(false)
+	defer flushEach.Store(false)
 	var lat []int64
 	t0 := time.Now()
 	got, err := stream(context.Background(), client, url, n, 0, &lat)
