@@ -46,7 +46,8 @@ const (
 // runOverhead approximates what a run's record costs beyond its ids.
 const runOverhead = 256
 
-// entryOverhead approximates what an Entry costs beyond its data.
+// entryOverhead approximates what an event costs beyond its bytes: its
+// place in the queue and its share of a chunk's unused end.
 const entryOverhead = 48
 
 // Memory is the single-instance run log. Its janitor goroutine expires
@@ -219,10 +220,10 @@ func (m *Memory) appendLocked(ref Ref, events [][]byte, terminal bool) (int64, e
 		return 0, ErrFinished
 	}
 	var seq int64
-	for i, data := range events {
+	for _, data := range events {
 		seq = mr.next
 		mr.next++
-		mr.entries.push(Entry{Seq: seq, Data: data, Terminal: terminal && i == len(events)-1})
+		mr.entries.push(data)
 		n := int64(len(data) + entryOverhead)
 		mr.bytes += n
 		m.bytes += n
@@ -251,8 +252,7 @@ func (mr *memRun) live() int { return mr.entries.len() }
 
 // dropOldest evicts a run's oldest live event.
 func (m *Memory) dropOldest(mr *memRun) {
-	e := mr.entries.pop()
-	n := int64(len(e.Data) + entryOverhead)
+	n := int64(mr.entries.pop() + entryOverhead)
 	mr.first++
 	mr.bytes -= n
 	m.bytes -= n
@@ -323,7 +323,16 @@ func (m *Memory) Read(ctx context.Context, ref Ref, after int64, max int) ([]Ent
 	if i >= mr.entries.len() {
 		return nil, nil
 	}
-	return mr.entries.appendFrom(nil, i, max), nil
+	end := mr.entries.len()
+	if max > 0 && end-i > max {
+		end = i + max
+	}
+	out := make([]Entry, 0, end-i)
+	for ; i < end; i++ {
+		seq := mr.first + int64(i)
+		out = append(out, Entry{Seq: seq, Data: mr.entries.data(i), Terminal: mr.done && seq == mr.next-1})
+	}
+	return out, nil
 }
 
 func (m *Memory) Get(ctx context.Context, ref Ref) (Run, error) {

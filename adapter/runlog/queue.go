@@ -1,62 +1,105 @@
 package runlog
 
-// entryBlock is how many entries one block of a run's queue holds: a long
-// run grows by blocks instead of copying one ever bigger slice (with its
-// pointers for the GC to scan), and its oldest events are dropped a block
-// at a time.
+// entryBlock is how many events one block of a run's queue holds: a long
+// run grows by blocks instead of copying one ever bigger slice, and its
+// oldest events are dropped a block at a time.
 const entryBlock = 256
 
-// entryQueue is a run's live entries, oldest first: blocks of entryBlock
-// entries, every block full but the last, with the first block's live
-// part starting at head. The first block starts small (most runs are
-// short); later ones are made whole.
+// The queue copies events into chunks of bytes that hold no pointers, so
+// that a collection marks a block's few chunks instead of every event a
+// busy run retains (up to MaxEventsPerRun of them, marked again each
+// cycle of a flood). A run's first chunk is small (most runs are short);
+// each next one doubles, up to maxChunk. An event larger than a quarter of
+// maxChunk gets a chunk of its own, freed as soon as the event is dropped.
+const (
+	firstChunk = 512
+	maxChunk   = 16 << 10
+)
+
+// entryQueue is a run's live events, oldest first: blocks of entryBlock
+// events, every block full but the last, with the first block's live
+// part starting at head.
 type entryQueue struct {
-	blocks [][]Entry
+	blocks []*queueBlock
 	head   int
 	n      int
+	chunk  []byte // the shared chunk being filled: len is what is used
+	slot   int    // the chunk's slot in the last block, or -1: none yet
+}
+
+// queueBlock is up to entryBlock events: where each one's bytes are.
+type queueBlock struct {
+	locs   []loc
+	chunks [][]byte // slots; a chunk continued in a later block has a slot there too
+}
+
+// loc is where an event's bytes are in its block.
+type loc struct {
+	slot, off, n int32
 }
 
 func (q *entryQueue) len() int { return q.n }
 
-func (q *entryQueue) push(e Entry) {
+// push appends a copy of data.
+func (q *entryQueue) push(data []byte) {
 	if len(q.blocks) == 0 {
-		q.blocks = append(q.blocks, make([]Entry, 0, 8))
-	} else if len(q.blocks[len(q.blocks)-1]) == entryBlock {
-		q.blocks = append(q.blocks, make([]Entry, 0, entryBlock))
+		q.blocks = append(q.blocks, &queueBlock{locs: make([]loc, 0, 8)})
+		q.slot = -1
+	} else if len(q.blocks[len(q.blocks)-1].locs) == entryBlock {
+		q.blocks = append(q.blocks, &queueBlock{locs: make([]loc, 0, entryBlock)})
+		q.slot = -1
 	}
-	last := &q.blocks[len(q.blocks)-1]
-	*last = append(*last, e)
+	b := q.blocks[len(q.blocks)-1]
 	q.n++
+	if len(data) > maxChunk/4 {
+		b.chunks = append(b.chunks, append([]byte(nil), data...))
+		b.locs = append(b.locs, loc{slot: int32(len(b.chunks) - 1), n: int32(len(data))})
+		q.slot = -1 // the shared chunk's later events take a new slot: slots stay in event order
+		return
+	}
+	if cap(q.chunk)-len(q.chunk) < len(data) {
+		size := min(max(2*cap(q.chunk), firstChunk), maxChunk)
+		q.chunk = make([]byte, 0, max(size, len(data)))
+		q.slot = -1
+	}
+	if q.slot < 0 {
+		b.chunks = append(b.chunks, q.chunk[:cap(q.chunk)])
+		q.slot = len(b.chunks) - 1
+	}
+	b.locs = append(b.locs, loc{slot: int32(q.slot), off: int32(len(q.chunk)), n: int32(len(data))})
+	q.chunk = append(q.chunk, data...)
 }
 
-// pop removes and returns the oldest entry; the queue is not empty.
-func (q *entryQueue) pop() Entry {
+// pop drops the oldest event and returns its size; the queue is not
+// empty. A slot is freed with the last event that uses it.
+func (q *entryQueue) pop() int {
 	b := q.blocks[0]
-	e := b[q.head]
-	b[q.head] = Entry{}
+	l := b.locs[q.head]
 	q.head++
 	q.n--
+	if q.n == 0 {
+		*q = entryQueue{} // nothing is kept for a run whose every event was dropped
+		return int(l.n)
+	}
 	if q.head == entryBlock {
 		q.blocks[0] = nil
 		q.blocks = q.blocks[1:]
 		q.head = 0
+		return int(l.n)
 	}
-	return e
+	// Slots are in event order, so the slot is done with unless the next
+	// event, in this block (there is one), uses it too.
+	if b.locs[q.head].slot != l.slot {
+		b.chunks[l.slot] = nil
+	}
+	return int(l.n)
 }
 
-// appendFrom appends the live entries from the i-th on, at most max (0:
-// all), to dst.
-func (q *entryQueue) appendFrom(dst []Entry, i, max int) []Entry {
-	end := q.n
-	if max > 0 && end-i > max {
-		end = i + max
-	}
-	for p, stop := q.head+i, q.head+end; p < stop; {
-		b := q.blocks[p/entryBlock]
-		off := p % entryBlock
-		take := min(len(b)-off, stop-p)
-		dst = append(dst, b[off:off+take]...)
-		p += take
-	}
-	return dst
+// data is the i-th live event's bytes, capacity ending with them.
+func (q *entryQueue) data(i int) []byte {
+	p := q.head + i
+	b := q.blocks[p/entryBlock]
+	l := b.locs[p%entryBlock]
+	end := l.off + l.n
+	return b.chunks[l.slot][l.off:end:end]
 }

@@ -1,30 +1,38 @@
 package runlog
 
 import (
+	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
 
 // The queue holds what a plain slice would, through pushes and pops that
-// cross block boundaries in every phase.
+// cross block and chunk boundaries in every phase, with events small,
+// large and between.
 func TestEntryQueueMatchesSlice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var q entryQueue
-	var model []Entry
-	seq := int64(0)
+	var model [][]byte
+	seq := 0
 	for step := range 20000 {
 		switch r := rng.IntN(10); {
 		case r < 6 || len(model) == 0:
 			for range rng.IntN(40) + 1 {
-				e := Entry{Seq: seq, Data: []byte{byte(seq)}}
+				size := rng.IntN(300)
+				if rng.IntN(50) == 0 {
+					size = maxChunk/4 + rng.IntN(maxChunk)
+				}
+				e := fmt.Appendf(nil, "%d:", seq)
+				e = append(e, bytes.Repeat([]byte{byte(seq)}, size)...)
 				seq++
 				q.push(e)
 				model = append(model, e)
 			}
 		default:
 			for range min(rng.IntN(60)+1, len(model)) {
-				if got := q.pop(); got.Seq != model[0].Seq {
-					t.Fatalf("step %d: pop gave %d, want %d", step, got.Seq, model[0].Seq)
+				if got := q.pop(); got != len(model[0]) {
+					t.Fatalf("step %d: pop gave size %d, want %d", step, got, len(model[0]))
 				}
 				model = model[1:]
 			}
@@ -32,26 +40,48 @@ func TestEntryQueueMatchesSlice(t *testing.T) {
 		if q.len() != len(model) {
 			t.Fatalf("step %d: len %d, want %d", step, q.len(), len(model))
 		}
-		if len(model) == 0 {
-			continue
-		}
-		i := rng.IntN(len(model))
-		max := rng.IntN(300)
-		got := q.appendFrom(nil, i, max)
-		want := model[i:]
-		if max > 0 && len(want) > max {
-			want = want[:max]
-		}
-		if len(got) != len(want) {
-			t.Fatalf("step %d: appendFrom(%d, %d) gave %d entries, want %d", step, i, max, len(got), len(want))
-		}
-		for k := range got {
-			if got[k].Seq != want[k].Seq {
-				t.Fatalf("step %d: entry %d is %d, want %d", step, k, got[k].Seq, want[k].Seq)
+		for i := range model {
+			if got := q.data(i); !bytes.Equal(got, model[i]) || cap(got) != len(got) {
+				t.Fatalf("step %d: event %d is %.20q (cap %d), want %.20q", step, i, got, cap(got), model[i])
 			}
 		}
 	}
 	if len(q.blocks) > q.len()/entryBlock+2 {
 		t.Fatalf("%d blocks for %d entries: emptied blocks are kept", len(q.blocks), q.len())
+	}
+}
+
+// A dropped event's chunk is let go as soon as no live event uses it, not
+// when its whole block goes: a run trimmed to its byte budget must not
+// keep what it no longer counts.
+func TestEntryQueueFreesChunks(t *testing.T) {
+	var q entryQueue
+	big := bytes.Repeat([]byte("x"), maxChunk)
+	for range 10 {
+		q.push(big)
+		q.push([]byte("small"))
+	}
+	held := func() (n int) {
+		for _, b := range q.blocks {
+			for _, c := range b.chunks {
+				n += len(c)
+			}
+		}
+		return n
+	}
+	for i := range 18 {
+		q.pop()
+		if h := held(); h > (10-(i+1)/2)*maxChunk+2*maxChunk {
+			t.Fatalf("after %d pops the queue holds %d bytes of chunks", i+1, h)
+		}
+	}
+	q.pop()
+	q.pop()
+	if q.len() != 0 || len(q.blocks) != 0 || q.chunk != nil {
+		t.Fatalf("an emptied queue keeps %d blocks and a chunk of %d", len(q.blocks), cap(q.chunk))
+	}
+	q.push([]byte("again"))
+	if got := q.data(0); string(got) != "again" {
+		t.Fatalf("after emptying: %q", got)
 	}
 }
