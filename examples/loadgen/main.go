@@ -464,18 +464,11 @@ var runSeq atomic.Int64
 
 var deltaKey = []byte(`"delta":"`)
 
-// decodeAll makes stream decode every event as an AG-UI client does.
-var decodeAll atomic.Bool
-
-// flushEach makes the upstream flush after every event even when it is
-// unpaced, as agent servers do (each event is written as it is made);
-// otherwise an unpaced upstream fills its buffer before each write.
-var flushEach atomic.Bool
-
-// stream runs one paced stream and records its events' latencies.
-func stream(ctx context.Context, client *http.Client, url string, n, rate int, lat *[]int64) (got int64, err error) {
+// stream runs one stream of n events at rate/s (0: unpaced, read as mode
+// says) and records its events' latencies.
+func stream(ctx context.Context, client *http.Client, url string, n, rate int, mode unpacedMode, lat *[]int64) (got int64, err error) {
 	id := runSeq.Add(1)
-	body := fmt.Sprintf(`{"threadId":"t%d","runId":"r%d","messages":[],"forwardedProps":{"N":%d,"Rate":%d,"Flush":%t}}`, id, id, n, rate, flushEach.Load())
+	body := fmt.Sprintf(`{"threadId":"t%d","runId":"r%d","messages":[],"forwardedProps":{"N":%d,"Rate":%d,"Flush":%t}}`, id, id, n, rate, mode.flush)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
@@ -498,7 +491,7 @@ func stream(ctx context.Context, client *http.Client, url string, n, rate int, l
 		if len(d) == 0 {
 			continue // the retry hint
 		}
-		if decodeAll.Load() {
+		if mode.decode {
 			if _, err := agui.ParseEvent(d); err != nil {
 				return got, err
 			}
@@ -561,7 +554,7 @@ func load(url string, streams, rate int, dur time.Duration, probes int, metrics 
 	for i := range streams {
 		wg.Go(func() {
 			var lat []int64
-			got, err := stream(ctx, client, url, n, rate, &lat)
+			got, err := stream(ctx, client, url, n, rate, unpacedMode{}, &lat)
 			mu.Lock()
 			p.got += got
 			p.lat = append(p.lat, lat...)
@@ -983,18 +976,18 @@ func singleRun(out io.Writer, o options) error {
 	}
 	for _, t := range ts {
 		var rates [len(unpacedModes)]float64
-		measured := !t.failed // nothing is computed from a failed run
 		for m := range rates {
-			rates[m] = median(t.rates[m])
-			if t.failed {
-				rates[m] = -1
+			rates[m] = -1 // nothing is computed from a failed run
+			if !t.failed {
+				rates[m] = median(t.rates[m])
 			}
 		}
 		p50 := pct(t.paced.lat, .5)
 		note := ""
+		unmeasured := func(r float64) bool { return r <= 0 }
 		if t.name == "direct" {
 			base.p50, base.rates = float64(p50), rates
-		} else if measured && t.paced.errors == 0 && !slices.ContainsFunc(base.rates[:], func(r float64) bool { return r <= 0 }) {
+		} else if t.paced.errors == 0 && !slices.ContainsFunc(rates[:], unmeasured) && !slices.ContainsFunc(base.rates[:], unmeasured) {
 			note = fmt.Sprintf("  (p50 %+.0f µs over direct; unpaced %.2fx direct, %.2fx with a decoding client, %.2fx from a flushing upstream)",
 				(float64(p50)-base.p50)/1e3, rates[0]/base.rates[0], rates[1]/base.rates[1], rates[2]/base.rates[2])
 		}
@@ -1045,13 +1038,9 @@ const unpacedRuns = 5
 // rate in events/s, or -1 if the stream failed or lost events.
 func unpaced(client *http.Client, url string, mode unpacedMode) float64 {
 	const n = 200000
-	decodeAll.Store(mode.decode)
-	flushEach.Store(mode.flush)
-	defer decodeAll.Store(false)
-	defer flushEach.Store(false)
 	var lat []int64
 	t0 := time.Now()
-	got, err := stream(context.Background(), client, url, n, 0, &lat)
+	got, err := stream(context.Background(), client, url, n, 0, mode, &lat)
 	el := time.Since(t0)
 	if err != nil || got != n {
 		return -1
