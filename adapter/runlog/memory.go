@@ -233,6 +233,7 @@ func (m *Memory) appendLocked(ref Ref, events [][]byte, terminal bool) (int64, e
 		m.dropOldest(mr)
 	}
 	if terminal && len(events) > 0 {
+		mr.entries.seal()
 		mr.done = true
 		mr.ended = time.Now()
 		th := mr.run.Thread()

@@ -9,15 +9,20 @@ const entryBlock = 256
 // that a collection marks a block's few chunks instead of every event a
 // busy run retains (up to MaxEventsPerRun of them, marked again each
 // cycle of a flood). A run's first chunk is small (most runs are short);
-// each next one doubles, up to maxChunk: in a flood, a chunk's allocation
-// (a fresh span, zeroed) costs per chunk, not per byte, and 64 KiB chunks
-// took 110 ms of an 8 s profile where 16 KiB took 140 ms. An event larger
-// than a quarter of maxChunk gets a chunk of its own, freed as soon as
-// the event is dropped; a run trimmed to its budget keeps at most one
-// shared chunk more than it counts.
+// each next one doubles, up to maxChunk. An event larger than a quarter
+// of maxChunk gets a chunk of its own, freed as soon as the event is
+// dropped.
+//
+// What a run holds beyond what it is charged (its events' bytes and
+// entryOverhead each) is at most two shared chunks: the unused end of the
+// one being filled, and the dropped events' bytes in the oldest live
+// event's chunk. A run that ends gives the first back (seal), since ended
+// runs are kept for an hour. maxChunk bounds the rest: bigger chunks
+// (64 KiB) cost a flood no measurably less CPU and would let a crowd of
+// trimmed running runs hold 128 KiB each beyond the budget.
 const (
 	firstChunk = 512
-	maxChunk   = 64 << 10
+	maxChunk   = 16 << 10
 )
 
 // entryQueue is a run's live events, oldest first: blocks of entryBlock
@@ -106,4 +111,24 @@ func (q *entryQueue) data(i int) []byte {
 	l := b.locs[p%entryBlock]
 	end := l.off + l.n
 	return b.chunks[l.slot][l.off:end:end]
+}
+
+// seal gives back the unused end of the chunk being filled: the run has
+// ended and takes no more events. The chunk's used part is copied to an
+// allocation of its own size, and every slot of it points there.
+func (q *entryQueue) seal() {
+	if cap(q.chunk)-len(q.chunk) < 64 {
+		q.chunk, q.slot = nil, -1
+		return
+	}
+	old := q.chunk[:1]
+	fit := append([]byte(nil), q.chunk...)
+	for _, b := range q.blocks {
+		for s, c := range b.chunks {
+			if len(c) > 0 && &c[0] == &old[0] {
+				b.chunks[s] = fit
+			}
+		}
+	}
+	q.chunk, q.slot = nil, -1
 }

@@ -85,3 +85,43 @@ func TestEntryQueueFreesChunks(t *testing.T) {
 		t.Fatalf("after emptying: %q", got)
 	}
 }
+
+// An ended run keeps no unused end of a chunk (it is kept for an hour),
+// whichever blocks the chunk spans, and its events read as before.
+func TestEntryQueueSealGivesBackTheSpareEnd(t *testing.T) {
+	var q entryQueue
+	var model [][]byte
+	for i := range 300 { // the chunk being filled spans the two blocks
+		e := fmt.Appendf(nil, "event %03d: %s", i, bytes.Repeat([]byte("y"), 30))
+		q.push(e)
+		model = append(model, e)
+	}
+	held := func() (n int) {
+		seen := map[*byte]bool{}
+		for _, b := range q.blocks {
+			for _, c := range b.chunks {
+				if cap(c) > 0 && !seen[&c[:1][0]] {
+					seen[&c[:1][0]] = true
+					n += cap(c)
+				}
+			}
+		}
+		return n
+	}
+	data := 0
+	for _, e := range model {
+		data += len(e)
+	}
+	if h := held(); h < data+1024 {
+		t.Fatalf("the test needs a chunk with a spare end: %d held for %d bytes", h, data)
+	}
+	q.seal()
+	if h := held(); h > data+data/8 {
+		t.Errorf("sealed: %d bytes of chunks held for %d bytes of events", h, data)
+	}
+	for i := range model {
+		if got := q.data(i); !bytes.Equal(got, model[i]) {
+			t.Fatalf("sealed: event %d is %q, want %q", i, got, model[i])
+		}
+	}
+}

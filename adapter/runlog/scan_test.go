@@ -130,3 +130,27 @@ func BenchmarkAppendDeltas(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/event")
 }
+
+// A run's terminal event seals its queue: an ended run, kept for an hour,
+// holds no chunk's unused end.
+func TestEndedRunIsSealed(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemory(MemoryOptions{})
+	defer m.Close()
+	r := run("alice", "r1", "t1")
+	if _, err := m.Start(ctx, r, false); err != nil {
+		t.Fatal(err)
+	}
+	m.Append(ctx, r, [][]byte{ev(1), ev(2)}, false)
+	if q := &m.runs[r.Ref()].entries; q.chunk == nil {
+		t.Fatal("a running run has no chunk being filled")
+	}
+	m.Append(ctx, r, [][]byte{finished}, true)
+	q := &m.runs[r.Ref()].entries
+	if q.chunk != nil {
+		t.Errorf("an ended run keeps its chunk of %d bytes (%d used)", cap(q.chunk), len(q.chunk))
+	}
+	if got, err := m.Read(ctx, r.Ref(), 0, 0); err != nil || len(got) != 3 || !bytes.Equal(got[2].Data, finished) || !got[2].Terminal {
+		t.Errorf("Read after the end = %+v, %v", got, err)
+	}
+}
