@@ -17,29 +17,43 @@ func scannableHeap() uint64 {
 	return s[0].Value.Uint64()
 }
 
+// startedRun is a memory log with alice's run r1 started; the log is
+// closed when the test ends.
+func startedRun(tb testing.TB) (*Memory, Run) {
+	tb.Helper()
+	m := NewMemory(MemoryOptions{})
+	tb.Cleanup(func() { m.Close() })
+	r := run("alice", "r1", "t1")
+	if _, err := m.Start(context.Background(), r, false); err != nil {
+		tb.Fatal(err)
+	}
+	return m, r
+}
+
+// appendDeltas appends n numbered deltas to r in batches of 64, as a busy
+// run commits them; the log keeps no reference to the caller's batch.
+func appendDeltas(tb testing.TB, m *Memory, r Run, n int) {
+	tb.Helper()
+	batch := make([][]byte, 64)
+	for i := 0; i < n; i += len(batch) {
+		for k := range batch {
+			batch[k] = fmt.Appendf(nil, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"token %d"}`, i+k)
+		}
+		if _, err := m.Append(context.Background(), r, batch, false); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
 // A memory log keeps a busy run's events (up to MaxEventsPerRun of them)
 // in memory the GC need not scan: each collection during a flood would
 // otherwise mark every retained event.
 func TestRetainedEventsAreNotScanned(t *testing.T) {
 	const n = 1560 * 64 // just under MaxEventsPerRun's default
 	ctx := context.Background()
-	m := NewMemory(MemoryOptions{})
-	defer m.Close()
-	r := run("alice", "r1", "t1")
-	if _, err := m.Start(ctx, r, false); err != nil {
-		t.Fatal(err)
-	}
+	m, r := startedRun(t)
 	before := scannableHeap()
-	batch := make([][]byte, 64)
-	for i := 0; i < n; i += len(batch) {
-		for k := range batch {
-			batch[k] = fmt.Appendf(nil, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"token %d"}`, i+k)
-		}
-		if _, err := m.Append(ctx, r, batch, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	clear(batch)
+	appendDeltas(t, m, r, n)
 	grown := int64(scannableHeap()) - int64(before)
 	perEvent := float64(grown) / n
 	t.Logf("%d retained events: %d bytes of scannable heap, %.2f per event", n, grown, perEvent)
@@ -56,12 +70,7 @@ func TestRetainedEventsAreNotScanned(t *testing.T) {
 // buffers once Append returns.
 func TestAppendCopiesEvents(t *testing.T) {
 	ctx := context.Background()
-	m := NewMemory(MemoryOptions{})
-	defer m.Close()
-	r := run("alice", "r1", "t1")
-	if _, err := m.Start(ctx, r, false); err != nil {
-		t.Fatal(err)
-	}
+	m, r := startedRun(t)
 	small, big := ev(1), bytes.Repeat([]byte("x"), 64<<10)
 	if _, err := m.Append(ctx, r, [][]byte{small, big}, false); err != nil {
 		t.Fatal(err)
@@ -86,23 +95,8 @@ func TestAppendCopiesEvents(t *testing.T) {
 // BenchmarkCollectWithRetainedRun is a full collection while one run
 // retains 99,840 deltas: the mark work a flood pays each GC cycle.
 func BenchmarkCollectWithRetainedRun(b *testing.B) {
-	ctx := context.Background()
-	m := NewMemory(MemoryOptions{})
-	defer m.Close()
-	r := run("alice", "r1", "t1")
-	if _, err := m.Start(ctx, r, false); err != nil {
-		b.Fatal(err)
-	}
-	batch := make([][]byte, 64)
-	for i := 0; i < 1560*64; i += len(batch) {
-		for k := range batch {
-			batch[k] = fmt.Appendf(nil, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"token %d"}`, i+k)
-		}
-		if _, err := m.Append(ctx, r, batch, false); err != nil {
-			b.Fatal(err)
-		}
-	}
-	clear(batch)
+	m, r := startedRun(b)
+	appendDeltas(b, m, r, 1560*64)
 	for b.Loop() {
 		runtime.GC()
 	}
@@ -112,12 +106,7 @@ func BenchmarkCollectWithRetainedRun(b *testing.B) {
 // batches of 64 as a busy run commits them, trimmed at MaxEventsPerRun.
 func BenchmarkAppendDeltas(b *testing.B) {
 	ctx := context.Background()
-	m := NewMemory(MemoryOptions{})
-	defer m.Close()
-	r := run("alice", "r1", "t1")
-	if _, err := m.Start(ctx, r, false); err != nil {
-		b.Fatal(err)
-	}
+	m, r := startedRun(b)
 	batch := make([][]byte, 64)
 	for k := range batch {
 		batch[k] = []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a token"}`)
@@ -135,12 +124,7 @@ func BenchmarkAppendDeltas(b *testing.B) {
 // holds no chunk's unused end.
 func TestEndedRunIsSealed(t *testing.T) {
 	ctx := context.Background()
-	m := NewMemory(MemoryOptions{})
-	defer m.Close()
-	r := run("alice", "r1", "t1")
-	if _, err := m.Start(ctx, r, false); err != nil {
-		t.Fatal(err)
-	}
+	m, r := startedRun(t)
 	m.Append(ctx, r, [][]byte{ev(1), ev(2)}, false)
 	if q := &m.runs[r.Ref()].entries; q.chunk == nil {
 		t.Fatal("a running run has no chunk being filled")
