@@ -454,6 +454,24 @@ func TestCallerHeaders(t *testing.T) {
 	}
 }
 
+// kill stops ts at once. Close alone waits for every open request, and
+// the pool reconnects fast: a standalone SSE stream opened between
+// CloseClientConnections and Close kept Close waiting for ever (a CI run
+// hung here), so connections are cut until Close has returned.
+func kill(ts *httptest.Server) {
+	ts.Listener.Close()
+	closed := make(chan struct{})
+	go func() { ts.Close(); close(closed) }()
+	for {
+		ts.CloseClientConnections()
+		select {
+		case <-closed:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 func TestPoolReconnects(t *testing.T) {
 	fx := mcpappstest.New()
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return fx.Server }, nil)
@@ -467,8 +485,7 @@ func TestPoolReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The server dies...
-	ts.CloseClientConnections()
-	ts.Close()
+	kill(ts)
 	// A call now fails fast or waits for the reconnection; bound it so
 	// the server can come back meanwhile.
 	short, cancelShort := context.WithTimeout(ctx, 200*time.Millisecond)
@@ -484,8 +501,7 @@ func TestPoolReconnects(t *testing.T) {
 	ts2.Start()
 	defer func() {
 		p.Close() // ends the pool's standalone SSE stream first
-		ts2.CloseClientConnections()
-		ts2.Close()
+		kill(ts2)
 	}()
 	for {
 		if _, err := p.Call(ctx, "fx", "secret", map[string]any{}); err == nil {
