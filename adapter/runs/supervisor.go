@@ -18,40 +18,56 @@ func (m *Manager) supervise(ctx context.Context) {
 	tick := min(time.Second, max(grace/4, 50*time.Millisecond), m.cfg.LeaseTTL/3)
 	t := time.NewTicker(tick)
 	defer t.Stop()
-	var lastLease time.Time
+	var s sweep
 	for {
-		var now time.Time
 		select {
 		case <-ctx.Done():
 			return
-		case now = <-t.C:
+		case now := <-t.C:
+			m.sweep(ctx, &s, now)
 		}
-		m.mu.Lock()
-		runs := make([]*localRun, 0, len(m.local))
-		for _, lr := range m.local {
-			runs = append(runs, lr)
-		}
-		m.mu.Unlock()
-		for _, lr := range runs {
-			if lr.readers.Load() == 0 {
-				m.checkDetached(lr)
-			}
-		}
-		if len(runs) == 0 || now.Sub(lastLease) < m.cfg.LeaseTTL/3 {
-			continue
-		}
-		lastLease = now
-		m.renew(ctx, runs, now)
 	}
+}
+
+// sweep is the supervisor's state between ticks: when it last renewed
+// the leases, and the slices a tick fills, kept so that a tick over
+// thousands of runs allocates nothing in proportion to them.
+type sweep struct {
+	lastLease time.Time
+	runs      []*localRun
+	recs      []runlog.Run
+}
+
+// sweep is one tick of the supervisor.
+func (m *Manager) sweep(ctx context.Context, s *sweep, now time.Time) {
+	m.mu.Lock()
+	runs := s.runs[:0]
+	for _, lr := range m.local {
+		runs = append(runs, lr)
+	}
+	m.mu.Unlock()
+	// Ended runs must not stay reachable from here until the next tick.
+	defer func() { clear(runs); s.runs = runs[:0] }()
+	for _, lr := range runs {
+		if lr.readers.Load() == 0 {
+			m.checkDetached(lr)
+		}
+	}
+	if len(runs) == 0 || now.Sub(s.lastLease) < m.cfg.LeaseTTL/3 {
+		return
+	}
+	s.lastLease = now
+	m.renew(ctx, s, runs, now)
 }
 
 // renew renews the leases of runs; a run whose lease could not be renewed
 // for LeaseTTL, or that lost its thread, is ended with owner_lost.
-func (m *Manager) renew(ctx context.Context, runs []*localRun, now time.Time) {
-	recs := make([]runlog.Run, len(runs))
-	for i, lr := range runs {
-		recs[i] = lr.run
+func (m *Manager) renew(ctx context.Context, s *sweep, runs []*localRun, now time.Time) {
+	recs := s.recs[:0]
+	for _, lr := range runs {
+		recs = append(recs, lr.run)
 	}
+	defer func() { clear(recs); s.recs = recs[:0] }()
 	lctx, cancel := context.WithTimeout(ctx, m.cfg.LeaseTTL/2)
 	res, err := m.log.Lease(lctx, recs, m.cfg.Instance, m.cfg.LeaseTTL)
 	cancel()
