@@ -87,9 +87,11 @@ type Config struct {
 	// A2UIAPI configures POST /a2ui/validate and /a2ui/render.
 	A2UIAPI A2UIAPIConfig `yaml:"a2uiApi,omitempty"`
 	// MemoryLimit is the Go runtime's soft memory limit (GOMEMLIMIT, unless
-	// that variable is set), default 448 MiB: the stores' default budgets
-	// (run log 128 MiB, histories 64 MiB, transcripts 64 MiB, tails 32 MiB)
-	// sized for a 512 MiB container. 0 leaves the runtime's default.
+	// that variable is set), default DefaultMemoryLimit: 7/8 of the
+	// container's memory limit (448 MiB in a 512 MiB container, which the
+	// stores' default budgets are sized for: run log 128 MiB, histories
+	// 64 MiB, transcripts 64 MiB, tails 32 MiB), 1 GiB without one. 0
+	// leaves the runtime's default.
 	MemoryLimit *int64 `yaml:"memoryLimit,omitempty"`
 	// Debug turns on diagnostics.
 	Debug DebugConfig `yaml:"debug,omitempty"`
@@ -879,13 +881,10 @@ func (c *Config) bodyTimeout() time.Duration {
 
 func (c *Config) streamTakeover() bool { return c.StreamTakeover == nil || *c.StreamTakeover }
 
-// DefaultMemoryLimit is the default GOMEMLIMIT.
-const DefaultMemoryLimit = 448 << 20
-
 // MemoryLimitBytes is the soft memory limit to set (0: none).
 func (c *Config) MemoryLimitBytes() int64 {
 	if c.MemoryLimit == nil {
-		return DefaultMemoryLimit
+		return DefaultMemoryLimit()
 	}
 	return *c.MemoryLimit
 }
