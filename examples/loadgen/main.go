@@ -8,7 +8,7 @@
 //
 //	go run ./examples/loadgen                      # every scenario below (about 4 minutes)
 //	go run ./examples/loadgen -scenario fanout     # 1,000 streams x 20 ev/s x 30 s, memory and Redis run logs
-//	go run ./examples/loadgen -scenario idle       # 10,000 streams x 1 ev/s x 20 s (also with no memory limit)
+//	go run ./examples/loadgen -scenario idle       # 10,000 streams x 1 ev/s x 20 s (also under the 448 MiB limit of a 512 MiB container)
 //	go run ./examples/loadgen -scenario single     # one stream at 200 ev/s, and unpaced (three ways: see unpacedModes)
 //	go run ./examples/loadgen -scenario a2ui       # A2UI validation of the financial data grid, one core
 //	go run ./examples/loadgen -scenario smoke      # CI: 200 streams for a few seconds; fails on lost events or errors
@@ -76,7 +76,7 @@ func run(args []string, out io.Writer) error {
 	var o options
 	fs.StringVar(&o.role, "role", "", "internal: run as upstream, passthrough or adapter")
 	fs.StringVar(&o.scenario, "scenario", "all", "all, fanout, idle, single, a2ui, smoke or custom")
-	fs.StringVar(&o.targets, "targets", "direct,passthrough,adapter", "custom: targets (direct, passthrough, adapter, adapter-redis)")
+	fs.StringVar(&o.targets, "targets", "direct,passthrough,adapter", "custom: targets (direct, passthrough, adapter, adapter-redis, adapter-448MiB)")
 	fs.IntVar(&o.streams, "streams", 1000, "custom: concurrent streams")
 	fs.IntVar(&o.rate, "rate", 20, "custom: events/s per stream")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "custom: how long each stream lasts")
@@ -122,7 +122,7 @@ func run(args []string, out io.Writer) error {
 	}
 	if all || o.scenario == "idle" {
 		do("idle", func() error {
-			return compare(out, o, "10,000 streams x 1 ev/s x 20 s", 10000, 1, 20*time.Second, []string{"direct", "passthrough", "adapter", "adapter-nolimit"}, 0)
+			return compare(out, o, "10,000 streams x 1 ev/s x 20 s", 10000, 1, 20*time.Second, []string{"direct", "passthrough", "adapter", "adapter-448MiB"}, 0)
 		})
 	}
 	if all || o.scenario == "single" {
@@ -724,15 +724,16 @@ func startTarget(o options, target, up string) (*proc, string, error) {
 			return nil, "", err
 		}
 		return p, "http://" + p.addr + "/", nil
-	case "adapter", "adapter-redis", "adapter-nolimit":
+	case "adapter", "adapter-redis", "adapter-448MiB":
 		rl := "memory"
 		if target == "adapter-redis" {
 			rl = "redis"
 		}
 		args := []string{"-role", "adapter", "-upstream", up, "-runlog", rl, "-redis", o.redisURL, "-heartbeat", o.heartbeat.String(), fmt.Sprintf("-h2=%v", o.h2)}
 		switch {
-		case target == "adapter-nolimit":
-			args = append(args, "-memlimit", "off")
+		case target == "adapter-448MiB":
+			// The default in a 512 MiB container.
+			args = append(args, "-memlimit", "448")
 		case o.memlimit != "":
 			args = append(args, "-memlimit", o.memlimit)
 		}
@@ -859,7 +860,7 @@ func compare(out io.Writer, o options, title string, streams, rate int, dur time
 		}
 	}
 	if pt := byName["passthrough"]; pt != nil && pt.expected >= 0 && len(pt.lat) > 0 {
-		for _, name := range []string{"adapter", "adapter-redis", "adapter-nolimit"} {
+		for _, name := range []string{"adapter", "adapter-redis", "adapter-448MiB"} {
 			a := byName[name]
 			if a == nil || a.expected < 0 || len(a.lat) == 0 {
 				continue
