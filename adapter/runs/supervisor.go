@@ -18,7 +18,7 @@ func (m *Manager) supervise(ctx context.Context) {
 	tick := min(time.Second, max(grace/4, 50*time.Millisecond), m.cfg.LeaseTTL/3)
 	t := time.NewTicker(tick)
 	defer t.Stop()
-	var s sweep
+	var s sweepState
 	for {
 		select {
 		case <-ctx.Done():
@@ -29,17 +29,17 @@ func (m *Manager) supervise(ctx context.Context) {
 	}
 }
 
-// sweep is the supervisor's state between ticks: when it last renewed
+// sweepState is the supervisor's state between ticks: when it last renewed
 // the leases, and the slices a tick fills, kept so that a tick over
 // thousands of runs allocates nothing in proportion to them.
-type sweep struct {
+type sweepState struct {
 	lastLease time.Time
 	runs      []*localRun
 	recs      []runlog.Run
 }
 
 // sweep is one tick of the supervisor.
-func (m *Manager) sweep(ctx context.Context, s *sweep, now time.Time) {
+func (m *Manager) sweep(ctx context.Context, s *sweepState, now time.Time) {
 	m.mu.Lock()
 	runs := s.runs[:0]
 	for _, lr := range m.local {
@@ -62,7 +62,7 @@ func (m *Manager) sweep(ctx context.Context, s *sweep, now time.Time) {
 
 // renew renews the leases of runs; a run whose lease could not be renewed
 // for LeaseTTL, or that lost its thread, is ended with owner_lost.
-func (m *Manager) renew(ctx context.Context, s *sweep, runs []*localRun, now time.Time) {
+func (m *Manager) renew(ctx context.Context, s *sweepState, runs []*localRun, now time.Time) {
 	recs := s.recs[:0]
 	for _, lr := range runs {
 		recs = append(recs, lr.run)

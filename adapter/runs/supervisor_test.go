@@ -28,7 +28,7 @@ func TestSweepAllocatesNothingPerRun(t *testing.T) {
 		m.local[r.Ref()] = lr
 	}
 	m.mu.Unlock()
-	var s sweep
+	var s sweepState
 	now := time.Now()
 	tick := func() {
 		now = now.Add(m.cfg.LeaseTTL) // every tick renews
