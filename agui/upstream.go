@@ -137,13 +137,21 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		b.ahead = ahead.Load() // HTTP/2 shares it: what it holds may be another stream's
 	}
 	if idle := u.Idle(); idle > 0 {
-		b.idle, b.timer = idle, time.AfterFunc(idle, func() { cancel(ErrIdle) })
+		b.mu.Lock()
+		b.idle, b.start = idle, time.Now()
+		b.timer = time.AfterFunc(idle, b.expire)
+		b.mu.Unlock()
 	}
 	resp.Body = b
 	return resp, nil
 }
 
 // upstreamBody is a response body with Do's rules.
+//
+// Its idle timer is not reset by every read: a paced stream reads about
+// one event at a time, and resetting one timer among thousands cost more
+// than the rest of the read. A read notes when it got bytes; the timer,
+// when it fires, waits out what is left of the idle timeout from then.
 type upstreamBody struct {
 	io.ReadCloser
 	ctx    context.Context
@@ -151,7 +159,12 @@ type upstreamBody struct {
 	before func()
 	ahead  *aheadConn // nil: the hook runs before every read
 	idle   time.Duration
+	start  time.Time    // monotonic origin of last
+	last   atomic.Int64 // when a read last got bytes, since start
+
+	mu     sync.Mutex // timer and closed, against expire
 	timer  *time.Timer
+	closed bool
 }
 
 func (b *upstreamBody) Read(p []byte) (int, error) {
@@ -159,8 +172,8 @@ func (b *upstreamBody) Read(p []byte) (int, error) {
 		b.before() // this read may wait on the network
 	}
 	n, err := b.ReadCloser.Read(p)
-	if n > 0 && b.timer != nil {
-		b.timer.Reset(b.idle)
+	if n > 0 && b.idle > 0 {
+		b.last.Store(int64(time.Since(b.start)))
 	}
 	if err != nil && err != io.EOF && errors.Is(context.Cause(b.ctx), ErrIdle) {
 		err = fmt.Errorf("%w (%s): %v", ErrIdle, b.idle, err)
@@ -168,10 +181,28 @@ func (b *upstreamBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// expire ends the body if it has been silent for its idle timeout, else
+// sets the timer for the rest of it (the timer's goroutine).
+func (b *upstreamBody) expire() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	if left := b.idle - (time.Since(b.start) - time.Duration(b.last.Load())); left > 0 {
+		b.timer.Reset(left)
+		return
+	}
+	b.cancel(ErrIdle)
+}
+
 func (b *upstreamBody) Close() error {
+	b.mu.Lock()
+	b.closed = true
 	if b.timer != nil {
 		b.timer.Stop()
 	}
+	b.mu.Unlock()
 	err := b.ReadCloser.Close()
 	b.cancel(nil)
 	return err

@@ -98,3 +98,53 @@ func TestUpstream(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 }
+
+// A body that sends a byte more often than its idle timeout lives past
+// many timeouts (the timer waits out what is left after each read), and
+// ends with ErrIdle one timeout after it stops.
+func TestUpstreamIdleCountsFromTheLastRead(t *testing.T) {
+	const idle = 100 * time.Millisecond
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tick := time.NewTicker(idle / 5)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				w.Write([]byte("a"))
+				w.(http.Flusher).Flush()
+			case <-stop:
+				<-r.Context().Done() // silent from here on
+				return
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	u := agui.Upstream{IdleTimeout: idle}
+	resp, err := u.Do(context.Background(), http.MethodGet, srv.URL, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	p := make([]byte, 64)
+	start := time.Now()
+	for time.Since(start) < 6*idle {
+		if _, err := resp.Body.Read(p); err != nil {
+			t.Fatalf("a trickling body ended after %s: %v", time.Since(start).Round(time.Millisecond), err)
+		}
+	}
+	close(stop)
+	quiet := time.Now()
+	var rerr error
+	for rerr == nil {
+		_, rerr = resp.Body.Read(p)
+	}
+	if !errors.Is(rerr, agui.ErrIdle) {
+		t.Fatalf("after it went silent: %v, want ErrIdle", rerr)
+	}
+	if d := time.Since(quiet); d < idle-idle/5 {
+		t.Errorf("ended %s after its last byte, before its idle timeout of %s", d.Round(time.Millisecond), idle)
+	}
+}
