@@ -162,7 +162,7 @@ func (s *Server) connect(c *echo.Context, agentID string, body []byte) error {
 	}
 	// Taken over from net/http as a run's stream is.
 	s.stream(c, nil, func(ctx context.Context, sink *sseSink) {
-		if replay != nil && (sink.SendPlain(replay) != nil || sink.Flush() != nil) {
+		if replay != nil && sink.SendPlain(replay) != nil {
 			if rd != nil {
 				rd.Close()
 			}

@@ -37,7 +37,11 @@ func writeOpening(enc *agui.Encoder, f interface{ Flush() error }) bool {
 // silence from its own timer, so that a run that executes in the request's
 // goroutine (and blocks on its upstream) still keeps proxies from cutting
 // the stream. A client that takes no write for the write timeout is
-// dropped (the deadline is pushed forward lazily, not per write).
+// dropped. Both are kept lazily, not per batch: the deadline is pushed
+// forward when half of it is used, and the heartbeat timer, when it
+// fires, waits out what is left of the heartbeat since events were last
+// written (resetting one timer among thousands per batch cost more than
+// the rest of the sink's work).
 type sseSink struct {
 	mu       sync.Mutex
 	enc      *agui.Encoder
@@ -47,6 +51,7 @@ type sseSink struct {
 	flusher  *time.Timer // flushes what Send left queued
 	pending  bool        // written, not flushed
 	deadline time.Time
+	sent     time.Time // when events were last written
 	dead     bool
 	first    func() // called once, after the first flush of events (a run's RUN_STARTED)
 }
@@ -69,9 +74,11 @@ func (s *Server) newSink(w sseWriter, enc *agui.Encoder, alive bool, first func(
 	return k
 }
 
-// extend pushes the write deadline forward when half of it is used.
+// extend notes that events are written now and pushes the write
+// deadline forward when half of it is used.
 func (k *sseSink) extend() {
 	now := time.Now()
+	k.sent = now
 	if k.deadline.Sub(now) < k.wt/2 {
 		k.deadline = now.Add(k.wt)
 		_ = k.rc.SetWriteDeadline(k.deadline)
@@ -79,13 +86,16 @@ func (k *sseSink) extend() {
 }
 
 // Send implements runs.Sink.
-func (k *sseSink) Send(entries []runlog.Entry) error { return k.send(entries, true) }
+func (k *sseSink) Send(entries []runlog.Entry, now bool) error { return k.send(entries, true, now) }
 
 // SendPlain sends events without ids (a synthetic replay, not part of a
-// run's log).
-func (k *sseSink) SendPlain(entries []runlog.Entry) error { return k.send(entries, false) }
+// run's log), and flushes them.
+func (k *sseSink) SendPlain(entries []runlog.Entry) error { return k.send(entries, false, true) }
 
-func (k *sseSink) send(entries []runlog.Entry, ids bool) error {
+// send writes entries and flushes them (now), or leaves them queued for
+// the next flush, at most flushDelay away (the flusher is set only then:
+// a batch flushed at once costs no timer).
+func (k *sseSink) send(entries []runlog.Entry, ids, now bool) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.dead {
@@ -106,6 +116,9 @@ func (k *sseSink) send(entries []runlog.Entry, ids bool) error {
 			return errClientGone
 		}
 	}
+	if now {
+		return k.flushLocked()
+	}
 	if !k.pending {
 		k.pending = true
 		k.flusher.Reset(flushDelay)
@@ -123,13 +136,19 @@ func (k *sseSink) Flush() error {
 	if !k.pending {
 		return nil
 	}
-	k.pending = false
-	k.flusher.Stop()
+	return k.flushLocked()
+}
+
+// flushLocked sends what is written (k.mu held, the client alive).
+func (k *sseSink) flushLocked() error {
+	if k.pending {
+		k.pending = false
+		k.flusher.Stop()
+	}
 	if k.rc.Flush() != nil {
 		k.dead = true
 		return errClientGone
 	}
-	k.timer.Reset(k.hb)
 	k.flushed()
 	return nil
 }
@@ -142,10 +161,16 @@ func (k *sseSink) flushed() {
 	}
 }
 
+// beat sends a heartbeat if nothing was written for heartbeat, else sets
+// the timer for the rest of it (the timer's goroutine).
 func (k *sseSink) beat() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.dead {
+		return
+	}
+	if left := k.hb - time.Since(k.sent); left > 0 {
+		k.timer.Reset(left)
 		return
 	}
 	k.extend()

@@ -306,7 +306,7 @@ func (c *committer) add(data []byte, term bool) error {
 		c.bterm = term
 		c.bbytes += len(data)
 		if term || !c.hooked || len(c.batch) >= maxCommit || c.bbytes >= maxCommitBytes {
-			return c.commitLocked()
+			return c.commitLocked(false)
 		}
 		if !c.armed {
 			c.armed = true
@@ -335,8 +335,10 @@ func (c *committer) add(data []byte, term bool) error {
 	return nil
 }
 
-// commitLocked appends the batch to the log and publishes it.
-func (c *committer) commitLocked() error {
+// commitLocked appends the batch to the log and publishes it; the
+// starting client gets it at once (now) or queued (its sink flushes it
+// soon).
+func (c *committer) commitLocked(now bool) error {
 	if c.armed {
 		c.armed = false
 		c.timer.Stop()
@@ -359,7 +361,7 @@ func (c *committer) commitLocked() error {
 	c.batch, c.bterm, c.bbytes = c.batch[:0], false, 0
 	c.lr.hub.publish(entries)
 	if c.client != nil {
-		c.client.send(entries)
+		c.client.send(entries, now)
 	}
 	c.relayed(n)
 	clear(entries)
@@ -373,7 +375,7 @@ func (c *committer) beforeRead() {
 	c.bmu.Lock()
 	defer c.bmu.Unlock()
 	c.hooked = true
-	_ = c.commitLocked() // a failure stops the run at its next add
+	_ = c.commitLocked(true) // a failure stops the run at its next add
 	if c.client != nil {
 		c.client.flush()
 	}
@@ -386,7 +388,7 @@ func (c *committer) late() {
 	if !c.armed {
 		return // committed meanwhile
 	}
-	_ = c.commitLocked()
+	_ = c.commitLocked(true)
 	if c.client != nil {
 		c.client.flush()
 	}
@@ -397,7 +399,7 @@ func (c *committer) flush() error {
 	if !c.m.cfg.Batch {
 		c.bmu.Lock()
 		defer c.bmu.Unlock()
-		return c.commitLocked()
+		return c.commitLocked(false)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -412,7 +414,7 @@ func (c *committer) close() {
 	if !c.m.cfg.Batch {
 		c.bmu.Lock()
 		defer c.bmu.Unlock()
-		_ = c.commitLocked()
+		_ = c.commitLocked(false)
 		c.timer.Stop()
 		return
 	}

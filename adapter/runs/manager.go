@@ -318,11 +318,13 @@ type Started struct {
 }
 
 // Sink is where a stream's events go: the edge writes them to its client.
-// Send queues events for the client (it may buffer them; a short timer
-// flushes what is left); Flush sends what is queued now. They are called
-// from one goroutine at a time; an error means the client is gone.
+// Send writes events for the client and, with now, sends them (with what
+// was queued before them) at once; without, it may queue them, and a
+// short timer flushes what is left. Flush sends what is queued now. They
+// are called from one goroutine at a time; an error means the client is
+// gone.
 type Sink interface {
-	Send(entries []runlog.Entry) error
+	Send(entries []runlog.Entry, now bool) error
 	Flush() error
 }
 
@@ -365,11 +367,11 @@ type startingClient struct {
 	committer atomic.Pointer[committer]
 }
 
-func (c *startingClient) send(entries []runlog.Entry) {
+func (c *startingClient) send(entries []runlog.Entry, now bool) {
 	if c.left.Load() {
 		return
 	}
-	if c.ctx.Err() != nil || c.sink.Send(entries) != nil {
+	if c.ctx.Err() != nil || c.sink.Send(entries, now) != nil {
 		c.leave()
 	}
 }
@@ -418,7 +420,7 @@ func Follow(ctx context.Context, rd *Reader, sink Sink) error {
 	buf := make([]runlog.Entry, 0, 64)
 	for {
 		entries, end, err := rd.Read(ctx, buf[:0])
-		if len(entries) > 0 && (sink.Send(entries) != nil || sink.Flush() != nil) {
+		if len(entries) > 0 && sink.Send(entries, true) != nil {
 			return nil
 		}
 		if err != nil {

@@ -68,7 +68,7 @@ type collector struct {
 	sends   int
 }
 
-func (c *collector) Send(es []runlog.Entry) error {
+func (c *collector) Send(es []runlog.Entry, _ bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sends++
