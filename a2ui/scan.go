@@ -1,6 +1,7 @@
 package a2ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -11,37 +12,30 @@ import (
 // through: duplicate object keys (it silently keeps the last one) and
 // nesting deeper than maxDepth. It returns the rule broken, the JSON Pointer
 // where, and a message; syntax errors are left to the parser.
+//
+// Keys are kept as spans of b (decoded only when escaped) and compared in
+// place, a linear search for the small objects A2UI is made of and a map
+// once an object has more than bigObject keys, so a valid message costs no
+// allocation per object or key.
 func scanJSON(b []byte, maxDepth int) (rule, path, msg string) {
-	type frame struct {
-		obj       bool
-		keys      map[string]struct{}
-		key       string
-		idx       int
-		expectKey bool
-	}
-	var stack []frame
-	here := func() string {
-		segs := make([]any, 0, len(stack))
-		for _, f := range stack {
-			if f.obj {
-				segs = append(segs, f.key)
-			} else {
-				segs = append(segs, f.idx)
-			}
-		}
-		return pointer(segs...)
-	}
+	var (
+		frameBuf [16]scanFrame
+		keyBuf   [64]scanKey
+		stack    = frameBuf[:0]
+		keys     = keyBuf[:0]
+	)
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case '{', '[':
-			stack = append(stack, frame{obj: b[i] == '{', expectKey: b[i] == '{'})
+			stack = append(stack, scanFrame{obj: b[i] == '{', expectKey: b[i] == '{', first: len(keys), key: -1})
 			if len(stack) > maxDepth {
 				stack = stack[:len(stack)-1]
-				return RuleTooDeep, here(), fmt.Sprintf("JSON nesting deeper than %d", maxDepth)
+				return RuleTooDeep, scanPath(b, stack, keys), fmt.Sprintf("JSON nesting deeper than %d", maxDepth)
 			}
 		case '}', ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+			if n := len(stack); n > 0 {
+				keys = keys[:min(len(keys), stack[n-1].first)]
+				stack = stack[:n-1]
 			}
 		case ',':
 			if n := len(stack); n > 0 {
@@ -65,25 +59,96 @@ func scanJSON(b []byte, maxDepth int) (rule, path, msg string) {
 			}
 			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].expectKey {
 				top := &stack[n-1]
-				k := string(b[i+1 : j])
+				k := scanKey{start: i + 1, end: j}
 				if escaped {
-					if err := json.Unmarshal(b[i:j+1], &k); err != nil {
+					var d string
+					if err := json.Unmarshal(b[i:j+1], &d); err != nil {
 						return "", "", ""
 					}
+					k.escaped, k.decoded = true, d
 				}
-				top.key, top.expectKey = k, false
-				if top.keys == nil {
-					top.keys = map[string]struct{}{}
+				top.key, top.expectKey = len(keys), false
+				dup := false
+				if top.big != nil {
+					_, dup = top.big[k.text(b)]
+				} else {
+					for _, o := range keys[top.first:] {
+						if o.equal(b, k) {
+							dup = true
+							break
+						}
+					}
 				}
-				if _, dup := top.keys[k]; dup {
-					return RuleDuplicateKey, here(), fmt.Sprintf("key %q appears twice", k)
+				keys = append(keys, k)
+				if dup {
+					return RuleDuplicateKey, scanPath(b, stack, keys), fmt.Sprintf("key %q appears twice", k.text(b))
 				}
-				top.keys[k] = struct{}{}
+				switch {
+				case top.big != nil:
+					top.big[k.text(b)] = struct{}{}
+				case len(keys)-top.first > bigObject:
+					top.big = make(map[string]struct{}, 2*bigObject)
+					for _, o := range keys[top.first:] {
+						top.big[o.text(b)] = struct{}{}
+					}
+				}
 			}
 			i = j
 		}
 	}
 	return "", "", ""
+}
+
+// bigObject is how many keys an object holds before scanJSON looks its
+// keys up in a map instead of comparing each.
+const bigObject = 32
+
+// scanFrame is one open object or array in scanJSON.
+type scanFrame struct {
+	obj       bool
+	expectKey bool
+	first     int // this frame's first key in the key list
+	key       int // the object's current key in the key list, or -1
+	idx       int // the array's current index
+	big       map[string]struct{}
+}
+
+// scanKey is an object key: a span of the scanned bytes, and its decoded
+// text when it holds escapes.
+type scanKey struct {
+	start, end int
+	escaped    bool
+	decoded    string
+}
+
+func (k scanKey) text(b []byte) string {
+	if k.escaped {
+		return k.decoded
+	}
+	return string(b[k.start:k.end])
+}
+
+func (k scanKey) equal(b []byte, o scanKey) bool {
+	if !k.escaped && !o.escaped {
+		return bytes.Equal(b[k.start:k.end], b[o.start:o.end])
+	}
+	return k.text(b) == o.text(b)
+}
+
+// scanPath is the JSON Pointer to where scanJSON stands.
+func scanPath(b []byte, stack []scanFrame, keys []scanKey) string {
+	segs := make([]any, 0, len(stack))
+	for _, f := range stack {
+		switch {
+		case !f.obj:
+			segs = append(segs, f.idx)
+		case f.key >= 0:
+			segs = append(segs, keys[f.key].text(b))
+		default:
+			segs = append(segs, "")
+		}
+	}
+	return pointer(segs...)
 }
 
 // parser decodes JSON keeping object key order (as *object) with numbers

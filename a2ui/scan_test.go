@@ -1,0 +1,155 @@
+package a2ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// scanJSONMaps is scanJSON as it was before keys became spans: a map of
+// strings per object. The fuzz target holds the two to the same verdicts.
+func scanJSONMaps(b []byte, maxDepth int) (rule, path, msg string) {
+	type frame struct {
+		obj       bool
+		keys      map[string]struct{}
+		key       string
+		idx       int
+		expectKey bool
+	}
+	var stack []frame
+	here := func() string {
+		segs := make([]any, 0, len(stack))
+		for _, f := range stack {
+			if f.obj {
+				segs = append(segs, f.key)
+			} else {
+				segs = append(segs, f.idx)
+			}
+		}
+		return pointer(segs...)
+	}
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{', '[':
+			stack = append(stack, frame{obj: b[i] == '{', expectKey: b[i] == '{'})
+			if len(stack) > maxDepth {
+				stack = stack[:len(stack)-1]
+				return RuleTooDeep, here(), fmt.Sprintf("JSON nesting deeper than %d", maxDepth)
+			}
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case ',':
+			if n := len(stack); n > 0 {
+				if stack[n-1].obj {
+					stack[n-1].expectKey = true
+				} else {
+					stack[n-1].idx++
+				}
+			}
+		case '"':
+			j := i + 1
+			escaped := false
+			for ; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if j >= len(b) {
+				return "", "", ""
+			}
+			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].expectKey {
+				top := &stack[n-1]
+				k := string(b[i+1 : j])
+				if escaped {
+					if err := json.Unmarshal(b[i:j+1], &k); err != nil {
+						return "", "", ""
+					}
+				}
+				top.key, top.expectKey = k, false
+				if top.keys == nil {
+					top.keys = map[string]struct{}{}
+				}
+				if _, dup := top.keys[k]; dup {
+					return RuleDuplicateKey, here(), fmt.Sprintf("key %q appears twice", k)
+				}
+				top.keys[k] = struct{}{}
+			}
+			i = j
+		}
+	}
+	return "", "", ""
+}
+
+// bigObjectJSON is an object of n distinct keys, then extra appended raw.
+func bigObjectJSON(n int, extra string) string {
+	var b strings.Builder
+	b.WriteString(`{"outer":{`)
+	for i := range n {
+		fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+	}
+	b.WriteString(extra)
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+var scanCases = []struct {
+	in         string
+	rule, path string
+}{
+	{`{"a":1,"b":{"a":2,"b":[{"a":3},{"a":4}]}}`, "", ""},
+	{`{"a":1,"b":2,"a":3}`, RuleDuplicateKey, "/a"},
+	{`{"a":1,"\u0061":2}`, RuleDuplicateKey, "/a"},
+	{`{"\u0061":1,"a":2}`, RuleDuplicateKey, "/a"},
+	{`{"a\/b":1,"a/b":2}`, RuleDuplicateKey, "/a~1b"},
+	{`{"x":[{"a":1},{"b":1,"b":2}]}`, RuleDuplicateKey, "/x/1/b"},
+	{`{"x":{"a":1},"y":{"a":1},"x":0}`, RuleDuplicateKey, "/x"},
+	{`{"s":"a\"b","t":"{[,"}`, "", ""},
+	{`[[[[[1]]]]]`, RuleTooDeep, "/0/0/0/0"},
+	{`{"a":{"b":{"c":{"d":{"e":1}}}}}`, RuleTooDeep, "/a/b/c/d"},
+	{bigObjectJSON(100, `"k99":0`), RuleDuplicateKey, "/outer/k99"},
+	{bigObjectJSON(100, `"k5":0`), RuleDuplicateKey, "/outer/k5"},
+	{bigObjectJSON(40, `"k\u0033":0`), RuleDuplicateKey, "/outer/k3"},
+	{bigObjectJSON(100, `"new":0`), "", ""},
+	{`{"a":1,"b`, "", ""},
+}
+
+func TestScanJSON(t *testing.T) {
+	for _, c := range scanCases {
+		rule, path, _ := scanJSON([]byte(c.in), 4)
+		if rule != c.rule || path != c.path {
+			t.Errorf("scanJSON(%.60q) = %q %q, want %q %q", c.in, rule, path, c.rule, c.path)
+		}
+	}
+}
+
+// TestScanJSONAllocatesNothing: a valid message of small objects costs no
+// allocation (the map-per-object scan allocated for every object and key).
+func TestScanJSONAllocatesNothing(t *testing.T) {
+	b := []byte(`{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[` +
+		`{"id":"root","component":"Column","children":["a","b"]},` +
+		`{"id":"a","component":"Text","text":{"path":"/x"}},` +
+		`{"id":"b","component":"Button","child":"a","action":{"event":{"name":"go","context":{"k":"v"}}}}]}}`)
+	if n := testing.AllocsPerRun(100, func() { scanJSON(b, 32) }); n != 0 {
+		t.Fatalf("%v allocations per scan, want 0", n)
+	}
+}
+
+func FuzzScanJSON(f *testing.F) {
+	for _, c := range scanCases {
+		f.Add([]byte(c.in), 4)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, depth int) {
+		if depth < 1 || depth > 64 {
+			return
+		}
+		r1, p1, m1 := scanJSON(b, depth)
+		r2, p2, m2 := scanJSONMaps(b, depth)
+		if r1 != r2 || p1 != p2 || m1 != m2 {
+			t.Fatalf("spans: %q %q %q; maps: %q %q %q", r1, p1, m1, r2, p2, m2)
+		}
+	})
+}
