@@ -1,10 +1,14 @@
 package a2ui
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // scanJSONMaps is scanJSON as it was before keys became spans: a map of
@@ -150,6 +154,29 @@ func FuzzScanJSON(f *testing.F) {
 		r2, p2, m2 := scanJSONMaps(b, depth)
 		if r1 != r2 || p1 != p2 || m1 != m2 {
 			t.Fatalf("spans: %q %q %q; maps: %q %q %q", r1, p1, m1, r2, p2, m2)
+		}
+	})
+}
+
+// FuzzDecodeDocument holds decodeDocument to jsonschema.UnmarshalJSON:
+// the same document, or the same error.
+func FuzzDecodeDocument(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[1,-0.5e+3,true,false,null,"x\"y","\u00e9\ud83d\ude00"],"b":{}}`,
+		`{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[]}}`,
+		"\"\xff\xfe\"", `[01]`, `[1.]`, `[-]`, `{"a":1,}`, `{"a":1} x`, ` [ ] `,
+		`"tab	in"`, `{"a":"\x"}`, `12345678901234567890123`, `[1e5,1E-5,0.0]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := decodeDocument(b)
+		want, werr := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
+			t.Fatalf("errors: %v; jsonschema: %v", err, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("document %#v; jsonschema %#v", got, want)
 		}
 	})
 }

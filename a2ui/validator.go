@@ -1,7 +1,6 @@
 package a2ui
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -187,7 +186,7 @@ func (s *Stream) Validate(b []byte) []Error {
 	if rule, path, msg := scanJSON(b, v.opts.MaxDepth); rule != "" {
 		return fail(rule, "", path, msg)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	doc, err := decodeDocument(b)
 	if err != nil {
 		return fail(RuleInvalidJSON, "", "", err.Error())
 	}
@@ -816,7 +815,7 @@ func (v *Validator) ValidateClient(b []byte, s *Stream) []Error {
 	if rule, path, msg := scanJSON(b, v.opts.MaxDepth); rule != "" {
 		return fail(rule, "", path, msg)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	doc, err := decodeDocument(b)
 	if err != nil {
 		return fail(RuleInvalidJSON, "", "", err.Error())
 	}
@@ -854,7 +853,7 @@ func (v *Validator) ValidateClient(b []byte, s *Stream) []Error {
 // schema alone (no stream state, no integrity rules): what the official
 // test cases specify.
 func (v *Validator) SchemaOnly(b []byte) []Error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	doc, err := decodeDocument(b)
 	if err != nil {
 		return []Error{{Rule: RuleInvalidJSON, Message: err.Error()}}
 	}
