@@ -83,5 +83,6 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzScanFramesChunking -fuzztime 30s ./agui/
 	$(GO) test -run '^$$' -fuzz FuzzPartialRender -fuzztime 30s ./a2ui/
 	$(GO) test -run '^$$' -fuzz FuzzScanJSON -fuzztime 30s ./a2ui/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeDocument -fuzztime 30s -fuzzminimizetime 5s ./a2ui/
 	$(GO) test -run '^$$' -fuzz FuzzFrame -fuzztime 30s ./agui/a2a/
 	$(GO) test -run '^$$' -fuzz FuzzPartialValue -fuzztime 30s ./agui/langgraph/
