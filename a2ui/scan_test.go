@@ -3,8 +3,8 @@ package a2ui
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
