@@ -3,6 +3,9 @@ package a2ui
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -12,31 +15,58 @@ import (
 // (maps, slices, strings, json.Number, bools and nil), what
 // jsonschema.UnmarshalJSON gives, without its streaming decoder's buffers
 // and reflection. It decodes the common case itself and hands anything it
-// does not (a syntax error, an invalid UTF-8 string, deep nesting) to
+// does not (a syntax error, a bad escape, deep nesting) to
 // jsonschema.UnmarshalJSON, so verdicts and error messages stay that
 // function's.
 func decodeDocument(b []byte) (any, error) {
-	d := docDecoder{b: b}
-	if v, ok := d.value(0); ok {
-		d.ws()
-		if d.i == len(b) {
-			return v, nil
-		}
+	d := decoder{b: b}
+	if v, ok := d.whole(); ok {
+		return v, nil
 	}
 	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }
 
-// docDecoder is decodeDocument's state: the bytes and where it stands.
-type docDecoder struct {
-	b []byte
-	i int
+// decodeOrdered decodes one JSON value keeping object key order (as
+// *object), with numbers as json.Number; numbers no renderer can represent
+// become strings.
+func decodeOrdered(b []byte) (any, error) {
+	d := decoder{b: b, ordered: true}
+	if v, ok := d.whole(); ok {
+		return v, nil
+	}
+	if d.deep {
+		return nil, fmt.Errorf("invalid JSON: nested deeper than %d", maxDecodeDepth)
+	}
+	if err := json.Unmarshal(b, new(any)); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	return nil, fmt.Errorf("invalid JSON at byte %d", d.i)
 }
 
-// maxDocumentDepth is the nesting past which decodeDocument leaves the
-// message to jsonschema.UnmarshalJSON (scanJSON refuses far less).
-const maxDocumentDepth = 512
+// decoder decodes JSON from bytes in one of two shapes: plain (maps) or
+// ordered (*object, and numbers out of float64's range as strings).
+type decoder struct {
+	b       []byte
+	i       int
+	ordered bool
+	deep    bool // gave up at maxDecodeDepth
+}
 
-func (d *docDecoder) ws() {
+// maxDecodeDepth is the nesting past which the decoder gives up (scanJSON
+// refuses far less in messages).
+const maxDecodeDepth = 1000
+
+// whole decodes the one value b holds, with nothing after it.
+func (d *decoder) whole() (any, bool) {
+	v, ok := d.value(0)
+	if !ok {
+		return nil, false
+	}
+	d.ws()
+	return v, d.i == len(d.b)
+}
+
+func (d *decoder) ws() {
 	for d.i < len(d.b) {
 		switch d.b[d.i] {
 		case ' ', '\t', '\n', '\r':
@@ -47,8 +77,35 @@ func (d *docDecoder) ws() {
 	}
 }
 
-func (d *docDecoder) value(depth int) (any, bool) {
-	if depth > maxDocumentDepth {
+// next reads what follows a member or an element: ',' (more) or closer.
+func (d *decoder) next(closer byte) (more, ok bool) {
+	d.ws()
+	if d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+			return true, true
+		case closer:
+			d.i++
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// empty reads closer if it comes first.
+func (d *decoder) empty(closer byte) bool {
+	d.ws()
+	if d.i < len(d.b) && d.b[d.i] == closer {
+		d.i++
+		return true
+	}
+	return false
+}
+
+func (d *decoder) value(depth int) (any, bool) {
+	if depth > maxDecodeDepth {
+		d.deep = true
 		return nil, false
 	}
 	d.ws()
@@ -59,12 +116,8 @@ func (d *docDecoder) value(depth int) (any, bool) {
 	case c == '{':
 		d.i++
 		m := map[string]any{}
-		d.ws()
-		if d.i < len(d.b) && d.b[d.i] == '}' {
-			d.i++
-			return m, true
-		}
-		for {
+		var keys []string
+		for more := !d.empty('}'); more; {
 			d.ws()
 			k, ok := d.str()
 			if !ok {
@@ -79,49 +132,34 @@ func (d *docDecoder) value(depth int) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			m[k] = v
-			d.ws()
-			if d.i >= len(d.b) {
-				return nil, false
+			if d.ordered {
+				if _, dup := m[k]; !dup {
+					keys = append(keys, k)
+				}
 			}
-			switch d.b[d.i] {
-			case ',':
-				d.i++
-			case '}':
-				d.i++
-				return m, true
-			default:
+			m[k] = v
+			if more, ok = d.next('}'); !ok {
 				return nil, false
 			}
 		}
+		if d.ordered {
+			return &object{keys: keys, m: m}, true
+		}
+		return m, true
 	case c == '[':
 		d.i++
 		arr := []any{}
-		d.ws()
-		if d.i < len(d.b) && d.b[d.i] == ']' {
-			d.i++
-			return arr, true
-		}
-		for {
+		for more := !d.empty(']'); more; {
 			v, ok := d.value(depth + 1)
 			if !ok {
 				return nil, false
 			}
 			arr = append(arr, v)
-			d.ws()
-			if d.i >= len(d.b) {
-				return nil, false
-			}
-			switch d.b[d.i] {
-			case ',':
-				d.i++
-			case ']':
-				d.i++
-				return arr, true
-			default:
+			if more, ok = d.next(']'); !ok {
 				return nil, false
 			}
 		}
+		return arr, true
 	case c == '"':
 		return d.str()
 	case c == 't':
@@ -135,7 +173,7 @@ func (d *docDecoder) value(depth int) (any, bool) {
 	}
 }
 
-func (d *docDecoder) literal(s string) bool {
+func (d *decoder) literal(s string) bool {
 	if !bytes.HasPrefix(d.b[d.i:], []byte(s)) {
 		return false
 	}
@@ -145,7 +183,7 @@ func (d *docDecoder) literal(s string) bool {
 
 // number reads a number of JSON's grammar as a json.Number:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (d *docDecoder) number() (any, bool) {
+func (d *decoder) number() (any, bool) {
 	b, start := d.b, d.i
 	digits := func() bool {
 		n := d.i
@@ -178,12 +216,18 @@ func (d *docDecoder) number() (any, bool) {
 			return nil, false
 		}
 	}
-	return json.Number(b[start:d.i]), true
+	num := string(b[start:d.i])
+	if d.ordered {
+		if f, err := strconv.ParseFloat(num, 64); err != nil || math.IsInf(f, 0) {
+			return num, true // too large for any renderer: shown as text
+		}
+	}
+	return json.Number(num), true
 }
 
 // str reads a string; one with escapes or bytes that are not UTF-8 is
-// unquoted by encoding/json, as the decoder it stands in for does.
-func (d *docDecoder) str() (string, bool) {
+// unquoted by encoding/json, as jsonschema's decoder does.
+func (d *decoder) str() (string, bool) {
 	b := d.b
 	if d.i >= len(b) || b[d.i] != '"' {
 		return "", false

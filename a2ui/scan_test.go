@@ -159,7 +159,8 @@ func FuzzScanJSON(f *testing.F) {
 }
 
 // FuzzDecodeDocument holds decodeDocument to jsonschema.UnmarshalJSON:
-// the same document, or the same error.
+// the same document, or the same error; and decodeOrdered to
+// encoding/json's verdict and to the same values in their order.
 func FuzzDecodeDocument(f *testing.F) {
 	for _, s := range []string{
 		`{"a":[1,-0.5e+3,true,false,null,"x\"y","\u00e9\ud83d\ude00"],"b":{}}`,
@@ -178,5 +179,50 @@ func FuzzDecodeDocument(f *testing.F) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("document %#v; jsonschema %#v", got, want)
 		}
+		if bytes.Count(b, []byte("["))+bytes.Count(b, []byte("{")) > maxDecodeDepth {
+			return // may be nested deeper than decodeOrdered takes
+		}
+		ord, oerr := decodeOrdered(b)
+		if (oerr == nil) != json.Valid(b) {
+			t.Fatalf("decodeOrdered: %v; json.Valid %v", oerr, json.Valid(b))
+		}
+		if oerr == nil && !sameOrdered(ord, want) {
+			t.Fatalf("ordered %#v; jsonschema %#v", ord, want)
+		}
 	})
+}
+
+// sameOrdered reports whether an ordered value holds doc's values, keys in
+// the order doc's source gives them aside, and numbers out of float64's
+// range as their text.
+func sameOrdered(ord, doc any) bool {
+	switch o := ord.(type) {
+	case *object:
+		m, ok := doc.(map[string]any)
+		if !ok || len(o.m) != len(m) || len(o.keys) != len(m) {
+			return false
+		}
+		for _, k := range o.keys {
+			if !sameOrdered(o.m[k], m[k]) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		a, ok := doc.([]any)
+		if !ok || len(a) != len(o) {
+			return false
+		}
+		for i := range o {
+			if !sameOrdered(o[i], a[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		if n, ok := doc.(json.Number); ok {
+			return string(n) == o
+		}
+	}
+	return reflect.DeepEqual(ord, doc)
 }
