@@ -72,3 +72,51 @@ func benchRelay(b *testing.B, via bool) {
 	}
 	b.ReportMetric(float64(b.N*(n+4))/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkRunStart is a whole short run through the adapter (request,
+// RUN_STARTED, one delta, RUN_FINISHED) over one keep-alive connection:
+// what each of many streams costs to start, in time and allocation. The
+// body carries forwardedProps, as the load tool's runs do.
+func BenchmarkRunStart(b *testing.B) {
+	var frames strings.Builder
+	enc := agui.NewEncoder(&frames)
+	enc.Encode("", &agui.RunStarted{ThreadID: "t", RunID: "r"})
+	enc.Encode("", &agui.TextMessageStart{MessageID: "m"})
+	enc.Encode("", &agui.TextMessageContent{MessageID: "m", Delta: "token "})
+	enc.Encode("", &agui.TextMessageEnd{MessageID: "m"})
+	enc.Encode("", &agui.RunFinished{ThreadID: "t", RunID: "r"})
+	body := frames.String()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body)
+	}))
+	defer up.Close()
+	s, err := NewServer(nil, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := serveAdopted(s)
+	defer ts.Close()
+	url := ts.URL + "/agents/a/run"
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		body := fmt.Sprintf(`{"threadId":"t%d","runId":"r%d","messages":[],"forwardedProps":{"N":1,"Rate":20,"Flush":false}}`, i, i)
+		resp, err := http.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		got := 0
+		for _, err := range agui.Decode(resp.Body, 0) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			got++
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || got != 5 {
+			b.Fatalf("HTTP %d, %d events", resp.StatusCode, got)
+		}
+	}
+}

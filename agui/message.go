@@ -258,8 +258,15 @@ func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
 func isNull(b json.RawMessage) bool { return b != nil && string(bytes.TrimSpace(b)) == "null" }
 
 // ForwardedProp returns forwardedProps[key], or nil.
+//
+// A run start asks for several keys that are usually absent
+// (genuiRender, the MCP Apps and A2UI actions); when the key cannot be
+// there, nothing is decoded.
 func (in *RunAgentInput) ForwardedProp(key string) JSON {
 	if len(in.ForwardedProps) == 0 || in.ForwardedProps[0] != '{' {
+		return nil
+	}
+	if cannotHold(in.ForwardedProps, key) {
 		return nil
 	}
 	var m map[string]json.RawMessage
@@ -271,6 +278,36 @@ func (in *RunAgentInput) ForwardedProp(key string) JSON {
 		return nil
 	}
 	return JSON(v)
+}
+
+// cannotHold reports that the JSON object obj has no member named key,
+// without decoding it. It holds when key is non-empty printable ASCII
+// without a quote or a backslash (a member of that name is then written
+// "key" unless obj uses an escape), obj has no backslash, and "key" is
+// nowhere in obj.
+func cannotHold(obj []byte, key string) bool {
+	if key == "" {
+		return false
+	}
+	for i := range len(key) {
+		if c := key[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	if bytes.IndexByte(obj, '\\') >= 0 {
+		return false
+	}
+	for rest := obj; len(rest) > 0; {
+		i := bytes.Index(rest, []byte(key))
+		if i < 0 {
+			return true
+		}
+		if i > 0 && rest[i-1] == '"' && i+len(key) < len(rest) && rest[i+len(key)] == '"' {
+			return false
+		}
+		rest = rest[i+1:]
+	}
+	return true
 }
 
 // Clone returns a copy of in whose slices can be appended to without
