@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -181,6 +182,36 @@ type RunAgentInput struct {
 	Context         []ContextItem `json:"context"`
 	ForwardedProps  JSON          `json:"forwardedProps,omitempty"`
 	Resume          []ResumeEntry `json:"resume,omitempty"`
+
+	// props indexes ForwardedProps's top-level members, decoded on the
+	// first ForwardedProp call that needs them. ParseRunAgentInput sets
+	// it; a copy of the input shares it, and it is used only while
+	// ForwardedProps is still the slice it was built from. So replace
+	// ForwardedProps; never edit its bytes in place.
+	props *propIndex
+}
+
+// propIndex is a lazily decoded forwardedProps object.
+type propIndex struct {
+	once sync.Once
+	of   JSON
+	m    map[string]json.RawMessage
+}
+
+// lookup returns the member key of the object p was built from.
+func (p *propIndex) lookup(key string) json.RawMessage {
+	p.once.Do(func() {
+		if json.Unmarshal(p.of, &p.m) != nil {
+			p.m = nil
+		}
+	})
+	return p.m[key]
+}
+
+// indexes reports whether p was built from fp: the same bytes in the
+// same place, not merely equal ones.
+func (p *propIndex) indexes(fp JSON) bool {
+	return p != nil && len(p.of) == len(fp) && len(fp) > 0 && &p.of[0] == &fp[0]
 }
 
 // ErrInvalidInput is wrapped by the errors ParseRunAgentInput returns.
@@ -252,16 +283,23 @@ func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
 	if in.Context == nil {
 		in.Context = []ContextItem{}
 	}
+	if len(in.ForwardedProps) > 0 && in.ForwardedProps[0] == '{' {
+		in.props = &propIndex{of: in.ForwardedProps}
+	}
 	return &in, nil
 }
 
 func isNull(b json.RawMessage) bool { return b != nil && string(bytes.TrimSpace(b)) == "null" }
 
-// ForwardedProp returns forwardedProps[key], or nil.
+// ForwardedProp returns forwardedProps[key], or nil. It is safe to call
+// from several goroutines at once.
 //
 // A run start asks for several keys that are usually absent
 // (genuiRender, the MCP Apps and A2UI actions); when the key cannot be
-// there, nothing is decoded.
+// there, nothing is decoded. An input from ParseRunAgentInput decodes
+// the object at most once, however many keys are asked for (LangGraph
+// asks for config, context, command and the stream keys); one built by
+// hand, or whose ForwardedProps was replaced, decodes it on each call.
 func (in *RunAgentInput) ForwardedProp(key string) JSON {
 	if len(in.ForwardedProps) == 0 || in.ForwardedProps[0] != '{' {
 		return nil
@@ -269,15 +307,21 @@ func (in *RunAgentInput) ForwardedProp(key string) JSON {
 	if cannotHold(in.ForwardedProps, key) {
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(in.ForwardedProps, &m) != nil {
-		return nil
+	var v json.RawMessage
+	if in.props.indexes(in.ForwardedProps) {
+		v = in.props.lookup(key)
+	} else {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(in.ForwardedProps, &m) != nil {
+			return nil
+		}
+		v = m[key]
 	}
-	v := m[key]
 	if isNull(v) {
 		return nil
 	}
-	return JSON(v)
+	// Clipped, so that a caller's append cannot write into the index.
+	return JSON(v[:len(v):len(v)])
 }
 
 // cannotHold reports that the JSON object obj has no member named key,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/genui-adapter/genui-adapter/agui"
@@ -175,15 +176,122 @@ func TestForwardedPropAbsentKeyAllocatesNothing(t *testing.T) {
 	}
 }
 
+// parsedWith parses a minimal run whose forwardedProps is fp.
+func parsedWith(t testing.TB, fp string) *agui.RunAgentInput {
+	t.Helper()
+	in, err := agui.ParseRunAgentInput([]byte(`{"threadId":"t","runId":"r","messages":[],"forwardedProps":` + fp + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// A LangGraph run start asks for config, context, command and the stream
+// keys; a parsed input must decode forwardedProps once, not once per key.
+func TestForwardedPropDecodesParsedInputOnce(t *testing.T) {
+	in := parsedWith(t, `{"config":{"configurable":{"model":"m"}},"context":{"user":"u"},"command":{"resume":"yes"},"streamSubgraphs":false,"nested":{"a":[1,2,3]}}`)
+	keys := []string{"config", "context", "command", "streamSubgraphs"}
+	want := []string{`{"configurable":{"model":"m"}}`, `{"user":"u"}`, `{"resume":"yes"}`, `false`}
+	for i, k := range keys {
+		if got := string(in.ForwardedProp(k)); got != want[i] {
+			t.Fatalf("%s = %s, want %s", k, got, want[i])
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		for _, k := range keys {
+			if in.ForwardedProp(k) == nil {
+				t.Fatal("lost " + k)
+			}
+		}
+	}); n != 0 {
+		t.Errorf("asking a parsed input for four present keys allocated %v times; the object is decoded again", n)
+	}
+}
+
+// BenchmarkForwardedPropLangGraphKeys is a LangGraph run start's lookups:
+// parse, then five keys, four of them present.
+func BenchmarkForwardedPropLangGraphKeys(b *testing.B) {
+	body := []byte(`{"threadId":"t","runId":"r","messages":[],"forwardedProps":{"config":{"configurable":{"model":"m"}},"context":{"user":"u"},"command":{"resume":"yes"},"streamSubgraphs":false}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		in, err := agui.ParseRunAgentInput(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, k := range []string{"streamSubgraphs", "config", "context", "command", "genuiRender"} {
+			_ = in.ForwardedProp(k)
+		}
+	}
+}
+
+// The index belongs to the bytes it was built from: a middleware that
+// replaces ForwardedProps sees its own value, and a copy of the input
+// sees the same members as the original.
+func TestForwardedPropFollowsReplacement(t *testing.T) {
+	in := parsedWith(t, `{"a":1,"b":2}`)
+	c := *in
+	c.ForwardedProps = agui.JSON(`{"a":3}`)
+	if got := string(c.ForwardedProp("a")); got != "3" {
+		t.Errorf("replaced forwardedProps: a = %s, want 3", got)
+	}
+	if got := c.ForwardedProp("b"); got != nil {
+		t.Errorf("replaced forwardedProps: b = %s, want absent", got)
+	}
+	if got := string(in.ForwardedProp("a")); got != "1" {
+		t.Errorf("original: a = %s, want 1", got)
+	}
+	d := *in
+	if got := string(d.ForwardedProp("b")); got != "2" {
+		t.Errorf("copy: b = %s, want 2", got)
+	}
+	// Values share the index's bytes; two callers appending to them
+	// must not write into each other's results.
+	x := append(d.ForwardedProp("b"), '9')
+	y := append(in.ForwardedProp("b"), '8')
+	if string(x) != "29" || string(y) != "28" {
+		t.Errorf("two appends to b gave %s and %s, want 29 and 28", x, y)
+	}
+}
+
+// Several middlewares may ask at once; go test -race checks the lazy
+// decode.
+func TestForwardedPropConcurrent(t *testing.T) {
+	in := parsedWith(t, `{"a":1,"b":[2],"c":{"d":3}}`)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for _, k := range []string{"c", "b", "a"} {
+				if in.ForwardedProp(k) == nil {
+					t.Error("lost " + k)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
 func FuzzForwardedProp(f *testing.F) {
 	for _, c := range forwardedPropCases {
 		f.Add(c.fp, c.key)
 	}
 	f.Fuzz(func(t *testing.T, fp, key string) {
+		want := forwardedPropByMap([]byte(fp), key)
 		in := agui.RunAgentInput{ForwardedProps: agui.JSON(fp)}
-		got, want := in.ForwardedProp(key), forwardedPropByMap([]byte(fp), key)
-		if string(got) != string(want) || (got == nil) != (want == nil) {
+		if got := in.ForwardedProp(key); string(got) != string(want) || (got == nil) != (want == nil) {
 			t.Fatalf("ForwardedProp(%q, %q) = %q, want %q", fp, key, got, want)
+		}
+		// The same through the parsed input's index, asked twice.
+		parsed, err := agui.ParseRunAgentInput([]byte(`{"threadId":"t","runId":"r","messages":[],"forwardedProps":` + fp + `}`))
+		if err != nil {
+			return
+		}
+		if string(parsed.ForwardedProps) != fp {
+			return // fp was not one JSON value: the body parsed another way
+		}
+		for range 2 {
+			if got := parsed.ForwardedProp(key); string(got) != string(want) || (got == nil) != (want == nil) {
+				t.Fatalf("parsed ForwardedProp(%q, %q) = %q, want %q", fp, key, got, want)
+			}
 		}
 	})
 }
