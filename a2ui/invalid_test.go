@@ -55,9 +55,7 @@ func TestIntegrityRules(t *testing.T) {
 			for _, af := range ar.Files {
 				switch af.Name {
 				case "messages.jsonl":
-					for _, l := range bytes.Split(bytes.TrimSpace(af.Data), []byte("\n")) {
-						msgs = append(msgs, l)
-					}
+					msgs = append(msgs, bytes.Split(bytes.TrimSpace(af.Data), []byte("\n"))...)
 				case "want":
 					want = strings.Split(strings.TrimSpace(string(af.Data)), "\n")
 				}

@@ -98,7 +98,5 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 	}
 }
 
-func asMaxBytes(err error, target **http.MaxBytesError) bool { return errors.As(err, target) }
-
 // sync1 returns a func that builds a value once, on first use.
 func sync1[T any](build func() T) func() T { return sync.OnceValue(build) }

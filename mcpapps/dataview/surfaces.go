@@ -1,8 +1,6 @@
 package dataview
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -18,11 +16,6 @@ import (
 // sorted once and capped.
 
 const surfaceID = "main"
-
-func sha(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:8])
-}
 
 // builder collects a surface's components with unique ids.
 type builder struct {
