@@ -1,4 +1,4 @@
-# make test runs everything CI runs: formatting, vet, Go tests with the race
+# make test runs everything CI runs: formatting, vet and staticcheck, Go tests with the race
 # detector, and the Node end-to-end suite against the real clients.
 .PHONY: vendor-check test fmt-check vet gotest benchsmoke e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak
 
@@ -10,8 +10,13 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './e2e/*')); \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
+# staticcheck is fetched by version through the Go module proxy (not a
+# dependency of the module).
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 vet:
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 gotest:
 	$(GO) test -race -count=1 ./...
