@@ -112,6 +112,7 @@ func (m *metrics) watchStores(log runlog.Log, r *runs.Manager) {
 type runStats struct {
 	m      *metrics
 	agent  string
+	runID  string
 	logger *slog.Logger
 
 	accepted time.Time // when the run's request arrived
@@ -139,6 +140,12 @@ func (s *runStats) startWritten() {
 
 func (s *runStats) UpstreamLatency(d time.Duration) {
 	s.m.upstreamLatency.WithLabelValues(s.agent).Observe(d.Seconds())
+}
+
+// Failed logs why the agent failed: its client's RUN_ERROR says only
+// "cannot reach the upstream agent" and the like.
+func (s *runStats) Failed(err error) {
+	s.logger.Warn("agent failed", "agent", s.agent, "runId", s.runID, "error", err)
 }
 
 func (s *runStats) Repair(kind string) {

@@ -142,7 +142,7 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 		return errBadRequest("invalid RunAgentInput", err)
 	}
 	principal := principalOf(c)
-	stats := &runStats{m: s.metrics, agent: a.id, logger: s.logger, accepted: accepted(c), debug: string(in.ForwardedProp("genuiDebug")) == "true"}
+	stats := &runStats{m: s.metrics, agent: a.id, runID: in.RunID, logger: s.logger, accepted: accepted(c), debug: string(in.ForwardedProp("genuiDebug")) == "true"}
 	req := runs.StartRequest{
 		Principal: principal, AgentID: a.id, Agent: a.chain, Input: in,
 		// Not cloned: nothing writes a request's headers once it is
@@ -170,6 +170,7 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	// "<id>.resume-N".
 	for n, used := 1, in.RunID; errors.Is(err, runs.ErrRunExists) && isResume(in) && n <= maxResumeIDs; n++ {
 		in.RunID = fmt.Sprintf("%s.resume-%d", used, n)
+		stats.runID = in.RunID // no run has it yet: the id was refused
 		started, err = s.runs.Start(c.Request().Context(), req)
 	}
 	if err != nil {

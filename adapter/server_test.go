@@ -2,10 +2,12 @@ package adapter
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -63,11 +65,30 @@ func newTestServer(t *testing.T, cfg Config) *adoptedServer {
 // nothing) before it serves.
 func newTestServerWith(t *testing.T, cfg Config, configure func(hs *http.Server)) *adoptedServer {
 	t.Helper()
+	return newTestServerLogging(t, cfg, nil, configure)
+}
+
+// newLoggedTestServer is newTestServer with its log kept: logs returns the
+// JSON lines written so far.
+func newLoggedTestServer(t *testing.T, cfg Config) (ts *adoptedServer, logs func() string) {
+	t.Helper()
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	ts = newTestServerLogging(t, cfg, slog.New(slog.NewJSONHandler(&lockedWriter{w: &buf, mu: &mu}, nil)), nil)
+	return ts, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.String()
+	}
+}
+
+func newTestServerLogging(t *testing.T, cfg Config, logger *slog.Logger, configure func(hs *http.Server)) *adoptedServer {
+	t.Helper()
 	if cfg.DetachGrace == nil {
 		zero := Duration(0)
 		cfg.DetachGrace = &zero
 	}
-	s, err := NewServer(nil, cfg)
+	s, err := NewServer(logger, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,13 +309,14 @@ func TestUpstreamFailures(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	deadURL := dead.URL
 	dead.Close()
-	for _, tt := range []struct{ name, url, code, msgPart string }{
-		{"status", status.URL, agui.CodeUpstreamStatus, "HTTP 502"},
-		{"not sse", html.URL, agui.CodeUpstreamInvalid, "text/html"},
-		{"unreachable", deadURL, agui.CodeUpstreamUnreachable, "cannot reach"},
+	// causePart is what the log says and the client is not told.
+	for _, tt := range []struct{ name, url, code, msgPart, causePart string }{
+		{"status", status.URL, agui.CodeUpstreamStatus, "HTTP 502", "HTTP 502"},
+		{"not sse", html.URL, agui.CodeUpstreamInvalid, "text/html", "text/html"},
+		{"unreachable", deadURL, agui.CodeUpstreamUnreachable, "cannot reach", "connection refused"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: tt.url}}})
+			ts, logs := newLoggedTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: tt.url}}})
 			resp, body := post(t, ts.URL+"/agents/a/run", "application/json", runBody)
 			if resp.StatusCode != 200 {
 				t.Fatalf("status %d", resp.StatusCode)
@@ -306,6 +328,17 @@ func TestUpstreamFailures(t *testing.T) {
 			re, ok := evs[1].(*agui.RunError)
 			if !ok || re.Code != tt.code || !strings.Contains(re.Message, tt.msgPart) {
 				t.Errorf("terminal = %+v, want code %s mentioning %q", evs[1], tt.code, tt.msgPart)
+			}
+			// The operator learns why, with the run's id.
+			var logged bool
+			for _, l := range strings.Split(logs(), "\n") {
+				if strings.Contains(l, `"level":"WARN"`) && strings.Contains(l, `"msg":"agent failed"`) &&
+					strings.Contains(l, `"runId":"r"`) && strings.Contains(l, tt.causePart) {
+					logged = true
+				}
+			}
+			if !logged {
+				t.Errorf("no WARN log naming the cause %q:\n%s", tt.causePart, logs())
 			}
 		})
 	}

@@ -252,6 +252,11 @@ type Stats interface {
 	UpstreamLatency(d time.Duration)
 	// Repair reports one repair Normalize applied.
 	Repair(kind string)
+	// Failed reports the error behind a RUN_ERROR that Normalize made of
+	// an agent's failure (an upstream that cannot be reached, a cut or
+	// malformed stream): the client sees only its code and a fixed
+	// message, so this is where the cause is kept.
+	Failed(err error)
 }
 
 type statsKey struct{}

@@ -64,9 +64,9 @@ func Normalize(mode NormalizeMode) Middleware {
 	return func(next Agent) Agent {
 		return AgentFunc(func(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error] {
 			return func(yield func(Event, error) bool) {
-				report := func(string) {}
+				report, failed := func(string) {}, func(error) {}
 				if s := statsFrom(ctx); s != nil {
-					report = s.Repair
+					report, failed = s.Repair, s.Failed
 				}
 				c := &canon{runID: in.RunID, report: report}
 				if mode == Canonical {
@@ -82,7 +82,7 @@ func Normalize(mode NormalizeMode) Middleware {
 					}
 					return
 				}
-				g := &grammar{in: in, report: report, yield: yield}
+				g := &grammar{in: in, report: report, failed: failed, yield: yield}
 				// RUN_STARTED goes out before the backend is asked, so the
 				// client knows at once that its run was accepted, whatever
 				// the upstream's latency; the upstream's own RUN_STARTED is
@@ -95,6 +95,9 @@ func Normalize(mode NormalizeMode) Middleware {
 					if err != nil {
 						if ctx.Err() != nil {
 							break
+						}
+						if !g.terminated {
+							g.failed(err)
 						}
 						g.fail(err)
 						return
@@ -349,6 +352,7 @@ func (c *canon) adopt(open *string, id string) {
 type grammar struct {
 	in     *RunAgentInput
 	report func(string)
+	failed func(error) // the cause of an agent's failure that fail ends the run with
 	yield  func(Event, error) bool
 
 	upstreamStarted, terminated, done bool // RUN_STARTED itself is always announced first

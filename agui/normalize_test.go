@@ -23,11 +23,15 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// recorder collects repairs.
-type recorder struct{ repairs []string }
+// recorder collects repairs and failures.
+type recorder struct {
+	repairs  []string
+	failures []error
+}
 
 func (r *recorder) UpstreamLatency(time.Duration) {}
 func (r *recorder) Repair(kind string)            { r.repairs = append(r.repairs, kind) }
+func (r *recorder) Failed(err error)              { r.failures = append(r.failures, err) }
 
 // errReader returns data, then err.
 type errReader struct {
@@ -228,6 +232,68 @@ func TestNormalizeShutdownCause(t *testing.T) {
 			}
 			if re, ok := last.(*agui.RunError); ok && re.Code != agui.CodeShutdown {
 				t.Errorf("RUN_ERROR code = %q, want shutdown", re.Code)
+			}
+		})
+	}
+}
+
+// TestNormalizeReportsFailureCause checks that the error behind an
+// agent's failure reaches the run's Stats, while its client sees only the
+// RUN_ERROR's code and fixed message; a run cancelled with a cause (a
+// stop, a shutdown) and a stream cut without a terminal event are no
+// agent failure.
+func TestNormalizeReportsFailureCause(t *testing.T) {
+	refused := errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+	failing := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) {
+			yield(nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the upstream agent", Err: refused})
+		}
+	})
+	cut := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) {
+			yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil)
+		}
+	})
+	stopped := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) { <-ctx.Done() }
+	})
+	for _, tt := range []struct {
+		name  string
+		agent agui.Agent
+		stop  bool
+		want  error // nil: no failure reported
+		code  string
+	}{
+		{"unreachable", failing, false, refused, agui.CodeUpstreamUnreachable},
+		{"no terminal event", cut, false, nil, agui.CodeUpstreamTruncated},
+		{"stopped", stopped, true, nil, agui.CodeShutdown},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{}
+			ctx, cancel := context.WithCancelCause(agui.WithStats(context.Background(), rec))
+			defer cancel(nil)
+			var last agui.Event
+			for ev := range agui.Normalize(agui.Output)(tt.agent).Run(ctx, &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) {
+				last = ev
+				if tt.stop && ev.Type() == agui.TypeRunStarted {
+					cancel(&agui.RunErr{Code: agui.CodeShutdown, Message: "bye"})
+				}
+			}
+			re, ok := last.(*agui.RunError)
+			if !ok || re.Code != tt.code {
+				t.Fatalf("last event %#v, want RUN_ERROR %s", last, tt.code)
+			}
+			if strings.Contains(re.Message, "refused") {
+				t.Errorf("the client sees the cause: %q", re.Message)
+			}
+			if tt.want == nil {
+				if len(rec.failures) != 0 {
+					t.Errorf("failures reported: %v", rec.failures)
+				}
+				return
+			}
+			if len(rec.failures) != 1 || !errors.Is(rec.failures[0], tt.want) {
+				t.Fatalf("failures reported: %v, want one wrapping %v", rec.failures, tt.want)
 			}
 		})
 	}

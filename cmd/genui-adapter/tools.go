@@ -58,13 +58,20 @@ func healthcheck(ctx context.Context, args []string, getenv func(string) string,
 	return nil
 }
 
-// repairLog collects the repairs the normaliser reports (agui.Stats).
+// repairLog collects the repairs the normaliser reports (agui.Stats), and
+// why the endpoint failed, if it did.
 type repairLog struct {
 	mu    sync.Mutex
 	kinds []string
+	cause error
 }
 
 func (r *repairLog) UpstreamLatency(time.Duration) {}
+func (r *repairLog) Failed(err error) {
+	r.mu.Lock()
+	r.cause = err
+	r.mu.Unlock()
+}
 func (r *repairLog) Repair(kind string) {
 	r.mu.Lock()
 	r.kinds = append(r.kinds, kind)
@@ -152,6 +159,13 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintln(stdout)
+	if cause := log.cause; cause != nil {
+		var re *agui.RunErr
+		if errors.As(cause, &re) && re.Err != nil {
+			cause = re.Err // the line above has its code and message
+		}
+		fmt.Fprintf(stdout, "  cause: %v\n", cause)
+	}
 	counts := map[string]int{}
 	var order []string
 	for _, k := range log.kinds {

@@ -64,6 +64,14 @@ data: {"type":"SOMETHING_NEW","x":1}
 	if err := run(context.Background(), []string{"genui-adapter", "check", up.URL}, func(string) string { return "" }, &out, &out); err != nil || !strings.Contains(out.String(), "no violations") {
 		t.Errorf("check of a clean endpoint = %v\n%s", err, out.String())
 	}
+	// An endpoint that cannot be reached: the report says why.
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	out = syncBuffer{}
+	err = run(context.Background(), []string{"genui-adapter", "check", dead.URL}, func(string) string { return "" }, &out, &out)
+	if !errors.Is(err, errViolations) || !strings.Contains(out.String(), "upstream_unreachable") || !strings.Contains(out.String(), "cause: Post") || !strings.Contains(out.String(), "connection refused") {
+		t.Errorf("check of an unreachable endpoint = %v\n%s", err, out.String())
+	}
 }
 
 func TestA2UIValidateCommand(t *testing.T) {
