@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -142,10 +143,11 @@ func (s *runStats) UpstreamLatency(d time.Duration) {
 	s.m.upstreamLatency.WithLabelValues(s.agent).Observe(d.Seconds())
 }
 
-// Failed logs why the agent failed: its client's RUN_ERROR says only
-// "cannot reach the upstream agent" and the like.
-func (s *runStats) Failed(err error) {
-	s.logger.Warn("agent failed", "agent", s.agent, "runId", s.runID, "error", err)
+// Failed logs why the agent failed (with the run's trace, as every line
+// logged inside a run): its client's RUN_ERROR says only "cannot reach
+// the upstream agent" and the like.
+func (s *runStats) Failed(ctx context.Context, err error) {
+	s.logger.WarnContext(ctx, "agent failed", "agent", s.agent, "runId", s.runID, "error", err)
 }
 
 func (s *runStats) Repair(kind string) {

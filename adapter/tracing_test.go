@@ -272,7 +272,8 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // A LangGraph server receives the run's traceparent too (here one that
-// refuses everything: the run ends in RUN_ERROR, the header was sent).
+// refuses everything: the run ends in RUN_ERROR, the header was sent), and
+// the log line that says why the run failed carries the trace.
 func TestTracingLangGraphPropagation(t *testing.T) {
 	seen := &headerLog{}
 	lg := httptest.NewServer(seen.wrap("traceparent", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -284,7 +285,9 @@ func TestTracingLangGraphPropagation(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Tracing.exporter = keepSpans{tracetest.NewInMemoryExporter()}
-	s, err := NewServer(nil, cfg)
+	var logs bytes.Buffer
+	var logMu sync.Mutex
+	s, err := NewServer(slog.New(slog.NewJSONHandler(&lockedWriter{w: &logs, mu: &logMu}, nil)), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,5 +298,17 @@ func TestTracingLangGraphPropagation(t *testing.T) {
 	got := seen.all()
 	if len(got) == 0 || !strings.HasPrefix(got[0], "00-"+inboundTrace+"-") {
 		t.Errorf("LangGraph requests carried traceparent %q", got)
+	}
+	logMu.Lock()
+	out := logs.String()
+	logMu.Unlock()
+	var failed bool
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, `"msg":"agent failed"`) && strings.Contains(l, "503") && strings.Contains(l, `"trace_id":"`+inboundTrace+`"`) {
+			failed = true
+		}
+	}
+	if !failed {
+		t.Errorf("no agent failed line with the cause and the trace id:\n%s", out)
 	}
 }

@@ -255,8 +255,8 @@ type Stats interface {
 	// Failed reports the error behind a RUN_ERROR that Normalize made of
 	// an agent's failure (an upstream that cannot be reached, a cut or
 	// malformed stream): the client sees only its code and a fixed
-	// message, so this is where the cause is kept.
-	Failed(err error)
+	// message, so this is where the cause is kept. ctx is the run's.
+	Failed(ctx context.Context, err error)
 }
 
 type statsKey struct{}

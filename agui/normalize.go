@@ -64,7 +64,7 @@ func Normalize(mode NormalizeMode) Middleware {
 	return func(next Agent) Agent {
 		return AgentFunc(func(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error] {
 			return func(yield func(Event, error) bool) {
-				report, failed := func(string) {}, func(error) {}
+				report, failed := func(string) {}, func(context.Context, error) {}
 				if s := statsFrom(ctx); s != nil {
 					report, failed = s.Repair, s.Failed
 				}
@@ -97,7 +97,7 @@ func Normalize(mode NormalizeMode) Middleware {
 							break
 						}
 						if !g.terminated {
-							g.failed(err)
+							g.failed(ctx, err)
 						}
 						g.fail(err)
 						return
@@ -352,7 +352,7 @@ func (c *canon) adopt(open *string, id string) {
 type grammar struct {
 	in     *RunAgentInput
 	report func(string)
-	failed func(error) // the cause of an agent's failure that fail ends the run with
+	failed func(context.Context, error) // the cause of an agent's failure that fail ends the run with
 	yield  func(Event, error) bool
 
 	upstreamStarted, terminated, done bool // RUN_STARTED itself is always announced first

@@ -31,7 +31,9 @@ type recorder struct {
 
 func (r *recorder) UpstreamLatency(time.Duration) {}
 func (r *recorder) Repair(kind string)            { r.repairs = append(r.repairs, kind) }
-func (r *recorder) Failed(err error)              { r.failures = append(r.failures, err) }
+func (r *recorder) Failed(_ context.Context, err error) {
+	r.failures = append(r.failures, err)
+}
 
 // errReader returns data, then err.
 type errReader struct {

@@ -67,7 +67,7 @@ type repairLog struct {
 }
 
 func (r *repairLog) UpstreamLatency(time.Duration) {}
-func (r *repairLog) Failed(err error) {
+func (r *repairLog) Failed(_ context.Context, err error) {
 	r.mu.Lock()
 	r.cause = err
 	r.mu.Unlock()
