@@ -87,6 +87,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./agui/
 	$(GO) test -run '^$$' -fuzz FuzzScanFramesChunking -fuzztime 30s ./agui/
 	$(GO) test -run '^$$' -fuzz FuzzForwardedProp -fuzztime 30s ./agui/
+	$(GO) test -run '^$$' -fuzz FuzzParseRunAgentInput -fuzztime 30s ./agui/
 	$(GO) test -run '^$$' -fuzz FuzzPartialRender -fuzztime 30s ./a2ui/
 	$(GO) test -run '^$$' -fuzz FuzzScanJSON -fuzztime 30s ./a2ui/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeDocument -fuzztime 30s -fuzzminimizetime 5s ./a2ui/

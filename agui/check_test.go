@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -44,8 +45,12 @@ func FuzzParseRunAgentInput(f *testing.F) {
 	f.Add([]byte(`{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":"hi"}]}`))
 	f.Add([]byte("{\"threadId\":\"t\xff\",\"runId\":\"r\",\"messages\":[]}"))
 	f.Add([]byte(`{"threadId":"t","runId":"r","messages":[{"id":"m","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}],"resume":[{"interruptId":"i","status":"resolved"}]}`))
+	for _, c := range sameVerdictCases {
+		f.Add([]byte(c))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		in, err := ParseRunAgentInput(b)
+		sameVerdict(t, b, in, err)
 		if err != nil {
 			return
 		}
@@ -63,6 +68,109 @@ func FuzzParseRunAgentInput(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameVerdictCases are bodies where decoding once could go wrong: keys
+// repeated, escaped, in another case; a decoding error beside a missing
+// member; null and other values at the top.
+var sameVerdictCases = []string{
+	`null`, ` [1] `, `"x"`, `{}`, ` { } `,
+	`{"threadId":1,"threadId":"t","runId":"r","messages":[]}`,
+	`{"threadId":"t","threadId":"","runId":"r","messages":[]}`,
+	`{"thread\u0049d":"t","runId":"r","messages":[]}`,
+	`{"thread\u0049d":"t","runId":"r","messages":[],"tools":{}}`,
+	`{"THREADID":"t","runId":"r","messages":[]}`,
+	`{"threadId":"t","runId":"r","Messages":[]}`,
+	`{"threadId":"t","runId":"r","messages":null}`,
+	`{"threadId":"t","runId":"r","messages":"x"}`,
+	`{"threadId":"t","runId":"r","messages":{}}`,
+	`{"threadId":"t","runId":"r","messages":[],"messages":null}`,
+	`{"runId":"r","messages":[],"tools":{}}`,
+	`{"threadId":null,"runId":"r","messages":[]}`,
+	`{"threadId":"t\"}","runId":"r","messages":[]}`,
+	`{"a":"\\","threadId":"t","runId":"r","messages":[]}`,
+	`{"a":{"threadId":"x","b":["}",{"c":"\"]"}]},"threadId":"t","runId":"r","messages":[],"z":[1,true,null,-2.5e3]}`,
+	` { "threadId" : "t" , "runId" : "r" , "messages" : [ ] , "state" : null } `,
+	`{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":7}]}`,
+	`{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":"hi"}],"forwardedProps":{"a":1}}`,
+	"{\"threadId\":\"t\",\"runId\":\"r\",\"messages\":[],\"k\xff\":1}",
+	`{"threadId":"t","runId":"r","messages":[]} `,
+}
+
+// parseTwice is ParseRunAgentInput as it was before it decoded once: the
+// members into a map first, then the struct. Decoding once must give the
+// same verdicts.
+func parseTwice(b []byte) (*RunAgentInput, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(b, &probe); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &InputError{Reason: fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, err)}
+		}
+		return nil, &InputError{Reason: "body must be a JSON object"}
+	}
+	if !utf8.Valid(b) {
+		return nil, &InputError{Field: invalidUTF8Path(b), Reason: "is not valid UTF-8"}
+	}
+	for _, f := range []string{"threadId", "runId"} {
+		v, ok := probe[f]
+		if !ok || string(v) == "null" {
+			return nil, &InputError{Field: f, Reason: "required"}
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil || s == "" {
+			return nil, &InputError{Field: f, Reason: "must be a non-empty string"}
+		}
+	}
+	if v, ok := probe["messages"]; !ok || string(v) == "null" {
+		return nil, &InputError{Field: "messages", Reason: "required"}
+	}
+	var in RunAgentInput
+	if err := json.Unmarshal(b, &in); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, &InputError{Field: te.Field, Reason: "must be " + te.Value + " of the right type"}
+		}
+		return nil, &InputError{Reason: err.Error()}
+	}
+	if in.Messages == nil {
+		in.Messages = []Message{}
+	}
+	if err := checkInput(&in); err != nil {
+		return nil, err
+	}
+	if in.Tools == nil {
+		in.Tools = []Tool{}
+	}
+	if in.Context == nil {
+		in.Context = []ContextItem{}
+	}
+	return &in, nil
+}
+
+// sameVerdict fails unless in and err, ParseRunAgentInput's answer to b,
+// are what parseTwice answers.
+func sameVerdict(t *testing.T, b []byte, in *RunAgentInput, err error) {
+	t.Helper()
+	want, wantErr := parseTwice(b)
+	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+		t.Fatalf("ParseRunAgentInput(%q) error = %v, want %v", b, err, wantErr)
+	}
+	if err != nil {
+		return
+	}
+	got, _ := json.Marshal(in)
+	exp, _ := json.Marshal(want)
+	if !bytes.Equal(got, exp) {
+		t.Fatalf("ParseRunAgentInput(%q) = %s, want %s", b, got, exp)
+	}
+}
+
+func TestParseRunAgentInputSameVerdicts(t *testing.T) {
+	for _, c := range sameVerdictCases {
+		in, err := ParseRunAgentInput([]byte(c))
+		sameVerdict(t, []byte(c), in, err)
+	}
 }
 
 func TestTranscriptBudget(t *testing.T) {

@@ -239,20 +239,34 @@ func (e *InputError) Unwrap() error { return ErrInvalidInput }
 // UTF-8, a missing threadId, runId or messages, an id longer than MaxIDBytes
 // and a role outside AG-UI's set.
 func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(b, &probe); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &InputError{Reason: fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, err)}
-		}
+	// One decode: encoding/json checks the whole body's syntax before it
+	// decodes anything, so a malformed body fails here as it would have
+	// first; the required members are then found by a scan of the bytes,
+	// and a decoding error is reported only after them, as before.
+	var in RunAgentInput
+	derr := json.Unmarshal(b, &in)
+	var se *json.SyntaxError
+	if errors.As(derr, &se) {
+		return nil, &InputError{Reason: fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, derr)}
+	}
+	if i := skipSpace(b, 0); i >= len(b) || b[i] != '{' && b[i] != 'n' {
 		return nil, &InputError{Reason: "body must be a JSON object"}
 	}
 	if !utf8.Valid(b) {
 		return nil, &InputError{Field: invalidUTF8Path(b), Reason: "is not valid UTF-8"}
 	}
-	for _, f := range []string{"threadId", "runId"} {
-		v, ok := probe[f]
-		if !ok || string(v) == "null" {
+	probe, ok := requiredMembers(b)
+	if !ok {
+		// A key with an escape: decode the members as a map would.
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, &InputError{Reason: "body must be a JSON object"}
+		}
+		probe = [3]json.RawMessage{m["threadId"], m["runId"], m["messages"]}
+	}
+	for i, f := range []string{"threadId", "runId"} {
+		v := probe[i]
+		if v == nil || string(v) == "null" {
 			return nil, &InputError{Field: f, Reason: "required"}
 		}
 		var s string
@@ -260,16 +274,15 @@ func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
 			return nil, &InputError{Field: f, Reason: "must be a non-empty string"}
 		}
 	}
-	if v, ok := probe["messages"]; !ok || string(v) == "null" {
+	if v := probe[2]; v == nil || string(v) == "null" {
 		return nil, &InputError{Field: "messages", Reason: "required"}
 	}
-	var in RunAgentInput
-	if err := json.Unmarshal(b, &in); err != nil {
+	if derr != nil {
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
+		if errors.As(derr, &te) {
 			return nil, &InputError{Field: te.Field, Reason: "must be " + te.Value + " of the right type"}
 		}
-		return nil, &InputError{Reason: err.Error()}
+		return nil, &InputError{Reason: derr.Error()}
 	}
 	if in.Messages == nil {
 		in.Messages = []Message{}
@@ -287,6 +300,122 @@ func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
 		in.props = &propIndex{of: in.ForwardedProps}
 	}
 	return &in, nil
+}
+
+// requiredMembers returns the values of the members threadId, runId and
+// messages of the object b (nil where absent; the last of a repeated key,
+// as decoding into a map keeps), by a scan that copies nothing. b is
+// valid JSON and valid UTF-8, an object or null. ok is false when a key
+// holds an escape (the caller then decodes the object) or the bytes are
+// not what the scan expects.
+func requiredMembers(b []byte) (v [3]json.RawMessage, ok bool) {
+	i := skipSpace(b, 0)
+	if i < len(b) && b[i] == 'n' {
+		return v, true // null: no members
+	}
+	if i >= len(b) || b[i] != '{' {
+		return v, false
+	}
+	i = skipSpace(b, i+1)
+	for i < len(b) && b[i] != '}' {
+		kEnd := stringEnd(b, i)
+		if kEnd < 0 {
+			return v, false
+		}
+		key := b[i+1 : kEnd-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return v, false
+		}
+		i = skipSpace(b, kEnd)
+		if i >= len(b) || b[i] != ':' {
+			return v, false
+		}
+		i = skipSpace(b, i+1)
+		end := valueEnd(b, i)
+		if end < 0 {
+			return v, false
+		}
+		switch string(key) {
+		case "threadId":
+			v[0] = b[i:end]
+		case "runId":
+			v[1] = b[i:end]
+		case "messages":
+			v[2] = b[i:end]
+		}
+		i = skipSpace(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return v, i < len(b)
+}
+
+// stringEnd returns the index after the JSON string that starts at b[i],
+// or -1.
+func stringEnd(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	for j := i + 1; j < len(b); {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+	return -1
+}
+
+// valueEnd returns the index after the JSON value that starts at b[i],
+// or -1; b is valid JSON.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				e := stringEnd(b, j)
+				if e < 0 {
+					return -1
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	// A number, true, false or null: up to the next delimiter.
+	j := i
+	for ; j < len(b); j++ {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			if j == i {
+				return -1
+			}
+			return j
+		}
+	}
+	return j
 }
 
 func isNull(b json.RawMessage) bool { return b != nil && string(bytes.TrimSpace(b)) == "null" }

@@ -3,6 +3,7 @@ package agui_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -220,6 +221,40 @@ func BenchmarkForwardedPropLangGraphKeys(b *testing.B) {
 		}
 		for _, k := range []string{"streamSubgraphs", "config", "context", "command", "genuiRender"} {
 			_ = in.ForwardedProp(k)
+		}
+	}
+}
+
+// BenchmarkParseRunAgentInputHistory is a chat's run start: 40 messages
+// of history and 10 tools, about 22 KB, as a CopilotKit frontend sends
+// with every run.
+func BenchmarkParseRunAgentInputHistory(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"threadId":"t","runId":"r","state":{},"messages":[`)
+	for i := range 40 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		fmt.Fprintf(&sb, `{"id":"m%d","role":"%s","content":"%s"}`, i, role, strings.Repeat("lorem ipsum ", 40))
+	}
+	sb.WriteString(`],"tools":[`)
+	for i := range 10 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"name":"tool%d","description":"does a thing","parameters":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"}},"required":["a"]}}`, i)
+	}
+	sb.WriteString(`],"context":[],"forwardedProps":{}}`)
+	body := []byte(sb.String())
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := agui.ParseRunAgentInput(body); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
