@@ -133,17 +133,8 @@ func parseTwice(b []byte) (*RunAgentInput, error) {
 		}
 		return nil, &InputError{Reason: err.Error()}
 	}
-	if in.Messages == nil {
-		in.Messages = []Message{}
-	}
-	if err := checkInput(&in); err != nil {
+	if err := complete(&in); err != nil { // unchanged: shared
 		return nil, err
-	}
-	if in.Tools == nil {
-		in.Tools = []Tool{}
-	}
-	if in.Context == nil {
-		in.Context = []ContextItem{}
 	}
 	return &in, nil
 }

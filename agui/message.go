@@ -284,11 +284,23 @@ func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
 		}
 		return nil, &InputError{Reason: derr.Error()}
 	}
+	if err := complete(&in); err != nil {
+		return nil, err
+	}
+	if len(in.ForwardedProps) > 0 && in.ForwardedProps[0] == '{' {
+		in.props = &propIndex{of: in.ForwardedProps}
+	}
+	return &in, nil
+}
+
+// complete checks a decoded input (its ids and roles) and gives absent
+// messages, tools and context their empty arrays.
+func complete(in *RunAgentInput) error {
 	if in.Messages == nil {
 		in.Messages = []Message{}
 	}
-	if err := checkInput(&in); err != nil {
-		return nil, err
+	if err := checkInput(in); err != nil {
+		return err
 	}
 	if in.Tools == nil {
 		in.Tools = []Tool{}
@@ -296,10 +308,7 @@ func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
 	if in.Context == nil {
 		in.Context = []ContextItem{}
 	}
-	if len(in.ForwardedProps) > 0 && in.ForwardedProps[0] == '{' {
-		in.props = &propIndex{of: in.ForwardedProps}
-	}
-	return &in, nil
+	return nil
 }
 
 // requiredMembers returns the values of the members threadId, runId and
