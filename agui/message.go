@@ -327,12 +327,8 @@ func requiredMembers(b []byte) (v [3]json.RawMessage, ok bool) {
 	}
 	i = skipSpace(b, i+1)
 	for i < len(b) && b[i] != '}' {
-		kEnd := stringEnd(b, i)
-		if kEnd < 0 {
-			return v, false
-		}
-		key := b[i+1 : kEnd-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
+		key, kEnd, esc, ok := scanString(b, i)
+		if !ok || esc {
 			return v, false
 		}
 		i = skipSpace(b, kEnd)
@@ -360,30 +356,6 @@ func requiredMembers(b []byte) (v [3]json.RawMessage, ok bool) {
 	return v, i < len(b)
 }
 
-// stringEnd returns the index after the JSON string that starts at b[i],
-// or -1.
-func stringEnd(b []byte, i int) int {
-	if i >= len(b) || b[i] != '"' {
-		return -1
-	}
-	for j := i + 1; j < len(b); {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
-	return -1
-}
-
 // valueEnd returns the index after the JSON value that starts at b[i],
 // or -1; b is valid JSON.
 func valueEnd(b []byte, i int) int {
@@ -392,17 +364,21 @@ func valueEnd(b []byte, i int) int {
 	}
 	switch b[i] {
 	case '"':
-		return stringEnd(b, i)
+		_, next, _, ok := scanString(b, i)
+		if !ok {
+			return -1
+		}
+		return next
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				e := stringEnd(b, j)
-				if e < 0 {
+				_, next, _, ok := scanString(b, j)
+				if !ok {
 					return -1
 				}
-				j = e - 1
+				j = next - 1
 			case '{', '[':
 				depth++
 			case '}', ']':
