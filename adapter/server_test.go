@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -72,14 +71,8 @@ func newTestServerWith(t *testing.T, cfg Config, configure func(hs *http.Server)
 // JSON lines written so far.
 func newLoggedTestServer(t *testing.T, cfg Config) (ts *adoptedServer, logs func() string) {
 	t.Helper()
-	var buf bytes.Buffer
-	var mu sync.Mutex
-	ts = newTestServerLogging(t, cfg, slog.New(slog.NewJSONHandler(&lockedWriter{w: &buf, mu: &mu}, nil)), nil)
-	return ts, func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return buf.String()
-	}
+	logger, logs := keptLog()
+	return newTestServerLogging(t, cfg, logger, nil), logs
 }
 
 func newTestServerLogging(t *testing.T, cfg Config, logger *slog.Logger, configure func(hs *http.Server)) *adoptedServer {

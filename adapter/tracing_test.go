@@ -108,9 +108,8 @@ func TestTracingSpansAndPropagation(t *testing.T) {
 	cfg := tracedConfig(t, agentURL, mcpURL, "")
 	exp := tracetest.NewInMemoryExporter()
 	cfg.Tracing.exporter = keepSpans{exp}
-	var logs bytes.Buffer
-	var logMu sync.Mutex
-	s, err := NewServer(slog.New(slog.NewJSONHandler(&lockedWriter{w: &logs, mu: &logMu}, nil)), cfg)
+	logger, logs := keptLog()
+	s, err := NewServer(logger, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,9 +165,7 @@ func TestTracingSpansAndPropagation(t *testing.T) {
 	if upstreamSpans != 2 {
 		t.Errorf("%d upstream connection spans, want 2 (one per round)", upstreamSpans)
 	}
-	logMu.Lock()
-	out := logs.String()
-	logMu.Unlock()
+	out := logs()
 	if !strings.Contains(out, `"msg":"run ended"`) || !strings.Contains(out, `"trace_id":"`+inboundTrace+`"`) {
 		t.Errorf("logs without the trace id:\n%s", out)
 	}
@@ -271,6 +268,18 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// keptLog returns a JSON logger whose lines are kept, and a func that
+// returns the lines written so far.
+func keptLog() (*slog.Logger, func() string) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	return slog.New(slog.NewJSONHandler(&lockedWriter{w: &buf, mu: &mu}, nil)), func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.String()
+	}
+}
+
 // A LangGraph server receives the run's traceparent too (here one that
 // refuses everything: the run ends in RUN_ERROR, the header was sent), and
 // the log line that says why the run failed carries the trace.
@@ -285,9 +294,8 @@ func TestTracingLangGraphPropagation(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Tracing.exporter = keepSpans{tracetest.NewInMemoryExporter()}
-	var logs bytes.Buffer
-	var logMu sync.Mutex
-	s, err := NewServer(slog.New(slog.NewJSONHandler(&lockedWriter{w: &logs, mu: &logMu}, nil)), cfg)
+	logger, logs := keptLog()
+	s, err := NewServer(logger, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,9 +307,7 @@ func TestTracingLangGraphPropagation(t *testing.T) {
 	if len(got) == 0 || !strings.HasPrefix(got[0], "00-"+inboundTrace+"-") {
 		t.Errorf("LangGraph requests carried traceparent %q", got)
 	}
-	logMu.Lock()
-	out := logs.String()
-	logMu.Unlock()
+	out := logs()
 	var failed bool
 	for _, l := range strings.Split(out, "\n") {
 		if strings.Contains(l, `"msg":"agent failed"`) && strings.Contains(l, "503") && strings.Contains(l, `"trace_id":"`+inboundTrace+`"`) {
