@@ -190,7 +190,7 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 func (s *Server) stream(c *echo.Context, first func(), serve func(ctx context.Context, sink *sseSink)) {
 	s.streams.Add(1)
 	if s.cfg.streamTakeover() {
-		if cs, err := takeOver(c.Response(), c.Request(), s.cfg.writeTimeout(), s.handBack); err == nil {
+		if cs, err := takeOver(c.Response(), c.Request(), s.cfg.writeTimeout(), s.handBack, s.leaveWatcher()); err == nil {
 			if r, _ := echo.UnwrapResponse(c.Response()); r != nil {
 				r.Status, r.Committed = http.StatusOK, true // for the request log
 			}
@@ -203,6 +203,21 @@ func (s *Server) stream(c *echo.Context, first func(), serve func(ctx context.Co
 	sink := s.newSink(newResponseStream(c.Response()), enc, writePreamble(c.Response(), enc), first)
 	defer sink.close()
 	serve(c.Request().Context(), sink)
+}
+
+// leaveWatcher is the watcher of taken-over streams' clients, started on
+// first use; nil once Close stopped it, or where none can start.
+func (s *Server) leaveWatcher() *leaveWatcher {
+	s.leavesMu.Lock()
+	defer s.leavesMu.Unlock()
+	if s.leaves == nil && !s.leavesDone {
+		s.leaves = newLeaveWatcher()
+		s.leavesDone = s.leaves == nil // not again
+	}
+	if s.leavesDone {
+		return nil
+	}
+	return s.leaves
 }
 
 // serveTaken writes a stream on a connection taken over from net/http.

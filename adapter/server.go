@@ -53,6 +53,10 @@ type Server struct {
 	draining atomic.Bool
 	handBack *handBack // connections of taken-over streams, back to net/http
 
+	leavesMu   sync.Mutex
+	leaves     *leaveWatcher // started by the first taken-over stream; nil before, or where there is none
+	leavesDone bool          // Close stopped it, or none could start
+
 	log            runlog.Log
 	runs           *runs.Manager
 	pool           *mcpapps.Pool    // nil without MCP servers
@@ -436,6 +440,11 @@ func (s *Server) SandboxHandler() http.Handler {
 // after Drain.
 func (s *Server) Close() error {
 	s.handBack.stop()
+	s.leavesMu.Lock()
+	s.leavesDone = true
+	leaves := s.leaves
+	s.leavesMu.Unlock()
+	leaves.stop()
 	if s.jwt != nil {
 		s.jwt.Close()
 	}

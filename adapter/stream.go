@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -44,10 +45,11 @@ func sseHeaders(h http.Header) {
 // connStream is an SSE response on an HTTP/1.1 connection taken over
 // from net/http once the response starts: the chunked encoding is
 // written here, so that a long, mostly idle stream holds no net/http
-// buffers and no request goroutine. Its own small goroutine (watch)
-// notices the client leave, without reading what the client sends, and
-// cancels ctx; nothing is kept between flushes (the pending chunk's
-// buffer goes back to a pool). When the stream ends the connection goes
+// buffers and no request goroutine. The Server's leaveWatcher (one
+// goroutine for every stream, on Linux), or else a small goroutine of
+// the stream's own (watch), notices the client leave, without reading
+// what the client sends, and cancels ctx; nothing is kept between
+// flushes (the pending chunk's buffer goes back to a pool). When the stream ends the connection goes
 // back to net/http (keep-alive) through the Server's handBack listener.
 // Write, Flush and Close are called by one goroutine at a time (the SSE
 // sink's lock).
@@ -59,9 +61,16 @@ type connStream struct {
 	pending *[]byte // the chunk being written, with chunkHead bytes reserved; nil when none
 	err     error
 	closed  bool
-	watched chan struct{} // closed when watch returns
+	watched chan struct{} // closed when watch returns (without a leaveWatcher)
 
-	// Set by watch, read after watched is closed.
+	// With a leaveWatcher: the stream's watch there, and the connection's
+	// descriptor access (leaveID 0: watch watches).
+	leaves  *leaveWatcher
+	leaveID uint64
+	rc      syscall.RawConn
+
+	// Set by watch (or the leaveWatcher), read after watched is closed
+	// (after leaves.remove returns).
 	gone     bool // the client closed the connection
 	consumed bool // watch read from the connection: it cannot be reused
 	reusable bool // nothing was buffered past the request when it was taken
@@ -86,7 +95,7 @@ var errHijackUnsupported = errors.New("the response cannot be taken over")
 // status 200, w's headers (set by middlewares) and the SSE headers,
 // chunked. The only error is errHijackUnsupported; a head that cannot be
 // written gives a stream whose writes fail and whose context is done.
-func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration, back *handBack) (*connStream, error) {
+func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration, back *handBack, leaves *leaveWatcher) (*connStream, error) {
 	if r.ProtoMajor != 1 || r.ProtoMinor < 1 || back.hs.Load() == nil {
 		return nil, errHijackUnsupported
 	}
@@ -123,7 +132,7 @@ func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration
 	*bp = b
 	putChunk(bp)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &connStream{conn: conn, back: back, ctx: ctx, cancel: cancel, watched: make(chan struct{}),
+	s := &connStream{conn: conn, back: back, leaves: leaves, ctx: ctx, cancel: cancel, watched: make(chan struct{}),
 		// Bytes net/http read past the request (a pipelined one) would
 		// be lost to the next reader of the connection; a client that
 		// asked for "Connection: close" gets it, as net/http would.
@@ -136,7 +145,9 @@ func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration
 		close(s.watched)
 		return s, nil
 	}
-	go s.watch()
+	if !leaves.add(s) {
+		go s.watch()
+	}
 	return s, nil
 }
 
@@ -155,6 +166,7 @@ const (
 	peerClosed                   // the client closed the connection
 	waitStopped                  // a read deadline passed, or the connection was closed here
 	cannotPeek                   // not a socket: nothing was waited for
+	notReady                     // nothing to read yet (the leaveWatcher's peek)
 )
 
 // watch cancels ctx when the client closes the connection. It waits for
@@ -251,8 +263,12 @@ func (s *connStream) Close() {
 		_, err := s.conn.Write(lastChunk)
 		ok = err == nil
 	}
-	_ = s.conn.SetReadDeadline(time.Unix(1, 0)) // stops watch
-	<-s.watched
+	if s.leaveID != 0 {
+		s.leaves.remove(s)
+	} else {
+		_ = s.conn.SetReadDeadline(time.Unix(1, 0)) // stops watch
+		<-s.watched
+	}
 	s.cancel()
 	if ok && s.reusable && !s.consumed && !s.gone {
 		_ = s.conn.SetDeadline(time.Time{})
