@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net"
@@ -39,32 +38,10 @@ func openStreams(t *testing.T, addr string, n int) []net.Conn {
 	t.Helper()
 	conns := make([]net.Conn, n)
 	for i := range conns {
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		conn, br := dialRaw(t, addr)
 		id := strconv.Itoa(i)
 		body := strings.NewReplacer(`"threadId":"t"`, `"threadId":"t`+id+`"`, `"runId":"r"`, `"runId":"r`+id+`"`).Replace(runBody)
-		req := "POST /agents/a/run HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
-		if _, err := io.WriteString(conn, req); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cr := bufio.NewReader(resp.Body)
-		for {
-			l, err := cr.ReadString('\n')
-			if err != nil {
-				t.Fatalf("stream %d: %v", i, err)
-			}
-			if strings.Contains(l, "TEXT_MESSAGE_START") {
-				break
-			}
-		}
+		readUntilConnected(t, sendRunBody(t, conn, br, addr, "", body).Body)
 		conns[i] = conn
 	}
 	return conns

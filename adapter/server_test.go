@@ -400,16 +400,7 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 		}
 		// Read until the upstream's first event arrived, so the upstream
 		// is connected (RUN_STARTED comes before it is asked).
-		br := bufio.NewReader(resp.Body)
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil {
-				t.Fatalf("cycle %d: %v", i, err)
-			}
-			if strings.Contains(l, "TEXT_MESSAGE_START") {
-				break
-			}
-		}
+		readUntilConnected(t, resp.Body)
 		start := time.Now()
 		cancel()
 		resp.Body.Close()
@@ -503,13 +494,7 @@ func TestDrainEndsStreamsWithShutdown(t *testing.T) {
 	defer ts.Close()
 	resp := doReq(t, http.MethodPost, ts.URL+"/agents/a/run", runBody, nil)
 	defer resp.Body.Close()
-	br := bufio.NewReader(resp.Body)
-	for {
-		l, _ := br.ReadString('\n')
-		if strings.Contains(l, "TEXT_MESSAGE_START") {
-			break
-		}
-	}
+	br := readUntilConnected(t, resp.Body)
 	go s.Drain(50 * time.Millisecond)
 	rest, _ := io.ReadAll(br)
 	evs := decodeEvents(t, string(rest))

@@ -19,20 +19,31 @@ import (
 // reader and the connection.
 func rawRun(t *testing.T, addr, origin string) (*http.Response, *bufio.Reader, net.Conn) {
 	t.Helper()
+	conn, br := dialRaw(t, addr)
+	return sendRun(t, conn, br, addr, origin, "r"), br, conn
+}
+
+// dialRaw opens a raw connection to addr, closed when the test ends.
+func dialRaw(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
+	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	br := bufio.NewReader(conn)
-	return sendRun(t, conn, br, addr, origin, "r"), br, conn
+	return conn, bufio.NewReader(conn)
 }
 
 // sendRun sends a run request (run id runID) on conn.
 func sendRun(t *testing.T, conn net.Conn, br *bufio.Reader, addr, origin, runID string) *http.Response {
 	t.Helper()
-	body := strings.Replace(runBody, `"runId":"r"`, `"runId":"`+runID+`"`, 1)
+	return sendRunBody(t, conn, br, addr, origin, strings.Replace(runBody, `"runId":"r"`, `"runId":"`+runID+`"`, 1))
+}
+
+// sendRunBody sends a run request with body on conn.
+func sendRunBody(t *testing.T, conn net.Conn, br *bufio.Reader, addr, origin, body string) *http.Response {
+	t.Helper()
 	req := "POST /agents/a/run HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
 	if origin != "" {
 		req += "Origin: " + origin + "\r\n"
@@ -46,6 +57,23 @@ func sendRun(t *testing.T, conn net.Conn, br *bufio.Reader, addr, origin, runID 
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// readUntilConnected reads a run's stream up to the upstream's
+// TEXT_MESSAGE_START (the upstream is connected) and returns the reader
+// of the rest.
+func readUntilConnected(t *testing.T, body io.Reader) *bufio.Reader {
+	t.Helper()
+	br := bufio.NewReader(body)
+	for {
+		l, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("before the upstream's first message: %v", err)
+		}
+		if strings.Contains(l, "TEXT_MESSAGE_START") {
+			return br
+		}
+	}
 }
 
 // connStates records the server's connection states.
@@ -191,16 +219,7 @@ func TestStreamTakeoverClientLeaves(t *testing.T) {
 	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
 	ts, states := newStatesServer(t, cfg)
 	resp, _, conn := rawRun(t, ts.Listener.Addr().String(), "")
-	cr := bufio.NewReader(resp.Body) // ReadResponse decodes the chunks
-	for {
-		l, err := cr.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(l, "TEXT_MESSAGE_START") { // the upstream is connected
-			break
-		}
-	}
+	readUntilConnected(t, resp.Body) // ReadResponse decodes the chunks
 	conn.Close()
 	select {
 	case <-up.cancelled:
