@@ -74,7 +74,9 @@ func checkRun(t *testing.T, entries []runlog.Entry, deltas int) {
 func TestCommitBatchesUntilTheRunBlocks(t *testing.T) {
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
-	m := newManager(t, Config{Instance: "i", DetachGrace: time.Minute})
+	// No batch waits long enough for the timer here, however slow the
+	// machine: every commit is the batch's limit or the hook's.
+	m := newManager(t, Config{Instance: "i", DetachGrace: time.Minute, CommitDelay: time.Hour})
 	const n = 300
 	st, err := m.Start(context.Background(), StartRequest{Principal: "p", Input: input("t", "r"), Agent: hooked(n, true, nil)})
 	if err != nil {
@@ -130,7 +132,7 @@ func TestCommitLateWhenTheRunBlocksElsewhere(t *testing.T) {
 		st.Serve(context.Background(), c)
 	}()
 	// The run blocks after 7 events without calling the hook: they must
-	// reach the client anyway, within commitDelay, not when it unblocks.
+	// reach the client anyway, within CommitDelay, not when it unblocks.
 	deadline := time.Now().Add(5 * time.Second)
 	for len(c.got()) < 7 {
 		if time.Now().After(deadline) {

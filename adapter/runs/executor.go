@@ -236,7 +236,7 @@ func (x *execution) conclude() {
 // batch at a time: events gather while more are on their way, and go to
 // the log, the hub and the starting client together (one lock of each
 // per batch, not per event) right before the run blocks on its upstream
-// (the BeforeRead hook), when the batch is full, or commitDelay after the
+// (the BeforeRead hook), when the batch is full, or CommitDelay after the
 // batch's first event if neither came (a middleware blocked between
 // events: an MCP call, say). A run whose agent never calls the hook
 // commits every event at once.
@@ -275,11 +275,10 @@ type committer struct {
 const maxPending = 4 << 20
 
 // A synchronous log's batch is committed at this many events or bytes,
-// or commitDelay after its first event.
+// or Config.CommitDelay after its first event.
 const (
 	maxCommit      = 64
 	maxCommitBytes = 32 << 10
-	commitDelay    = 2 * time.Millisecond
 )
 
 func newCommitter(m *Manager, lr *localRun, client *startingClient) *committer {
@@ -313,7 +312,7 @@ func (c *committer) add(data []byte, term bool) error {
 			// measured without it (README, thirteenth sitting), a lone
 			// stream saved CPU but loaded runs lost latency.
 			c.armed = true
-			c.timer.Reset(commitDelay)
+			c.timer.Reset(c.m.cfg.CommitDelay)
 		}
 		return nil
 	}
@@ -384,7 +383,7 @@ func (c *committer) beforeRead() {
 	}
 }
 
-// late commits a batch that waited commitDelay (the timer's goroutine).
+// late commits a batch that waited CommitDelay (the timer's goroutine).
 func (c *committer) late() {
 	c.bmu.Lock()
 	defer c.bmu.Unlock()

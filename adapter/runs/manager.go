@@ -102,6 +102,10 @@ type Config struct {
 	// Batch appends the events of many runs together (one pipeline per
 	// batch), for a log across the network (Redis).
 	Batch bool
+	// CommitDelay is how long a synchronous log's batch of events waits
+	// for the run to block on its upstream before it is committed and
+	// sent anyway (default 2 ms).
+	CommitDelay time.Duration
 	// Logger receives run lifecycle logs; nil discards.
 	Logger *slog.Logger
 	// Observer receives counts for metrics; nil discards.
@@ -117,6 +121,7 @@ const (
 	DefaultMaxLiveTranscriptBytes = 64 << 20
 	DefaultMaxThreadBytes         = 1 << 20
 	DefaultMaxTailBytes           = 32 << 20
+	DefaultCommitDelay            = 2 * time.Millisecond
 )
 
 // Observer is told what metrics count.
@@ -199,6 +204,9 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 	}
 	if cfg.OpTimeout == 0 {
 		cfg.OpTimeout = 5 * time.Second
+	}
+	if cfg.CommitDelay == 0 {
+		cfg.CommitDelay = DefaultCommitDelay
 	}
 	m := &Manager{
 		log: log, cfg: cfg, logger: cfg.Logger, obs: cfg.Observer,
