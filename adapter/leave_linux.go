@@ -193,16 +193,3 @@ func (w *leaveWatcher) stop() {
 		unix.Close(w.epfd)
 	})
 }
-
-// peek tells what the client of the socket fd did, without reading.
-func peek(fd int) readiness {
-	var b [1]byte
-	n, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
-	switch {
-	case err == unix.EAGAIN || err == unix.EINTR:
-		return notReady
-	case err != nil || n == 0:
-		return peerClosed
-	}
-	return dataWaiting
-}

@@ -18,20 +18,27 @@ func waitReadable(conn net.Conn) readiness {
 	if err != nil {
 		return cannotPeek
 	}
-	r := dataWaiting
-	var b [1]byte
+	var r readiness
 	err = rc.Read(func(fd uintptr) bool {
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		switch {
-		case err == syscall.EAGAIN || err == syscall.EINTR:
-			return false // not readable yet: wait
-		case err != nil || n == 0:
-			r = peerClosed
-		}
-		return true // closed, or data waiting
+		r = peek(int(fd))
+		return r != notReady // not readable yet: wait
 	})
 	if err != nil {
 		return waitStopped // a read deadline, or closed here: not the client's doing
 	}
 	return r
+}
+
+// peek tells what the client of the socket fd did, without reading or
+// waiting: notReady, dataWaiting or peerClosed.
+func peek(fd int) readiness {
+	var b [1]byte
+	n, _, err := syscall.Recvfrom(fd, b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	switch {
+	case err == syscall.EAGAIN || err == syscall.EINTR:
+		return notReady
+	case err != nil || n == 0:
+		return peerClosed // closed, or failed
+	}
+	return dataWaiting
 }
