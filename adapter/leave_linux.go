@@ -1,34 +1,42 @@
 package adapter
 
 import (
+	"net"
 	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// leaveWatcher notices clients leaving their taken-over streams with one
-// goroutine for all of them: it waits on an epoll set of the streams'
-// connections, where each stream would otherwise keep a goroutine of its
-// own parked on its connection (connStream.watch), about 4 KiB of stack
-// per stream. A connection is watched once (EPOLLONESHOT): when it turns
-// readable the watcher peeks, as watch does, and cancels the stream if
-// the client closed it; data from the client ends the watch without a
-// verdict, as in watch. Owned by the Server: stop ends the goroutine.
+// leaveWatcher waits, with one goroutine for all of them, until
+// connections turn readable: taken-over streams, to notice their client
+// leave, and connections given back after a stream, to notice the
+// client's next request. It waits on an epoll set, where each connection
+// would otherwise keep a goroutine of its own parked on it
+// (connStream.watch, handBack.give), about 4 KiB of stack each. A
+// connection is watched once (EPOLLONESHOT): when it turns readable the
+// watcher peeks and reports what it saw. Owned by the Server: stop ends
+// the goroutine.
 type leaveWatcher struct {
 	epfd, wake int // the epoll set; an eventfd that stop writes
 
 	mu      sync.Mutex
 	stopped bool
 	next    uint64 // the last id given; 0 is the wake eventfd's
-	watched map[uint64]*connStream
+	watched map[uint64]*watch
 	done    chan struct{} // closed when the goroutine returns
 
 	stopOnce sync.Once
 }
 
+// watch is one watched connection.
+type watch struct {
+	rc    syscall.RawConn
+	ready func(readiness)
+}
+
 // newLeaveWatcher starts the watcher, or returns nil if the kernel
-// refuses an epoll set: streams then watch their own connections.
+// refuses an epoll set: connections are then watched by goroutines.
 func newLeaveWatcher() *leaveWatcher {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
@@ -44,30 +52,32 @@ func newLeaveWatcher() *leaveWatcher {
 		unix.Close(epfd)
 		return nil
 	}
-	w := &leaveWatcher{epfd: epfd, wake: wake, watched: map[uint64]*connStream{}, done: make(chan struct{})}
+	w := &leaveWatcher{epfd: epfd, wake: wake, watched: map[uint64]*watch{}, done: make(chan struct{})}
 	go w.loop()
 	return w
 }
 
-// add watches s's connection and reports whether it could: a nil or
-// stopped watcher, or a connection that is not a socket, leaves the
-// watching to s.
-func (w *leaveWatcher) add(s *connStream) bool {
+// add watches conn until it turns readable; then ready is called once,
+// in the watcher's goroutine and outside its lock, with dataWaiting,
+// peerClosed or (the connection was closed here) waitStopped. It returns
+// the watch's id, or 0 if a nil or stopped watcher, or a connection that
+// is not a socket, leaves the watching to the caller.
+func (w *leaveWatcher) add(conn net.Conn, ready func(readiness)) uint64 {
 	if w == nil {
-		return false
+		return 0
 	}
-	sc, ok := s.conn.(syscall.Conn)
+	sc, ok := conn.(syscall.Conn)
 	if !ok {
-		return false
+		return 0
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return false
+		return 0
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped {
-		return false
+		return 0
 	}
 	w.next++
 	id := w.next
@@ -77,11 +87,10 @@ func (w *leaveWatcher) add(s *connStream) bool {
 	if err := rc.Control(func(fd uintptr) {
 		added = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, int(fd), watchEvent(id))
 	}); err != nil || added != nil {
-		return false
+		return 0
 	}
-	s.leaveID, s.rc = id, rc
-	w.watched[id] = s
-	return true
+	w.watched[id] = &watch{rc: rc, ready: ready}
+	return id
 }
 
 // watchEvent asks for one report of fd readable, closed or failed,
@@ -94,19 +103,21 @@ func watchEvent(id uint64) *unix.EpollEvent {
 	}
 }
 
-// remove ends the watch of s, if it is still on. After it returns the
-// watcher neither reads s's connection nor writes s: the connection may
-// be closed or given back, and s.gone read.
-func (w *leaveWatcher) remove(s *connStream) {
+// remove ends watch id and reports whether it was still on: then ready
+// is never called, and the watcher no longer touches the connection. If
+// not, ready has been or is being called.
+func (w *leaveWatcher) remove(id uint64) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.watched[s.leaveID] != s {
-		return // reported already, or stop came first
+	wt := w.watched[id]
+	if wt == nil {
+		return false
 	}
-	delete(w.watched, s.leaveID)
+	delete(w.watched, id)
 	if !w.stopped {
-		_ = s.rc.Control(func(fd uintptr) { _ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, int(fd), nil) })
+		_ = wt.rc.Control(func(fd uintptr) { _ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, int(fd), nil) })
 	}
+	return true
 }
 
 // loop waits for reports until stop wakes it.
@@ -132,16 +143,16 @@ func (w *leaveWatcher) loop() {
 	}
 }
 
-// report handles the readable connection of stream id.
+// report handles the readable connection of watch id.
 func (w *leaveWatcher) report(id uint64) {
 	w.mu.Lock()
-	s := w.watched[id]
-	if s == nil || w.stopped {
+	wt := w.watched[id]
+	if wt == nil || w.stopped {
 		w.mu.Unlock()
 		return // removed meanwhile
 	}
 	r := waitStopped
-	_ = s.rc.Control(func(fd uintptr) {
+	_ = wt.rc.Control(func(fd uintptr) {
 		r = peek(int(fd))
 		if r == notReady {
 			// Spurious: watch again.
@@ -157,16 +168,13 @@ func (w *leaveWatcher) report(id uint64) {
 		return
 	}
 	delete(w.watched, id)
-	gone := r == peerClosed
-	s.gone = gone
 	w.mu.Unlock()
-	if gone {
-		s.cancel()
-	}
+	wt.ready(r)
 }
 
 // abandon ends every watch when epoll fails (it does not, short of a
-// kernel bug): the streams' clients are then noticed when a write fails.
+// kernel bug): a stream's client is then noticed when a write fails, and
+// a connection given back waits until the server closes.
 func (w *leaveWatcher) abandon() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -174,8 +182,8 @@ func (w *leaveWatcher) abandon() {
 	clear(w.watched)
 }
 
-// stop ends the goroutine and releases the epoll set. Streams still
-// watched are no longer (their Close still calls remove).
+// stop ends the goroutine and releases the epoll set. What is still
+// watched is no longer (remove then reports false).
 func (w *leaveWatcher) stop() {
 	if w == nil {
 		return

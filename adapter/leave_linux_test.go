@@ -1,7 +1,7 @@
 package adapter
 
 import (
-	"context"
+	"bufio"
 	"io"
 	"net"
 	"net/http"
@@ -144,16 +144,23 @@ func tcpPair(t *testing.T) (server, client net.Conn) {
 	return server, client
 }
 
-func watchedStream(t *testing.T, w *leaveWatcher) (*connStream, net.Conn) {
+// watched is a connection under a leaveWatcher's watch and what was
+// reported of it.
+type watched struct {
+	id       uint64
+	conn     net.Conn // the watched end
+	client   net.Conn // the other end
+	reported chan readiness
+}
+
+func watchConn(t *testing.T, w *leaveWatcher) *watched {
 	t.Helper()
 	server, client := tcpPair(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	s := &connStream{conn: server, leaves: w, ctx: ctx, cancel: cancel}
-	if !w.add(s) {
+	c := &watched{conn: server, client: client, reported: make(chan readiness, 2)}
+	if c.id = w.add(server, func(r readiness) { c.reported <- r }); c.id == 0 {
 		t.Fatal("a TCP connection was not watched")
 	}
-	return s, client
+	return c
 }
 
 func TestLeaveWatcher(t *testing.T) {
@@ -163,67 +170,130 @@ func TestLeaveWatcher(t *testing.T) {
 	}
 	defer w.stop()
 
-	// The client closes: the stream is cancelled and marked gone.
-	closed, c1 := watchedStream(t, w)
-	// The client sends (a pipelined request): the watch ends, the stream
-	// goes on, and what was sent is still there to read.
-	sent, c2 := watchedStream(t, w)
-	// Removed before anything happens: never reported.
-	removed, c3 := watchedStream(t, w)
-	// Nothing happens.
-	quiet, _ := watchedStream(t, w)
+	closed := watchConn(t, w)  // the client closes
+	sent := watchConn(t, w)    // the client sends (a next request)
+	removed := watchConn(t, w) // removed before anything happens
+	quiet := watchConn(t, w)   // nothing happens
 
-	w.remove(removed)
-	c3.Close()
-	c1.Close()
-	if _, err := io.WriteString(c2, "GET / HTTP/1.1\r\n"); err != nil {
+	if !w.remove(removed.id) {
+		t.Error("remove of a watch still on reported false")
+	}
+	removed.client.Close()
+	closed.client.Close()
+	if _, err := io.WriteString(sent.client, "GET / HTTP/1.1\r\n"); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-closed.ctx.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("a client that closed was not noticed")
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		w.mu.Lock()
-		_, watching := w.watched[sent.leaveID]
-		w.mu.Unlock()
-		if !watching {
-			break
+	for _, tt := range []struct {
+		name string
+		c    *watched
+		want readiness
+	}{{"closed", closed, peerClosed}, {"sent", sent, dataWaiting}} {
+		select {
+		case r := <-tt.c.reported:
+			if r != tt.want {
+				t.Errorf("%s: reported %v, want %v", tt.name, r, tt.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: nothing reported", tt.name)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("a client that sent data is still watched")
-		}
-		time.Sleep(time.Millisecond)
-	}
-	w.remove(closed)
-	w.remove(sent)
-	if !closed.gone || sent.gone || removed.gone || quiet.gone {
-		t.Errorf("gone: closed %v, sent %v, removed %v, quiet %v; want only closed", closed.gone, sent.gone, removed.gone, quiet.gone)
-	}
-	for name, s := range map[string]*connStream{"sent": sent, "removed": removed, "quiet": quiet} {
-		if s.ctx.Err() != nil {
-			t.Errorf("the %s stream was cancelled", name)
+		if w.remove(tt.c.id) {
+			t.Errorf("%s: remove after the report reported true", tt.name)
 		}
 	}
+	// What the client sent is still there to read.
 	sent.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	b := make([]byte, 16)
 	if n, err := io.ReadFull(sent.conn, b); err != nil || string(b[:n]) != "GET / HTTP/1.1\r\n" {
 		t.Errorf("after the watch: read %q, %v; want what the client sent", b[:n], err)
 	}
+	time.Sleep(50 * time.Millisecond) // a report of removed or quiet would come by now
+	for name, c := range map[string]*watched{"removed": removed, "quiet": quiet} {
+		select {
+		case r := <-c.reported:
+			t.Errorf("%s: reported %v", name, r)
+		default:
+		}
+	}
 
-	// stop ends the goroutine with a stream still watched; then nothing
-	// is watched any more.
+	// stop ends the goroutine with a watch still on; then nothing is
+	// watched any more.
 	w.stop()
 	select {
 	case <-w.done:
 	default:
 		t.Error("the leaveWatcher's goroutine did not end with stop")
 	}
-	w.remove(quiet)
+	if w.remove(quiet.id) {
+		t.Error("a watch was still on after stop")
+	}
 	server, _ := tcpPair(t)
-	if w.add(&connStream{conn: server}) {
+	if w.add(server, func(readiness) {}) != 0 {
 		t.Error("a stopped watcher took a connection")
+	}
+}
+
+// Connections given back after their stream wait for the client's next
+// request under the leaveWatcher too, not each in a goroutine of its
+// own; the next request is served on them, and the server's end closes
+// those still waiting.
+func TestLeaveWatcherIdleConnections(t *testing.T) {
+	const n = 20
+	up := newUpstream(t, upstreamFrames, false)
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	ts, _ := newStatesServer(t, cfg)
+	addr := ts.Listener.Addr().String()
+	type client struct {
+		conn net.Conn
+		br   *bufio.Reader
+	}
+	clients := make([]client, n)
+	for i := range clients {
+		conn, br := dialRaw(t, addr)
+		resp := sendRun(t, conn, br, addr, "", "r"+strconv.Itoa(i))
+		if _, err := io.ReadAll(resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		clients[i] = client{conn, br}
+	}
+	h := ts.s.handBack
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		h.mu.Lock()
+		idle, watched := len(h.idle), 0
+		for _, ic := range h.idle {
+			if ic.id != 0 {
+				watched++
+			}
+		}
+		h.mu.Unlock()
+		if idle == n {
+			if watched != n {
+				t.Errorf("%d of %d idle connections under the leaveWatcher", watched, n)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d connections given back", idle, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if g := goroutinesIn("(*handBack).give"); g != 0 {
+		t.Errorf("%d goroutines wait for a next request each, want 0", g)
+	}
+	// Half the clients send their next request: served on the same
+	// connection. The other half wait.
+	for i, c := range clients[:n/2] {
+		resp := sendRun(t, c.conn, c.br, addr, "", "again"+strconv.Itoa(i))
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != 200 || len(decodeEvents(t, string(body))) != 5 {
+			t.Fatalf("next request on a kept connection: %d, %v, %q", resp.StatusCode, err, body)
+		}
+	}
+	ts.s.handBack.stop()
+	for i, c := range clients[n/2:] {
+		c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.br.ReadByte(); err != io.EOF {
+			t.Errorf("idle connection %d after stop: %v, want EOF", i, err)
+		}
 	}
 }

@@ -2,11 +2,13 @@
 
 package adapter
 
-// leaveWatcher is Linux's (epoll); elsewhere each taken-over stream
-// watches its own connection (connStream.watch).
+import "net"
+
+// leaveWatcher is Linux's (epoll); elsewhere each connection is watched
+// by a goroutine of its own (connStream.watch, handBack.give).
 type leaveWatcher struct{}
 
-func newLeaveWatcher() *leaveWatcher       { return nil }
-func (*leaveWatcher) add(*connStream) bool { return false }
-func (*leaveWatcher) remove(*connStream)   {}
-func (*leaveWatcher) stop()                {}
+func newLeaveWatcher() *leaveWatcher                       { return nil }
+func (*leaveWatcher) add(net.Conn, func(readiness)) uint64 { return 0 }
+func (*leaveWatcher) remove(uint64) bool                   { return false }
+func (*leaveWatcher) stop()                                {}

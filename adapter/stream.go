@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -63,15 +62,14 @@ type connStream struct {
 	closed  bool
 	watched chan struct{} // closed when watch returns (without a leaveWatcher)
 
-	// With a leaveWatcher: the stream's watch there, and the connection's
-	// descriptor access (leaveID 0: watch watches).
+	// With a leaveWatcher: the stream's watch there (leaveID 0: watch
+	// watches).
 	leaves  *leaveWatcher
 	leaveID uint64
-	rc      syscall.RawConn
 
-	// Set by watch (or the leaveWatcher), read after watched is closed
-	// (after leaves.remove returns).
-	gone     bool // the client closed the connection
+	gone atomic.Bool // the client closed the connection (watch, or the leaveWatcher)
+
+	// Set by watch, read after watched is closed.
 	consumed bool // watch read from the connection: it cannot be reused
 	reusable bool // nothing was buffered past the request when it was taken
 }
@@ -145,7 +143,7 @@ func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration
 		close(s.watched)
 		return s, nil
 	}
-	if !leaves.add(s) {
+	if s.leaveID = leaves.add(conn, s.left); s.leaveID == 0 {
 		go s.watch()
 	}
 	return s, nil
@@ -188,7 +186,15 @@ func (s *connStream) watch() {
 		}
 	}
 	if gone {
-		s.gone = true
+		s.left(peerClosed)
+	}
+}
+
+// left is what the leaveWatcher (or watch) saw: a client that closed the
+// connection cancels the stream; one that sent something does not.
+func (s *connStream) left(r readiness) {
+	if r == peerClosed {
+		s.gone.Store(true)
 		s.cancel()
 	}
 }
@@ -264,15 +270,15 @@ func (s *connStream) Close() {
 		ok = err == nil
 	}
 	if s.leaveID != 0 {
-		s.leaves.remove(s)
+		s.leaves.remove(s.leaveID)
 	} else {
 		_ = s.conn.SetReadDeadline(time.Unix(1, 0)) // stops watch
 		<-s.watched
 	}
 	s.cancel()
-	if ok && s.reusable && !s.consumed && !s.gone {
+	if ok && s.reusable && !s.consumed && !s.gone.Load() {
 		_ = s.conn.SetDeadline(time.Time{})
-		s.back.give(s.conn)
+		s.back.give(s.conn, s.leaves)
 		return
 	}
 	s.conn.Close()
@@ -295,22 +301,31 @@ type handBack struct {
 
 	mu      sync.Mutex
 	closed  bool
-	serving chan struct{}         // nil until hs serves this listener; closed when it stops
-	idle    map[net.Conn]struct{} // waiting for the client's next request
-	waits   sync.WaitGroup        // give's goroutines
+	serving chan struct{}          // nil until hs serves this listener; closed when it stops
+	idle    map[net.Conn]*idleConn // waiting for the client's next request
+	waits   sync.WaitGroup         // give's goroutines
+}
+
+// idleConn is a connection waiting for the client's next request: a
+// leaveWatcher's watch with a timer for the idle timeout, or (id 0) a
+// goroutine of handBack.waits.
+type idleConn struct {
+	leaves *leaveWatcher
+	id     uint64
+	timer  *time.Timer // nil: no idle timeout
 }
 
 func newHandBack() *handBack {
-	return &handBack{conns: make(chan net.Conn, 1024), done: make(chan struct{}), idle: map[net.Conn]struct{}{}}
+	return &handBack{conns: make(chan net.Conn, 1024), done: make(chan struct{}), idle: map[net.Conn]*idleConn{}}
 }
 
 // give hands c back to the adopting http.Server when the client sends
 // its next request, and closes it if none comes within the server's idle
 // timeout: net/http waits so between requests on a keep-alive
 // connection, and would otherwise give a connection it takes as new only
-// its ReadHeaderTimeout. The wait is a small goroutine that peeks, owned
-// by h (stop ends it).
-func (h *handBack) give(c net.Conn) {
+// its ReadHeaderTimeout. leaves (if not nil) waits for the request;
+// otherwise a small goroutine that peeks, owned by h (stop ends it).
+func (h *handBack) give(c net.Conn, leaves *leaveWatcher) {
 	hs := h.hs.Load()
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -318,7 +333,15 @@ func (h *handBack) give(c net.Conn) {
 		c.Close()
 		return
 	}
-	h.idle[c] = struct{}{}
+	ic := &idleConn{leaves: leaves}
+	h.idle[c] = ic
+	// ready waits for h.mu, so it sees ic whole.
+	if ic.id = leaves.add(c, func(r readiness) { h.ready(hs, c, r) }); ic.id != 0 {
+		if d := idleTimeout(hs); d > 0 {
+			ic.timer = time.AfterFunc(d, func() { h.expire(c) })
+		}
+		return
+	}
 	h.waits.Go(func() {
 		if d := idleTimeout(hs); d > 0 {
 			_ = c.SetReadDeadline(time.Now().Add(d))
@@ -334,6 +357,40 @@ func (h *handBack) give(c net.Conn) {
 		}
 		c.Close()
 	})
+}
+
+// ready is the leaveWatcher's report on an idle connection: the client's
+// next request is there (hs serves it), or the client left.
+func (h *handBack) ready(hs *http.Server, c net.Conn, r readiness) {
+	h.mu.Lock()
+	ic, ok := h.idle[c]
+	if ok {
+		delete(h.idle, c)
+		if ic.timer != nil {
+			ic.timer.Stop()
+		}
+	}
+	closed := h.closed
+	h.mu.Unlock()
+	if !ok || closed || r != dataWaiting {
+		c.Close() // !ok: stop forgot it
+		return
+	}
+	h.queue(hs, c)
+}
+
+// expire closes an idle connection whose client sent nothing within the
+// idle timeout, unless the leaveWatcher's report came first.
+func (h *handBack) expire(c net.Conn) {
+	h.mu.Lock()
+	ic, ok := h.idle[c]
+	if !ok || !ic.leaves.remove(ic.id) {
+		h.mu.Unlock()
+		return // ready has it
+	}
+	delete(h.idle, c)
+	h.mu.Unlock()
+	c.Close()
 }
 
 // idleTimeout is how long hs keeps an idle keep-alive connection
@@ -396,8 +453,18 @@ func (h *handBack) Close() error {
 func (h *handBack) stop() {
 	h.Close()
 	h.mu.Lock()
-	for c := range h.idle {
-		c.Close()
+	for c, ic := range h.idle {
+		if ic.id == 0 {
+			c.Close() // its goroutine ends and forgets it
+			continue
+		}
+		if ic.timer != nil {
+			ic.timer.Stop()
+		}
+		delete(h.idle, c)
+		if ic.leaves.remove(ic.id) {
+			c.Close()
+		} // else the report is under way, and ready closes it
 	}
 	h.mu.Unlock()
 	h.waits.Wait()
