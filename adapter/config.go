@@ -93,6 +93,12 @@ type Config struct {
 	// 64 MiB, transcripts 64 MiB, tails 32 MiB), 1 GiB without one. 0
 	// leaves the runtime's default.
 	MemoryLimit *int64 `yaml:"memoryLimit,omitempty"`
+	// GCPercent is the garbage collector's GOGC (unless that variable is
+	// set): default DefaultGCPercent while a memory limit is set (the
+	// limit caps the heap; fewer collections while thousands of streams
+	// are open), the runtime's 100 without one. -1 leaves collections to
+	// the memory limit alone and needs one.
+	GCPercent *int `yaml:"gcPercent,omitempty"`
 	// Debug turns on diagnostics.
 	Debug DebugConfig `yaml:"debug,omitempty"`
 	// Tracing exports OpenTelemetry traces (off unless otlpEndpoint is set).
@@ -646,6 +652,9 @@ func (c *Config) Validate() error {
 		(c.MemoryLimit != nil && *c.MemoryLimit < 0) {
 		return bad("limits and durations must not be negative")
 	}
+	if c.GCPercent != nil && (*c.GCPercent < -1 || (*c.GCPercent == -1 && c.MemoryLimitBytes() == 0)) {
+		return bad("gcPercent: -1 (collections left to memoryLimit, which must then be set) or at least 0, got %d", *c.GCPercent)
+	}
 	if c.RunLog.LeaseTTL != 0 && time.Duration(c.RunLog.LeaseTTL) < 300*time.Millisecond {
 		return bad("runlog.leaseTTL: at least 300ms")
 	}
@@ -887,6 +896,23 @@ func (c *Config) MemoryLimitBytes() int64 {
 		return DefaultMemoryLimit()
 	}
 	return *c.MemoryLimit
+}
+
+// DefaultGCPercent is gcPercent's default while a memory limit is set.
+// With 10,000 open streams at 1 event/s it about halved the p99 (a
+// collection's mark phase) and used less CPU than 100, for at most 3 KiB
+// more per stream (README, "GOGC 200 under the memory limit").
+const DefaultGCPercent = 200
+
+// GOGC is the garbage collector's percentage to set.
+func (c *Config) GOGC() int {
+	switch {
+	case c.GCPercent != nil:
+		return *c.GCPercent
+	case c.MemoryLimitBytes() > 0:
+		return DefaultGCPercent
+	}
+	return 100
 }
 
 func (c *Config) detachGrace() time.Duration {

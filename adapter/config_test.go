@@ -44,6 +44,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"toolkit allowlist wildcard", "toolkit: {urlAllowlist: ['https://*.example.com']}\nagents: {demo: {type: demo}}\n", "no path or wildcard"},
 		{"toolkit allowlist scheme", "toolkit: {urlAllowlist: ['javascript:x']}\nagents: {demo: {type: demo}}\n", "is not an origin"},
 		{"toolkit negative cap", "toolkit: {maxRows: -1}\nagents: {demo: {type: demo}}\n", "must not be negative"},
+		{"gcPercent below -1", "gcPercent: -2\nagents: {demo: {type: demo}}\n", "gcPercent: -1 (collections left to memoryLimit"},
+		{"gcPercent off without a limit", "gcPercent: -1\nmemoryLimit: 0\nagents: {demo: {type: demo}}\n", "which must then be set"},
 		{"toolkit unknown key", "toolkit: {maxRowz: 3}\nagents: {demo: {type: demo}}\n", "toolkit.maxRowz: unknown key"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

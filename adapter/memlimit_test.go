@@ -78,3 +78,25 @@ func TestDefaultMemoryLimitFollowsTheContainer(t *testing.T) {
 		t.Errorf("memoryLimit 0: %d, want 0 (the runtime's default)", got)
 	}
 }
+
+func TestGOGCFollowsTheMemoryLimit(t *testing.T) {
+	limit, none, off, fifty := int64(448<<20), int64(0), -1, 50
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want int
+	}{
+		{"unset, default memory limit", Config{}, DefaultGCPercent},
+		{"unset, a memory limit", Config{MemoryLimit: &limit}, DefaultGCPercent},
+		{"unset, no memory limit", Config{MemoryLimit: &none}, 100},
+		{"set", Config{MemoryLimit: &none, GCPercent: &fifty}, 50},
+		{"off under a limit", Config{MemoryLimit: &limit, GCPercent: &off}, -1},
+	} {
+		if got := c.cfg.GOGC(); got != c.want {
+			t.Errorf("%s: GOGC() = %d, want %d", c.name, got, c.want)
+		}
+	}
+	if _, err := ParseConfig([]byte("gcPercent: -1\nmemoryLimit: 1073741824\nagents: {demo: {type: demo}}\n"), func(string) string { return "" }); err != nil {
+		t.Errorf("gcPercent -1 under a memoryLimit: %v, want it accepted", err)
+	}
+}

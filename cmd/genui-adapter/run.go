@@ -86,6 +86,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		debug.SetMemoryLimit(lim)
 		logger.Info("memory limit", "bytes", lim)
 	}
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(cfg.GOGC())
+	}
 
 	// The MCP Apps sandbox origin is its own listener, opened first so that
 	// its public origin is known (":0" in tests).

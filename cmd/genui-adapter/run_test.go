@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -86,6 +87,39 @@ func TestRunServesDemoAndShutsDown(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("run did not return after cancel")
+	}
+}
+
+// TestRunSetsGOGC: the binary sets the collector's percentage from
+// gcPercent, and leaves it to a GOGC in the environment.
+func TestRunSetsGOGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "gc.yaml")
+	os.WriteFile(cfg, []byte("gcPercent: 150\nagents: {demo: {type: demo}}\n"), 0o644)
+	for _, c := range []struct {
+		gogc string
+		want int
+	}{{"", 150}, {"70", 100}} {
+		debug.SetGCPercent(100)
+		addr := freeAddr(t)
+		env := map[string]string{"GENUI_LISTEN": addr, "GENUI_SANDBOX_LISTEN": "127.0.0.1:0", "GOGC": c.gogc}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		var stdout, stderr syncBuffer
+		go func() {
+			done <- run(ctx, []string{"genui-adapter", "--config", cfg}, func(k string) string { return env[k] }, &stdout, &stderr)
+		}()
+		waitHealthy(t, "http://"+addr)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		// (The runtime read GOGC from the real environment at start; run
+		// only leaves the percentage alone when the variable is set.)
+		if got := debug.SetGCPercent(100); got != c.want {
+			t.Errorf("GOGC=%q, gcPercent 150: the collector's percentage is %d, want %d", c.gogc, got, c.want)
+		}
 	}
 }
 

@@ -292,6 +292,8 @@ func adapterRole(o options) error {
 	// As the binary does (cmd/genui-adapter): the soft memory limit.
 	switch {
 	case o.memlimit == "off":
+		none := int64(0)
+		cfg.MemoryLimit = &none
 		debug.SetMemoryLimit(math.MaxInt64)
 	case o.memlimit != "":
 		mb, err := strconv.ParseInt(o.memlimit, 10, 64)
@@ -305,6 +307,9 @@ func adapterRole(o options) error {
 		if lim := cfg.MemoryLimitBytes(); lim > 0 {
 			debug.SetMemoryLimit(lim)
 		}
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(cfg.GOGC())
 	}
 	srv, err := adapter.NewServer(slog.New(slog.DiscardHandler), cfg)
 	if err != nil {
