@@ -28,6 +28,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"math"
 	"net"
@@ -631,15 +632,8 @@ func startHistogram(metrics string) map[float64]float64 {
 	if metrics == "" {
 		return nil
 	}
-	resp, err := http.Get(metrics)
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
 	h := map[float64]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		l := sc.Text()
+	for l := range metricLines(metrics) {
 		if !strings.HasPrefix(l, "genui_run_start_seconds_bucket{") {
 			continue
 		}
@@ -816,14 +810,10 @@ func compare(out io.Writer, o options, title string, streams, rate int, dur time
 			go func() {
 				// The heap with every stream live.
 				time.Sleep(dur / 2)
-				if resp, err := http.Get("http://" + relay.addr + "/metrics"); err == nil {
-					sc := bufio.NewScanner(resp.Body)
-					for sc.Scan() {
-						if l := sc.Text(); strings.HasPrefix(l, "go_memstats_stack_inuse") || strings.HasPrefix(l, "go_memstats_heap_inuse") || strings.HasPrefix(l, "go_goroutines") || strings.HasPrefix(l, "go_memstats_heap_alloc") || strings.HasPrefix(l, "genui_store_bytes") {
-							fmt.Fprintf(os.Stderr, "  %s %s\n", target, l)
-						}
+				for l := range metricLines("http://" + relay.addr + "/metrics") {
+					if strings.HasPrefix(l, "go_memstats_stack_inuse") || strings.HasPrefix(l, "go_memstats_heap_inuse") || strings.HasPrefix(l, "go_goroutines") || strings.HasPrefix(l, "go_memstats_heap_alloc") || strings.HasPrefix(l, "genui_store_bytes") {
+						fmt.Fprintf(os.Stderr, "  %s %s\n", target, l)
 					}
-					resp.Body.Close()
 				}
 				if resp, err := http.Get("http://" + relay.addr + "/debug/pprof/heap?gc=1"); err == nil {
 					if f, err := os.Create(fmt.Sprintf("%s-%s-%d.heap", o.pprofFile, target, streams)); err == nil {
@@ -1063,9 +1053,9 @@ var unpacedModes = [...]unpacedMode{
 //
 // Until then every event the log keeps is memory the process has never
 // touched, and on this kind of VM a page fault costs about 10 µs (a
-// 4 KiB page per 40 events kept): a fresh adapter streams at about half
-// its rate once the log is full and its heap has grown. The first
-// stream's rate is printed beside the columns.
+// 4 KiB page per 40 events kept): until the log is full and its heap has
+// grown, a fresh adapter streams at about half the rate it reaches
+// after. The first stream's rate is printed beside the columns.
 func fillRunLog(client *http.Client, url, metrics string) int {
 	const maxFill = 30
 	for i := 1; i <= maxFill; i++ {
@@ -1081,19 +1071,28 @@ func fillRunLog(client *http.Client, url, metrics string) int {
 
 // scrapeGauge reads one sample's value from a Prometheus text page.
 func scrapeGauge(url, sample string) (float64, bool) {
-	resp, err := http.Get(url)
-	if err != nil {
-		return 0, false
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), sample+" "); ok {
+	for l := range metricLines(url) {
+		if v, ok := strings.CutPrefix(l, sample+" "); ok {
 			f, err := strconv.ParseFloat(v, 64)
 			return f, err == nil
 		}
 	}
 	return 0, false
+}
+
+// metricLines yields the lines of a Prometheus text page (none if it
+// cannot be read).
+func metricLines(url string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		resp, err := http.Get(url)
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() && yield(sc.Text()) {
+		}
+	}
 }
 
 // unpacedRuns is how many unpaced streams give each median.
