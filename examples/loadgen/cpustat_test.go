@@ -1,8 +1,10 @@
 package main
 
 import (
+	"os"
 	"runtime"
 	"testing"
+	"time"
 )
 
 func TestCPUTicksSumAndFormat(t *testing.T) {
@@ -33,5 +35,46 @@ func TestReadCPUTicksOnLinux(t *testing.T) {
 	r := readCPUTicks()
 	if len(r.busy) < 1 || len(r.busy) != len(r.total) || r.busy[0] > r.total[0] {
 		t.Fatalf("readCPUTicks = %+v, want one busy <= total per CPU", r)
+	}
+}
+
+func TestEventCPUSumAndFormat(t *testing.T) {
+	ms := time.Millisecond
+	e := eventCPU{hasRelay: true}
+	e = e.add(cpuReading{0, 0, 0}, cpuReading{20 * ms, 50 * ms, 30 * ms}, 100000)
+	e = e.add(cpuReading{100 * ms, 100 * ms, 100 * ms}, cpuReading{120 * ms, 140 * ms, 130 * ms}, 100000)
+	if got, want := e.String(), "upstream 200 ns, relay 450 ns, client 300 ns per event"; got != want {
+		t.Fatalf("String = %q, want %q", got, want)
+	}
+	direct := eventCPU{}.add(cpuReading{0, 0, 0}, cpuReading{20 * ms, 0, 30 * ms}, 100000)
+	if got, want := direct.String(), "upstream 200 ns, client 300 ns per event"; got != want {
+		t.Fatalf("direct String = %q, want %q", got, want)
+	}
+	// A reading that failed, or a thread whose time left with it: no
+	// figure is printed that was not measured.
+	if got := e.add(cpuReading{-1, 0, 0}, cpuReading{ms, ms, ms}, 1).String(); got != "" {
+		t.Fatalf("failed reading = %q, want nothing", got)
+	}
+	if got := e.add(cpuReading{ms, 2 * ms, ms}, cpuReading{ms, ms, ms}, 1).String(); got != "" {
+		t.Fatalf("time going back = %q, want nothing", got)
+	}
+	if got := (eventCPU{}).String(); got != "" {
+		t.Fatalf("no events = %q, want nothing", got)
+	}
+}
+
+func TestThreadsCPUCountsWork(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("no /proc")
+	}
+	before := threadsCPU(os.Getpid())
+	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
+	}
+	after := threadsCPU(os.Getpid())
+	if before < 0 || after-before < 20*time.Millisecond {
+		t.Fatalf("threadsCPU %v then %v after 50 ms of spinning, want at least 20 ms more", before, after)
+	}
+	if got := threadsCPU(-1); got != -1 {
+		t.Fatalf("threadsCPU(-1) = %v, want -1", got)
 	}
 }

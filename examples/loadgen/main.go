@@ -936,6 +936,7 @@ func singleRun(out io.Writer, o options) error {
 		paced     *phase
 		rates     [len(unpacedModes)][]float64
 		busy      [len(unpacedModes)]cpuTicks // summed over the target's own unpaced streams
+		cpu       [len(unpacedModes)]eventCPU // likewise, per process
 		failed    bool
 		fresh     float64 // the first unpaced stream's rate, in a fresh process
 		filled    int     // unpaced warm-up streams until the run log was full (-1: it never was)
@@ -948,7 +949,11 @@ func singleRun(out io.Writer, o options) error {
 			continue
 		}
 		defer relay.stop()
-		ts = append(ts, &target{name: name, url: url, relay: relay, client: newClient(1)})
+		t := &target{name: name, url: url, relay: relay, client: newClient(1)}
+		for m := range t.cpu {
+			t.cpu[m].hasRelay = relay != nil
+		}
+		ts = append(ts, t)
 	}
 	// Paced: each target alone.
 	for _, t := range ts {
@@ -968,9 +973,14 @@ func singleRun(out io.Writer, o options) error {
 	for m, mode := range unpacedModes {
 		for range unpacedRuns {
 			for _, t := range ts {
-				before := readCPUTicks()
+				relayPid := 0
+				if t.relay != nil {
+					relayPid = t.relay.cmd.Process.Pid
+				}
+				before, cpu0 := readCPUTicks(), readEventCPU(up.cmd.Process.Pid, relayPid)
 				rate := unpaced(t.client, t.url, mode)
 				t.busy[m] = t.busy[m].plus(readCPUTicks().minus(before))
+				t.cpu[m] = t.cpu[m].add(cpu0, readEventCPU(up.cmd.Process.Pid, relayPid), unpacedEvents)
 				if rate < 0 {
 					t.failed = true
 				}
@@ -1021,6 +1031,9 @@ func singleRun(out io.Writer, o options) error {
 		for m, mode := range unpacedModes {
 			if b := t.busy[m].String(); b != "" {
 				fmt.Fprintf(out, "%-14s busy while unpaced, %s: %s\n", "", mode.name, b)
+			}
+			if c := t.cpu[m].String(); c != "" && !t.failed {
+				fmt.Fprintf(out, "%-14s CPU while unpaced, %s: %s\n", "", mode.name, c)
 			}
 		}
 	}
@@ -1100,8 +1113,11 @@ const unpacedRuns = 5
 
 // unpaced streams 200,000 events as fast as they come and returns the
 // rate in events/s, or -1 if the stream failed or lost events.
+// unpacedEvents is how many deltas an unpaced stream carries.
+const unpacedEvents = 200000
+
 func unpaced(client *http.Client, url string, mode unpacedMode) float64 {
-	const n = 200000
+	const n = unpacedEvents
 	var lat []int64
 	t0 := time.Now()
 	got, err := stream(context.Background(), client, url, n, 0, mode, &lat)
