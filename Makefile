@@ -65,7 +65,7 @@ bench:
 benchsmoke:
 	$(GO) test -run '^$$' -bench . -benchtime 2x ./...
 
-# The load comparison (about 5 minutes): direct, a byte-copy pass-through
+# The load comparison (about 6 minutes): direct, a byte-copy pass-through
 # and the adapter (memory and Redis run logs) under 1,000 x 20 ev/s and
 # 10,000 x 1 ev/s, one stream, and A2UI validation.
 loadgen:
