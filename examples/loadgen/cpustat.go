@@ -99,6 +99,8 @@ func (t cpuTicks) String() string {
 // summed from /proc/<pid>/task/*/schedstat (nanoseconds, unlike the
 // 10 ms ticks of /proc/<pid>/stat), or -1 if it cannot be read. A thread
 // that ended takes its time with it; Go's runtime keeps its threads.
+// cpu (whole phases, seconds long) reads the ticks instead, which keep
+// an ended thread's time; one unpaced stream lasts too few ticks.
 func threadsCPU(pid int) time.Duration {
 	dir := fmt.Sprintf("/proc/%d/task", pid)
 	tasks, err := os.ReadDir(dir)
@@ -127,9 +129,10 @@ func threadsCPU(pid int) time.Duration {
 // eventCPU is what each process of a one-stream measurement spent on its
 // events: the CPU time of the upstream, the relay (none when direct) and
 // the client, summed over streams, and the events they carried. With every
-// process on the same cores, it is the budget a ratio is made of: a relay
-// that takes r per event from cores that upstream and client fill with
-// u+c per event can reach at most (u+c)/(u+c+r) of direct.
+// process on the same cores, it is the budget a ratio is made of: once
+// the cores are busy both ways, a relay that takes r per event from cores
+// that upstream and client fill with u+c per event reaches at most
+// (u+c)/(u+c+r) of direct.
 type eventCPU struct {
 	upstream, relay, client time.Duration
 	events                  int64

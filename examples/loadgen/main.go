@@ -1111,11 +1111,11 @@ func metricLines(url string) iter.Seq[string] {
 // unpacedRuns is how many unpaced streams give each median.
 const unpacedRuns = 5
 
-// unpaced streams 200,000 events as fast as they come and returns the
-// rate in events/s, or -1 if the stream failed or lost events.
 // unpacedEvents is how many deltas an unpaced stream carries.
 const unpacedEvents = 200000
 
+// unpaced streams unpacedEvents events as fast as they come and returns
+// the rate in events/s, or -1 if the stream failed or lost events.
 func unpaced(client *http.Client, url string, mode unpacedMode) float64 {
 	const n = unpacedEvents
 	var lat []int64
