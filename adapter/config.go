@@ -19,6 +19,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/genui-adapter/genui-adapter/adapter/jwtauth"
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
 // Config is the whole service configuration (genui-adapter.yaml).
@@ -348,6 +349,13 @@ type AgentConfig struct {
 	Headers map[string]string `yaml:"headers,omitempty"`
 	// ForwardHeaders lists inbound headers copied to the upstream.
 	ForwardHeaders []string `yaml:"forwardHeaders,omitempty"`
+	// AllowedOrigins (agui, langgraph, a2a) are the origins
+	// (scheme://host[:port]), besides url's own, that a URL the upstream
+	// chooses may lead to: an A2A agent card's endpoint, a redirect.
+	// Default none: such a URL on another origin ends the run with
+	// RUN_ERROR origin_not_allowed and a log line naming it. headers and
+	// forwardHeaders are sent to url's origin only, never to these.
+	AllowedOrigins []string `yaml:"allowedOrigins,omitempty"`
 	// ConnectTimeout bounds the wait for upstream response headers.
 	ConnectTimeout Duration `yaml:"connectTimeout,omitempty"`
 	// IdleTimeout ends a silent upstream stream.
@@ -710,6 +718,9 @@ func (c *Config) Validate() error {
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				return bad("agents.%s.url: %q is not an http(s) URL", id, a.URL)
 			}
+			if _, err := origin.NewPolicy(a.URL, a.AllowedOrigins); err != nil {
+				return bad("agents.%s.%v", id, err)
+			}
 		case "":
 			return bad("agents.%s.type: required (demo, agui, langgraph or a2a)", id)
 		default:
@@ -723,9 +734,9 @@ func (c *Config) Validate() error {
 // type has); setting another is a config error, never silently ignored.
 var agentKeys = map[string][]string{
 	"demo":      {"delay"},
-	"agui":      {"url", "headers", "forwardHeaders", "connectTimeout", "idleTimeout", "upstreamThreads", "http2"},
-	"langgraph": {"url", "graph", "apiKey", "assistantConfig", "headers", "forwardHeaders", "connectTimeout", "idleTimeout", "clientConfigKeys", "messagesSnapshot", "subgraphs", "copilotkitHelpers"},
-	"a2a":       {"url", "headers", "forwardHeaders", "connectTimeout", "idleTimeout"},
+	"agui":      {"url", "headers", "forwardHeaders", "allowedOrigins", "connectTimeout", "idleTimeout", "upstreamThreads", "http2"},
+	"langgraph": {"url", "graph", "apiKey", "assistantConfig", "headers", "forwardHeaders", "allowedOrigins", "connectTimeout", "idleTimeout", "clientConfigKeys", "messagesSnapshot", "subgraphs", "copilotkitHelpers"},
+	"a2a":       {"url", "headers", "forwardHeaders", "allowedOrigins", "connectTimeout", "idleTimeout"},
 }
 
 // commonAgentKeys are honoured by every agent type.
