@@ -238,6 +238,14 @@ func (p *Policy) CheckRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
+// SameOrigin is an http.Client CheckRedirect that follows at most
+// MaxRedirects redirects, within the first request's origin only: for
+// clients whose URL is configured and never leaves its server (JWKS,
+// OTLP).
+func SameOrigin(req *http.Request, via []*http.Request) error {
+	return (*Policy)(nil).CheckRedirect(req, via)
+}
+
 // StripCredentials deletes from h every header but those describing the
 // request (Accept, Content-Type, User-Agent, A2A's, trace context).
 func StripCredentials(h http.Header) {
