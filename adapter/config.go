@@ -47,6 +47,13 @@ type Config struct {
 	// ShutdownGrace is how long running streams may go on after SIGTERM
 	// before they are ended with RUN_ERROR{code:"shutdown"}. Zero means 10 s.
 	ShutdownGrace Duration `yaml:"shutdownGrace,omitempty"`
+	// ExposeUpstreamErrors quotes an upstream's error answer (the start
+	// of its body, or its JSON detail) in RUN_ERROR.message, for
+	// development. Off by default: the client sees the status and a fixed
+	// text, and the body goes to the log with the run's id, since an
+	// upstream's error page may hold stack traces, internal addresses or
+	// secrets. The built-in demo config (no config file) turns it on.
+	ExposeUpstreamErrors bool `yaml:"exposeUpstreamErrors,omitempty"`
 	// Agents maps agent ids to their configuration.
 	Agents map[string]AgentConfig `yaml:"agents"`
 	// SandboxListen is the address of the MCP Apps sandbox origin (default
@@ -443,7 +450,8 @@ const (
 // demo agent on 127.0.0.1:8080.
 func DefaultConfig() Config {
 	return Config{
-		Listen: DefaultListen,
+		Listen:               DefaultListen,
+		ExposeUpstreamErrors: true,
 		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM): say table, record, metrics, chart, form, app or error",
 			Delay: Duration(30 * time.Millisecond), MCPServers: []string{"refunds", "genui"}}},
 	}

@@ -140,3 +140,50 @@ func TestRedirectsKeepCredentialsHome(t *testing.T) {
 		t.Errorf("credentials followed a redirect to another origin: %v", h)
 	}
 }
+
+// TestUpstreamErrorBodiesStayInTheLog: an upstream's error answer reaches
+// the client as its status and a fixed text, for every backend; its body
+// goes to the log with the run's id; exposeUpstreamErrors quotes it.
+func TestUpstreamErrorBodiesStayInTheLog(t *testing.T) {
+	const secret = "db password is hunter2"
+	refuse := func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"detail":"`+secret+`"}`, http.StatusInternalServerError)
+	}
+	agent := httptest.NewServer(http.HandlerFunc(refuse))
+	defer agent.Close()
+	a2aAgent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "agent-card.json") {
+			fmt.Fprintf(w, `{"url":"http://%s/rpc","protocolVersion":"0.3.0"}`, r.Host)
+			return
+		}
+		refuse(w, r)
+	}))
+	defer a2aAgent.Close()
+	agents := `agents: {
+  agui: {type: agui, url: "` + agent.URL + `"},
+  lg: {type: langgraph, url: "` + agent.URL + `", graph: g},
+  a2a: {type: a2a, url: "` + a2aAgent.URL + `"},
+  card: {type: a2a, url: "` + agent.URL + `"}}`
+	for _, expose := range []bool{false, true} {
+		cfg, err := ParseConfig([]byte(fmt.Sprintf("exposeUpstreamErrors: %v\n%s", expose, agents)), func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, logs := newLoggedTestServer(t, cfg)
+		for _, id := range []string{"agui", "lg", "a2a", "card"} {
+			run := fmt.Sprintf("r-%s-%v", id, expose)
+			_, fs := runAll(t, ts.URL, id, runJSON("t-"+run, run, "hi"), nil)
+			code, msg := terminal(t, fs)
+			if code != agui.CodeUpstreamStatus || !strings.Contains(msg, "HTTP 500") || strings.Contains(msg, secret) != expose {
+				t.Errorf("%s (expose %v): RUN_ERROR %s %q", id, expose, code, msg)
+			}
+			var logged bool
+			for _, l := range strings.Split(logs(), "\n") {
+				logged = logged || strings.Contains(l, `"runId":"`+run+`"`) && strings.Contains(l, secret)
+			}
+			if !logged {
+				t.Errorf("%s (expose %v): no log line with the body and the run id:\n%s", id, expose, logs())
+			}
+		}
+	}
+}

@@ -234,6 +234,7 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 		return &agui.HTTPAgent{
 			Client:          client,
 			Origins:         origins,
+			ExposeErrors:    cfg.ExposeUpstreamErrors,
 			URL:             ac.URL,
 			Headers:         ac.Headers,
 			ForwardHeaders:  ac.ForwardHeaders,
@@ -252,6 +253,7 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			MaxEventSize:   cfg.MaxEventBytes,
 			Client:         client,
 			Origins:        origins,
+			ExposeErrors:   cfg.ExposeUpstreamErrors,
 			Check:          a2uiCheck(v),
 		}, nil
 	case "langgraph":
@@ -267,6 +269,7 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			MaxEventSize:       cfg.MaxEventBytes,
 			Client:             client,
 			Origins:            origins,
+			ExposeErrors:       cfg.ExposeUpstreamErrors,
 			ClientConfigKeys:   ac.ClientConfigKeys,
 			NoMessagesSnapshot: ac.MessagesSnapshot != nil && !*ac.MessagesSnapshot,
 			NoSubgraphs:        ac.Subgraphs != nil && !*ac.Subgraphs,

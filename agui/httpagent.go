@@ -44,6 +44,9 @@ type HTTPAgent struct {
 	IdleTimeout time.Duration
 	// MaxEventSize caps one upstream event; zero means DefaultMaxEventSize.
 	MaxEventSize int
+	// ExposeErrors quotes an upstream's error answer in RUN_ERROR (see
+	// StatusError); off, the client sees only its status.
+	ExposeErrors bool
 	// ClientThreadIDs sends the client's threadId upstream unchanged.
 	// By default the upstream sees ScopedThreadID(principal, threadId) (the
 	// events it sends back are given the client's id again), so an upstream
@@ -193,9 +196,8 @@ func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string
 		stats.UpstreamLatency(time.Since(start))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		resp.Body.Close()
-		return nil, &RunErr{Code: CodeUpstreamStatus, Message: fmt.Sprintf("upstream agent answered HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(snippet)))}
+		defer resp.Body.Close()
+		return nil, StatusError(resp, "upstream agent", a.ExposeErrors)
 	}
 	if ct := resp.Header.Get("Content-Type"); !strings.Contains(strings.ToLower(ct), "text/event-stream") {
 		resp.Body.Close()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -248,4 +249,47 @@ func (b *upstreamBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel(nil)
 	return err
+}
+
+// maxQuoted caps the part of an upstream's error answer that is read (for
+// the log, and for the client when exposed).
+const maxQuoted = 1024
+
+// StatusError is the *RunErr (code CodeUpstreamStatus) of an upstream's
+// non-2xx answer, what naming the request ("LangGraph run"). The client
+// sees the status and a fixed text: an upstream's error body may hold
+// internals (stack traces, internal addresses, tokens). The body's first
+// KiB is in Err, which the adapter logs with the run's id; with expose
+// (a development switch) the message quotes it too, or the detail,
+// message or error string of a JSON body. StatusError reads resp.Body;
+// the caller closes it.
+func StatusError(resp *http.Response, what string, expose bool) *RunErr {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxQuoted))
+	body := strings.TrimSpace(string(b))
+	cause := &UpstreamStatusError{Status: resp.StatusCode, Body: body}
+	if !expose {
+		return &RunErr{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d (the upstream's answer is in the adapter's log)", what, resp.StatusCode), Err: cause}
+	}
+	detail := body
+	var e struct{ Detail, Message, Error any }
+	if json.Unmarshal(b, &e) == nil {
+		for _, m := range []any{e.Detail, e.Message, e.Error} {
+			if s, ok := m.(string); ok && s != "" {
+				detail = s
+				break
+			}
+		}
+	}
+	return &RunErr{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d: %s", what, resp.StatusCode, detail), Err: cause}
+}
+
+// UpstreamStatusError is an upstream's non-2xx answer: its status and
+// the start of its body.
+type UpstreamStatusError struct {
+	Status int
+	Body   string
+}
+
+func (e *UpstreamStatusError) Error() string {
+	return fmt.Sprintf("upstream answered HTTP %d: %q", e.Status, e.Body)
 }

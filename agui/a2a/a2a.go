@@ -73,6 +73,9 @@ type Agent struct {
 	MaxEventSize int
 	// CardTTL is how long the agent card is kept (default 5 min).
 	CardTTL time.Duration
+	// ExposeErrors quotes the agent's error answers in RUN_ERROR
+	// (agui.StatusError); off, the client sees only their status.
+	ExposeErrors bool
 	// Check filters A2UI messages (the adapter's validator).
 	Check Check
 
@@ -137,7 +140,7 @@ func (a *Agent) readCard(ctx context.Context) (*card, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("A2A agent card: HTTP %d", resp.StatusCode)}
+		return nil, agui.StatusError(resp, "A2A agent card", a.ExposeErrors)
 	}
 	var raw struct {
 		URL                 string `json:"url"`
@@ -399,8 +402,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode/100 != 2 {
-			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-			yield(nil, &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("A2A %s: HTTP %d: %s", method, resp.StatusCode, strings.TrimSpace(string(b)))})
+			yield(nil, agui.StatusError(resp, "A2A "+method, a.ExposeErrors))
 			return
 		}
 		// Whenever we leave before the task ended (the client went away or

@@ -57,6 +57,9 @@ type Agent struct {
 	// Origins is where redirects may lead (agui.Upstream.Origins); nil:
 	// within URL's origin only.
 	Origins *origin.Policy
+	// ExposeErrors quotes the server's error answers in RUN_ERROR
+	// (agui.StatusError); off, the client sees only their status.
+	ExposeErrors bool
 	// MaxReconnects bounds stream resumptions (default 5).
 	MaxReconnects int
 	// MaxEventSize caps one upstream event (default agui.DefaultMaxEventSize).
@@ -142,24 +145,9 @@ func (a *Agent) call(ctx context.Context, method, path string, body any, hdr map
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
-		return nil, statusErr(resp, what)
+		return nil, agui.StatusError(resp, "LangGraph "+what, a.ExposeErrors)
 	}
 	return resp, nil
-}
-
-func statusErr(resp *http.Response, what string) error {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	msg := strings.TrimSpace(string(b))
-	var e struct{ Detail, Message, Error string }
-	if json.Unmarshal(b, &e) == nil {
-		for _, m := range []string{e.Detail, e.Message, e.Error} {
-			if m != "" {
-				msg = m
-				break
-			}
-		}
-	}
-	return &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("LangGraph %s: HTTP %d: %s", what, resp.StatusCode, msg)}
 }
 
 // lcMessages converts AG-UI messages to LangChain messages. Activity and
@@ -443,7 +431,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 				continue
 			}
 			if resp.StatusCode/100 != 2 {
-				err := statusErr(resp, "resume")
+				err := agui.StatusError(resp, "LangGraph resume", a.ExposeErrors)
 				resp.Body.Close()
 				yield(nil, err)
 				return
