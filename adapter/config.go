@@ -62,6 +62,15 @@ type Config struct {
 	// SandboxOrigin is the sandbox's public origin (default
 	// http://<sandboxListen>). It must differ from the main origin.
 	SandboxOrigin string `yaml:"sandboxOrigin,omitempty"`
+	// PublicOrigins are the origins (scheme://host[:port]) of the pages
+	// that embed MCP Apps cards: this service's own public origin (the
+	// playground) behind a proxy, your app's. A sandbox ticket is issued
+	// for a hostOrigin listed here or in cors.origins. Default none: then
+	// a hostOrigin is also accepted when it is the ticket request's Origin
+	// header (what a browser sends with its POST), so same-origin use
+	// needs no configuration; once set, only the listed origins get
+	// tickets. The request's Host never counts.
+	PublicOrigins []string `yaml:"publicOrigins,omitempty"`
 	// SandboxKey signs sandbox tickets; instances sharing a sandbox origin
 	// need the same key (default: random per process).
 	SandboxKey string `yaml:"sandboxKey,omitempty"`
@@ -581,6 +590,14 @@ func (c *Config) Validate() error {
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
 			return bad("cors.origins: %q is not an origin like https://app.example.com", o)
+		}
+	}
+	for i, o := range c.PublicOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return bad("publicOrigins[%d]: %q is not an origin like https://app.example.com", i, o)
+		}
+		if _, err := origin.Of(o); err != nil {
+			return bad("publicOrigins[%d]: %v", i, err)
 		}
 	}
 	switch c.RunLog.Backend {

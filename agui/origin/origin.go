@@ -77,6 +77,19 @@ func OfURL(u *url.URL) (string, error) {
 	return scheme + "://" + h + ":" + port, nil
 }
 
+// Serialized is a canonical origin (Of's) as a browser writes it, for
+// comparing with window.origin or a message's origin: the default port
+// left out.
+func Serialized(canonical string) string {
+	if s, ok := strings.CutSuffix(canonical, ":80"); ok && strings.HasPrefix(canonical, "http://") {
+		return s
+	}
+	if s, ok := strings.CutSuffix(canonical, ":443"); ok && strings.HasPrefix(canonical, "https://") {
+		return s
+	}
+	return canonical
+}
+
 // canonicalHost is host (without brackets or port) in canonical form,
 // bracketed if it is an IPv6 literal.
 func canonicalHost(host string) (string, error) {

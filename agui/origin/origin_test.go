@@ -76,6 +76,22 @@ func TestOf(t *testing.T) {
 	}
 }
 
+func TestSerialized(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://example.com:443":  "https://example.com",
+		"http://example.com:80":    "http://example.com",
+		"https://example.com:80":   "https://example.com:80",
+		"http://example.com:443":   "http://example.com:443",
+		"http://[::1]:8080":        "http://[::1]:8080",
+		"http://example.com:8080":  "http://example.com:8080",
+		"https://example.com:4430": "https://example.com:4430",
+	} {
+		if got := Serialized(in); got != want {
+			t.Errorf("Serialized(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
 func TestPolicy(t *testing.T) {
 	p, err := NewPolicy("https://agent.example.com/.well-known/agent-card.json", []string{"https://API.agent.example.com", "http://[::1]:9000/ignored/path"})
 	if err != nil {
