@@ -110,11 +110,7 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		}
 		r = bytes.NewReader(j)
 	}
-	home := true
 	if u.Origins != nil {
-		if err := u.Origins.Allowed(url); err != nil {
-			return nil, &RunErr{Code: CodeOriginNotAllowed, Message: "the upstream named a URL on an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
-		}
 		ctx = context.WithValue(ctx, policyKey{}, u.Origins)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
@@ -130,7 +126,16 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		cancel(nil)
 		return nil, err
 	}
+	home := true
 	if u.Origins != nil {
+		// The configured URL may carry the operator's userinfo; a peer's
+		// URL with userinfo never gets this far (AllowedURL refuses it).
+		bare := *req.URL
+		bare.User = nil
+		if err := u.Origins.AllowedURL(&bare); err != nil {
+			cancel(nil)
+			return nil, &RunErr{Code: CodeOriginNotAllowed, Message: "the upstream named a URL on an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
+		}
 		home = u.Origins.IsHome(req.URL)
 	}
 	if inbound := RequestHeaders(ctx); inbound != nil && home {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -210,5 +211,16 @@ func TestUpstreamOrigins(t *testing.T) {
 	}
 	if len(foreignHits) != 0 {
 		t.Errorf("the foreign origin was reached %d times", len(foreignHits))
+	}
+	// A configured URL with the operator's userinfo is home.
+	withUser := strings.Replace(allowed.URL, "://", "://op:pw@", 1)
+	if u.Origins, err = origin.NewPolicy(withUser, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := do(withUser + "/x"); err != nil {
+		t.Fatal(err)
+	}
+	if h := <-allowedHits; h.key != "key" || h.user != "user-secret" {
+		t.Errorf("a configured URL with userinfo lost its credentials: %+v", h)
 	}
 }

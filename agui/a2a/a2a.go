@@ -186,7 +186,13 @@ func (a *Agent) readCard(ctx context.Context) (*card, error) {
 	if err != nil {
 		return nil, &agui.RunErr{Code: agui.CodeUpstreamInvalid, Message: "the A2A agent card's endpoint is not a URL", Err: err}
 	}
-	if err := p.AllowedURL(ep); err != nil {
+	// A relative endpoint inherits the configured URL's userinfo (the
+	// operator's); the card's own never counts.
+	bare := *ep
+	if ref, _ := url.Parse(c.Endpoint); ref.User == nil {
+		bare.User = nil
+	}
+	if err := p.AllowedURL(&bare); err != nil {
 		return nil, &agui.RunErr{Code: agui.CodeOriginNotAllowed, Message: "the A2A agent card names an endpoint on an origin this agent is not allowed to reach (the adapter's log names it; list the origin in the agent's allowedOrigins if it is trusted)", Err: fmt.Errorf("agent card %s: endpoint %w", cardURL, err)}
 	}
 	c.Endpoint = ep.String()

@@ -150,8 +150,15 @@ type Policy struct {
 // NewPolicy builds the policy of an upstream configured at the URL
 // configured, with allowed the origins (or URLs, of which only the
 // origin counts) its peer's documents and redirects may also name.
+// Userinfo in configured (the operator's basic auth) does not count; an
+// allowed origin may not have any.
 func NewPolicy(configured string, allowed []string) (*Policy, error) {
-	home, err := Of(configured)
+	u, err := url.Parse(configured)
+	if err != nil {
+		return nil, fmt.Errorf("url: %w: %q", ErrInvalid, configured)
+	}
+	u.User = nil
+	home, err := OfURL(u)
 	if err != nil {
 		return nil, fmt.Errorf("url: %w", err)
 	}
@@ -197,9 +204,15 @@ func (p *Policy) AllowedURL(u *url.URL) error {
 }
 
 // IsHome reports whether u is on the configured origin, where
-// credentials may go.
+// credentials may go (userinfo aside: the configured URL may carry the
+// operator's).
 func (p *Policy) IsHome(u *url.URL) bool {
-	o, err := OfURL(u)
+	if u == nil {
+		return false
+	}
+	bare := *u
+	bare.User = nil
+	o, err := OfURL(&bare)
 	return err == nil && p != nil && o == p.home
 }
 

@@ -111,7 +111,7 @@ func TestPolicy(t *testing.T) {
 		{"https://agent.example.com:8443/a2a", false, false}, // port
 		{"https://evil.example.com/a2a", false, false},
 		{"https://agent.example.com.evil.com/", false, false},
-		{"https://user@agent.example.com/a2a", false, false}, // userinfo
+		{"https://user@agent.example.com/a2a", false, true}, // userinfo: never a peer's; the operator's in a configured URL
 		{"http://127.0.0.1:8080/internal-admin", false, false},
 		{"http://[::1]:9001/", false, false},
 		{"/relative", false, false},
@@ -131,8 +131,11 @@ func TestPolicy(t *testing.T) {
 			t.Errorf("IsHome(%q) = %v; want %v", tt.url, got, tt.home)
 		}
 	}
-	if _, err := NewPolicy("https://u:p@agent.example.com", nil); err == nil {
-		t.Error("a configured URL with userinfo was accepted")
+	if p, err := NewPolicy("https://u:p@agent.example.com", nil); err != nil || p.Home() != "https://agent.example.com:443" {
+		t.Errorf("a configured URL with the operator's userinfo: %v, %v", p.Home(), err)
+	}
+	if _, err := NewPolicy("https://agent.example.com", []string{"https://u@other.example.com"}); err == nil {
+		t.Error("an allowed origin with userinfo was accepted")
 	}
 	if _, err := NewPolicy("https://agent.example.com", []string{"*"}); err == nil {
 		t.Error("a wildcard allowed origin was accepted")
