@@ -12,7 +12,11 @@
 // Usage:
 //
 //	go run ./internal/cmd/configdoc [-src adapter] [-root Config] [-o docs/configuration.md]
+//
+// `make docs` and `go generate ./internal/cmd/configdoc` run it.
 package main
+
+//go:generate go run . -src ../../../adapter -o ../../../docs/configuration.md
 
 import (
 	"bytes"
