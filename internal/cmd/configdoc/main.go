@@ -266,6 +266,8 @@ var defaultPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`, default ([^;(),.]+)`),
 	// Zero means 15 s.
 	regexp.MustCompile(`Zero means ([^;]+?)\.(?:\s|$)`),
+	// Default: 5s. / defaults to 30s. (not "Off by default: ...")
+	regexp.MustCompile(`(?:(?:^|\. )Default:|\b[Dd]efaults to) ([^;()]+?)(?:[;),]|\.(?:\s|$)|$)`),
 	// Default [a2ui]. / default 200 while ...
 	regexp.MustCompile(`[Dd]efault (\[[^\]]*\]|[^;(),.:]+)`),
 }

@@ -26,8 +26,11 @@ func TestDefaultOf(t *testing.T) {
 		{"Render says how. Default [a2ui]. A run may ask.", str, "[a2ui]"},
 		{"URLAllowlist are origins. None by default.", str, "none"},
 		{"HTMLScripts lets scripts run. Off by default.", boolean, "false"},
+		{"Pprof serves profiles. Off by default: they reveal internals.", boolean, "false"},
 		{"Public serves them without credentials.", boolean, "false"},
 		{"URL is the Redis URL.", str, ""},
+		{"Wait is how long a run waits. Default: 5s.", str, "5s"},
+		{"Wait is how long a run waits; it defaults to 2 ms, 0 turns it off.", str, "2 ms"},
 	} {
 		if got := defaultOf(c.comment, c.typ); got != c.want {
 			t.Errorf("defaultOf(%q) = %q, want %q", c.comment, got, c.want)
