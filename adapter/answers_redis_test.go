@@ -81,7 +81,7 @@ func postAs(t *testing.T, url, body string, hdr map[string]string) (int, string)
 // not run the waiting run reaches that run within a second (through the
 // card and through the form); another principal cannot answer it; an
 // answer after the wait ended is told no run waits; and a thread whose
-// wait expired takes its next turn.
+// wait expired, or whose waiting run was cancelled, takes its next turn.
 func TestAnswersReachTheirRunOnAnyInstance(t *testing.T) {
 	leaks := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, leaks) }) // after the servers' cleanups
@@ -162,6 +162,25 @@ func TestAnswersReachTheirRunOnAnyInstance(t *testing.T) {
 	}
 	if code, out := postAs(t, b.URL+"/agents/demo/run", sayBody("late", "l2", "kpis", nil), alice); code != 200 || !strings.Contains(out, "RUN_FINISHED") {
 		t.Errorf("the next turn after the wait expired = %d %s", code, out)
+	}
+
+	// The waiting run cancelled through B: it ends at once, its question
+	// closes everywhere, and the thread takes its next turn.
+	s = startRunAs(t, a.URL+"/agents/demo/run", sayBody("gone", "g1", "ask", cardHost), alice)
+	hash = serverHash(s.activity(t, "mcp-apps"))
+	sent = time.Now()
+	if code, out := postAs(t, b.URL+"/runs/g1/cancel", "", alice); code/100 != 2 {
+		t.Fatalf("cancel through B = %d %s", code, out)
+	}
+	s.until(t, func(ev agui.Event) bool { return ev.Type() == agui.TypeRunError || ev.Type() == agui.TypeRunFinished })
+	if d := time.Since(sent); d > time.Second {
+		t.Errorf("the cancelled run ended %s after the cancel, want within 1s", d)
+	}
+	if _, out := proxied(b.URL, "gone", hash, "Basic", alice); !strings.Contains(out, `"delivered":false`) {
+		t.Errorf("an answer after the run was cancelled: %s", out)
+	}
+	if code, out := postAs(t, b.URL+"/agents/demo/run", sayBody("gone", "g2", "kpis", nil), alice); code != 200 || !strings.Contains(out, "RUN_FINISHED") {
+		t.Errorf("the next turn after the cancel = %d %s", code, out)
 	}
 }
 
