@@ -169,7 +169,14 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		ar := rl.AnswerRelay(s.instance)
 		s.answers = mcpapps.NewAnswers(ar)
 		ctx, cancel := context.WithCancel(context.Background())
-		done, err := ar.Listen(ctx, s.answers.Receive)
+		done, err := ar.Listen(ctx, func(key string, answer []byte) bool {
+			if !s.answers.Receive(key, answer) {
+				// Its wait ended as the answer came.
+				logger.Info("an answer relayed from another instance found its question closed")
+				return false
+			}
+			return true
+		})
 		if err != nil {
 			cancel()
 			s.Close()
