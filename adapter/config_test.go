@@ -47,6 +47,16 @@ func TestParseConfigErrors(t *testing.T) {
 		{"gcPercent below -1", "gcPercent: -2\nagents: {demo: {type: demo}}\n", "gcPercent: -1 (collections left to memoryLimit"},
 		{"gcPercent off without a limit", "gcPercent: -1\nmemoryLimit: 0\nagents: {demo: {type: demo}}\n", "which must then be set"},
 		{"toolkit unknown key", "toolkit: {maxRowz: 3}\nagents: {demo: {type: demo}}\n", "toolkit.maxRowz: unknown key"},
+		{"wrong type names its key", "agents:\n  foo:\n    type: agui\n    url: http://x\n    maxToolRounds: lots\n", `agents.foo.maxToolRounds: cannot use "lots" as an integer (line 5)`},
+		{"wrong top-level type", "listen: x\nmaxBodyBytes: lots\nagents: {demo: {type: demo}}\n", `maxBodyBytes: cannot use "lots" as an integer (line 2)`},
+		{"list for a mapping", "agents: [demo]\n", "agents: cannot use a list as a mapping (key: value) (line 1)"},
+		{"scalar for a list", "cors: {origins: https://a.example.com}\nagents: {demo: {type: demo}}\n", `cors.origins: cannot use "https://a.example.com" as a list`},
+		{"mapping for a scalar", "listen: {host: x}\nagents: {demo: {type: demo}}\n", "listen: cannot use a mapping as a string (line 1)"},
+		{"not a boolean", "debug:\n  pprof: maybe\nagents: {demo: {type: demo}}\n", `debug.pprof: cannot use "maybe" as a boolean (true or false) (line 2)`},
+		{"bad agent duration", "agents:\n  demo:\n    type: demo\n    delay: soon\n", `agents.demo.delay: "soon" is not a duration like 15s (line 4)`},
+		{"negative cap names its key", "listen: x\nhistory:\n  maxBytes: -1\nagents: {demo: {type: demo}}\n", "history.maxBytes: must not be negative (line 3)"},
+		{"negative agent timeout", "agents:\n  a:\n    type: agui\n    url: http://x\n    idleTimeout: -1s\n", "agents.a.idleTimeout: must not be negative (line 5)"},
+		{"sandbox on the main port", "listen: 127.0.0.1:8080\nsandboxListen: ':8080'\nagents: {demo: {type: demo}}\n", `sandboxListen: ":8080" is the port of listen "127.0.0.1:8080"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseConfig([]byte(tt.yaml), getenv)
@@ -57,6 +67,70 @@ func TestParseConfigErrors(t *testing.T) {
 				t.Errorf("ParseConfig(%q) = %q, want it to mention %q", tt.yaml, err, tt.wantMsg)
 			}
 		})
+	}
+}
+
+// TestParseConfigReportsEveryError: every unknown key and wrong type, or
+// every validation error, comes back at once, each with its path and line.
+func TestParseConfigReportsEveryError(t *testing.T) {
+	for _, tt := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"keys and types", "listen2: x\nheartbeat: soon\nmaxBodyBytes: lots\nagents:\n  a: {type: demo, dealy: 1s}\n", []string{
+			"listen2: unknown key (line 1) (did you mean listen?)",
+			`heartbeat: "soon" is not a duration like 15s (line 2)`,
+			`maxBodyBytes: cannot use "lots" as an integer (line 3)`,
+			"agents.a.dealy: unknown key (line 5) (did you mean delay?)",
+		}},
+		{"validation", "threadPolicy: queue\nrunlog: {backend: etcd}\nagents:\n  a:\n    type: agui\n  b:\n    type: agui\n    url: 'ftp://x'\n    maxToolRounds: -1\n", []string{
+			`threadPolicy: "queue" is not reject or supersede (line 1)`,
+			`runlog.backend: "etcd" is not memory or redis (line 2)`,
+			"agents.a.url: required for type agui (line 4)",
+			`agents.b.url: "ftp://x" is not an http(s) URL (line 8)`,
+			"agents.b.maxToolRounds: must not be negative (line 9)",
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tt.yaml), func(string) string { return "" })
+			if !errors.Is(err, ErrConfig) {
+				t.Fatalf("ParseConfig = %v, want an ErrConfig", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the error lacks %q:\n%v", w, err)
+				}
+			}
+			if n := strings.Count(err.Error(), "\n") + 1; n != len(tt.want) {
+				t.Errorf("%d errors, want %d:\n%v", n, len(tt.want), err)
+			}
+		})
+	}
+}
+
+// TestSameListener: the sandbox origin may not share the main listener's
+// port on an overlapping address.
+func TestSameListener(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"127.0.0.1:8080", "127.0.0.1:8080", true},
+		{":8080", "0.0.0.0:8080", true},
+		{"127.0.0.1:8080", ":8080", true},
+		{"0.0.0.0:8080", "127.0.0.1:8080", true},
+		{"[::]:8080", "127.0.0.1:8080", true},
+		{"localhost:8080", "127.0.0.1:8080", true},
+		{"localhost:8080", "[::1]:8080", true},
+		{"example.com:8080", "EXAMPLE.com:8080", true},
+		{"127.0.0.1:8080", "127.0.0.1:8081", false},
+		{"127.0.0.1:8080", "127.0.0.2:8080", false},
+		{"127.0.0.1:0", "127.0.0.1:0", false},
+		{"x", "127.0.0.1:8081", false},
+	} {
+		if got := sameListener(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameListener(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
 	}
 }
 
