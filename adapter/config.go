@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -470,17 +471,21 @@ func commentStart(line []byte) int {
 // an error naming it.
 func expandEnv(src []byte, getenv func(string) string) ([]byte, error) {
 	var out []byte
-	var missing []string
-	for _, line := range bytes.SplitAfter(src, []byte("\n")) {
+	var missing, lines []string
+	for i, line := range bytes.SplitAfter(src, []byte("\n")) {
 		c := commentStart(line)
+		n := len(missing)
 		code, err := expandLine(line[:c], getenv, &missing)
 		if err != nil {
 			return nil, err
 		}
+		if len(missing) > n {
+			lines = append(lines, strconv.Itoa(i+1))
+		}
 		out = append(append(out, code...), line[c:]...)
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: environment variable %s is not set (use ${%s:-default} for a default)", ErrConfig, strings.Join(missing, ", "), missing[0])
+		return nil, fmt.Errorf("%w: environment variable %s is not set (line %s) (use ${%s:-default} for a default)", ErrConfig, strings.Join(missing, ", "), strings.Join(lines, ", "), missing[0])
 	}
 	return out, nil
 }

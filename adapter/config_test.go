@@ -24,7 +24,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"agui without url", "agents: {a: {type: agui}}\n", "agents.a.url: required"},
 		{"agui bad url", "agents: {a: {type: agui, url: 'ftp://x'}}\n", "not an http(s) URL"},
 		{"bad agent id", "agents: {'a b': {type: demo}}\n", "agent ids may hold"},
-		{"unset env", "agents: {a: {type: agui, url: http://x, headers: {Authorization: 'Bearer ${MISSING}'}}}\n", "MISSING is not set"},
+		{"unset env", "agents: {a: {type: agui, url: http://x, headers: {Authorization: 'Bearer ${MISSING}'}}}\n", "MISSING is not set (line 1)"},
 		{"bad duration", "heartbeat: soon\nagents: {demo: {type: demo}}\n", "not a duration"},
 		{"cors wildcard with credentials", "cors: {origins: ['*'], credentials: true}\nagents: {demo: {type: demo}}\n", "cannot be used with credentials"},
 		{"cors not an origin", "cors: {origins: ['https://a.example.com/path']}\nagents: {demo: {type: demo}}\n", "is not an origin"},

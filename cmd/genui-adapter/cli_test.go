@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/genui-adapter/genui-adapter/adapter"
 )
 
 // runBinary runs the test binary as the adapter (TestMain) with args and
@@ -253,5 +255,20 @@ func TestBannerCurlWorksRepeatedly(t *testing.T) {
 		if err != nil || !strings.Contains(string(out), `"type":"RUN_FINISHED"`) {
 			t.Fatalf("the banner's example, run %d: %v\n%s", i+1, err, out)
 		}
+	}
+}
+
+// TestTryLine: the example runs a demo agent if there is one, else the
+// first configured one, on an address curl can reach, with the
+// credentials auth asks for.
+func TestTryLine(t *testing.T) {
+	cfg := adapter.Config{Agents: map[string]adapter.AgentConfig{"b": {Type: "agui"}, "a": {Type: "agui"}}}
+	if got := tryLine(cfg, "[::]:8080"); !strings.HasPrefix(got, "try: curl -N http://127.0.0.1:8080/agents/a/run ") {
+		t.Errorf("tryLine = %q, want agent a on 127.0.0.1:8080", got)
+	}
+	cfg.Agents["z"] = adapter.AgentConfig{Type: "demo"}
+	cfg.Auth.BearerTokens = map[string]string{"me": "0123456789"}
+	if got := tryLine(cfg, "10.0.0.1:9"); !strings.Contains(got, "http://10.0.0.1:9/agents/z/run") || !strings.Contains(got, `-H "authorization: Bearer $TOKEN"`) {
+		t.Errorf("tryLine = %q, want the demo agent z with a bearer token", got)
 	}
 }

@@ -259,12 +259,13 @@ func tryLine(cfg adapter.Config, addr string) string {
 			addr = net.JoinHostPort("127.0.0.1", port)
 		}
 	}
-	auth := ""
+	auth, note := "", ""
 	switch a := cfg.Auth; {
 	case a.TrustedHeader != "":
 		auth = fmt.Sprintf(" -H '%s: you'", a.TrustedHeader)
 	case len(a.BearerTokens) > 0 || a.JWT != nil:
 		auth = ` -H "authorization: Bearer $TOKEN"`
+		note = "(with TOKEN set to one of auth.bearerTokens or a JWT the issuer signed)\n"
 	}
-	return fmt.Sprintf(`try: curl -N http://%s/agents/%s/run -H 'content-type: application/json'%s -d '{"threadId":"t-'$(date +%%s%%N)'","runId":"r-'$(date +%%s%%N)'","messages":[{"id":"u1","role":"user","content":"hi"}]}'`+"\n", addr, agent, auth)
+	return fmt.Sprintf(`try: curl -N http://%s/agents/%s/run -H 'content-type: application/json'%s -d '{"threadId":"t-'$(date +%%s%%N)'","runId":"r-'$(date +%%s%%N)'","messages":[{"id":"u1","role":"user","content":"hi"}]}'`+"\n%s", addr, agent, auth, note)
 }
