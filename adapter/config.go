@@ -571,9 +571,6 @@ func (c *Config) validate(errs *[]error) error {
 	if len(c.Agents) == 0 {
 		add("agents: at least one agent is required")
 	}
-	if sameListener(c.Listen, c.sandboxListen()) {
-		add("sandboxListen: %q is the port of listen %q; the MCP Apps sandbox is a second origin and needs a port of its own (sandboxListen, --sandbox-listen or GENUI_SANDBOX_LISTEN; default 127.0.0.1:8081)", c.sandboxListen(), c.Listen)
-	}
 	for _, o := range c.CORS.Origins {
 		if o == "*" {
 			if c.CORS.Credentials {

@@ -56,7 +56,6 @@ func TestParseConfigErrors(t *testing.T) {
 		{"bad agent duration", "agents:\n  demo:\n    type: demo\n    delay: soon\n", `agents.demo.delay: "soon" is not a duration like 15s (line 4)`},
 		{"negative cap names its key", "listen: x\nhistory:\n  maxBytes: -1\nagents: {demo: {type: demo}}\n", "history.maxBytes: must not be negative (line 3)"},
 		{"negative agent timeout", "agents:\n  a:\n    type: agui\n    url: http://x\n    idleTimeout: -1s\n", "agents.a.idleTimeout: must not be negative (line 5)"},
-		{"sandbox on the main port", "listen: 127.0.0.1:8080\nsandboxListen: ':8080'\nagents: {demo: {type: demo}}\n", `sandboxListen: ":8080" is the port of listen "127.0.0.1:8080"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseConfig([]byte(tt.yaml), getenv)
@@ -105,32 +104,6 @@ func TestParseConfigReportsEveryError(t *testing.T) {
 				t.Errorf("%d errors, want %d:\n%v", n, len(tt.want), err)
 			}
 		})
-	}
-}
-
-// TestSameListener: the sandbox origin may not share the main listener's
-// port on an overlapping address.
-func TestSameListener(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		want bool
-	}{
-		{"127.0.0.1:8080", "127.0.0.1:8080", true},
-		{":8080", "0.0.0.0:8080", true},
-		{"127.0.0.1:8080", ":8080", true},
-		{"0.0.0.0:8080", "127.0.0.1:8080", true},
-		{"[::]:8080", "127.0.0.1:8080", true},
-		{"localhost:8080", "127.0.0.1:8080", true},
-		{"localhost:8080", "[::1]:8080", true},
-		{"example.com:8080", "EXAMPLE.com:8080", true},
-		{"127.0.0.1:8080", "127.0.0.1:8081", false},
-		{"127.0.0.1:8080", "127.0.0.2:8080", false},
-		{"127.0.0.1:0", "127.0.0.1:0", false},
-		{"x", "127.0.0.1:8081", false},
-	} {
-		if got := sameListener(tt.a, tt.b); got != tt.want {
-			t.Errorf("sameListener(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
-		}
 	}
 }
 

@@ -215,6 +215,30 @@ func TestPortClashesRefused(t *testing.T) {
 			}
 		})
 	}
+	// The listeners as flags leave them are what counts: a file whose
+	// sandboxListen is its listen, corrected by --sandbox-listen, starts.
+	t.Run("file clash corrected by a flag", func(t *testing.T) {
+		cfg := filepath.Join(t.TempDir(), "clash.yaml")
+		os.WriteFile(cfg, []byte("listen: "+free+"\nsandboxListen: "+free+"\nagents: {demo: {type: demo}}\n"), 0o644)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		var stdout, stderr syncBuffer
+		go func() {
+			done <- run(ctx, []string{"genui-adapter", "--config", cfg, "--sandbox-listen", "127.0.0.1:0"}, func(string) string { return "" }, &stdout, &stderr)
+		}()
+		for !strings.Contains(stdout.String(), "listening on http://"+free) {
+			select {
+			case err := <-done:
+				cancel()
+				t.Fatalf("run = %v, want it serving", err)
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 // TestBannerCurlWorksRepeatedly: the start banner's example names a
@@ -270,5 +294,31 @@ func TestTryLine(t *testing.T) {
 	cfg.Auth.BearerTokens = map[string]string{"me": "0123456789"}
 	if got := tryLine(cfg, "10.0.0.1:9"); !strings.Contains(got, "http://10.0.0.1:9/agents/z/run") || !strings.Contains(got, `-H "authorization: Bearer $TOKEN"`) {
 		t.Errorf("tryLine = %q, want the demo agent z with a bearer token", got)
+	}
+}
+
+// TestSameListener: the sandbox origin may not share the main listener's
+// port on an overlapping address.
+func TestSameListener(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"127.0.0.1:8080", "127.0.0.1:8080", true},
+		{":8080", "0.0.0.0:8080", true},
+		{"127.0.0.1:8080", ":8080", true},
+		{"0.0.0.0:8080", "127.0.0.1:8080", true},
+		{"[::]:8080", "127.0.0.1:8080", true},
+		{"localhost:8080", "127.0.0.1:8080", true},
+		{"localhost:8080", "[::1]:8080", true},
+		{"example.com:8080", "EXAMPLE.com:8080", true},
+		{"127.0.0.1:8080", "127.0.0.1:8081", false},
+		{"127.0.0.1:8080", "127.0.0.2:8080", false},
+		{"127.0.0.1:0", "127.0.0.1:0", false},
+		{"x", "127.0.0.1:8081", false},
+	} {
+		if got := sameListener(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameListener(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
 	}
 }

@@ -138,10 +138,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if opts.sandboxOrigin != "" {
 		cfg.SandboxOrigin = opts.sandboxOrigin
 	}
-	// The flags may have changed the listeners: check again before
-	// anything changes (sandboxListen on listen's port is refused here).
+	// The flags may have changed the config: check it again before
+	// anything changes, and the listeners as they now are.
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if sameListener(cfg.Listen, cfg.SandboxAddr()) {
+		return fmt.Errorf("%w: sandboxListen: %q is the port of listen %q; the MCP Apps sandbox is a second origin and needs a port of its own (sandboxListen, --sandbox-listen or GENUI_SANDBOX_LISTEN; default 127.0.0.1:8081)", adapter.ErrConfig, cfg.SandboxAddr(), cfg.Listen)
 	}
 	var level slog.Level
 	if cfg.LogLevel != "" {
