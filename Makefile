@@ -66,8 +66,19 @@ vendor-check: playground-vendor
 run:
 	$(GO) run ./cmd/genui-adapter
 
+# genui-adapter version prints VERSION (the nearest tag, if any) and COMMIT
+# (with -modified when tracked files have changes), set with -ldflags -X;
+# the image build (no .git in its context) gets both as build arguments.
+VERSION ?= $(shell git describe --tags --dirty 2>/dev/null)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)$(if $(shell git status --porcelain --untracked-files=no 2>/dev/null),-modified)
+LDFLAGS = -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o bin/genui-adapter ./cmd/genui-adapter
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/genui-adapter ./cmd/genui-adapter
+
+.PHONY: docker
+docker:
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t genui-adapter .
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -518,17 +519,21 @@ func commentStart(line []byte) int {
 // an error naming it.
 func expandEnv(src []byte, getenv func(string) string) ([]byte, error) {
 	var out []byte
-	var missing []string
-	for _, line := range bytes.SplitAfter(src, []byte("\n")) {
+	var missing, lines []string
+	for i, line := range bytes.SplitAfter(src, []byte("\n")) {
 		c := commentStart(line)
+		n := len(missing)
 		code, err := expandLine(line[:c], getenv, &missing)
 		if err != nil {
 			return nil, err
 		}
+		if len(missing) > n {
+			lines = append(lines, strconv.Itoa(i+1))
+		}
 		out = append(append(out, code...), line[c:]...)
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: environment variable %s is not set (use ${%s:-default} for a default)", ErrConfig, strings.Join(missing, ", "), missing[0])
+		return nil, fmt.Errorf("%w: environment variable %s is not set (line %s) (use ${%s:-default} for a default)", ErrConfig, strings.Join(missing, ", "), strings.Join(lines, ", "), missing[0])
 	}
 	return out, nil
 }
@@ -576,13 +581,13 @@ func ParseConfig(src []byte, getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	idx := keyIndex{}
-	if err := checkKeys(&doc, reflect.TypeOf(cfg), "", idx); err != nil {
-		return Config{}, err
+	if errs := checkKeys(&doc, reflect.TypeOf(cfg), "", idx); len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
-		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+		return Config{}, typeErrors(err, idx)
 	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, withLine(err, idx)
@@ -592,176 +597,174 @@ func ParseConfig(src []byte, getenv func(string) string) (Config, error) {
 
 var agentID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
-// Validate reports the first problem with the configuration.
+// Validate reports every problem with the configuration, joined
+// (errors.Join), each naming its key.
 func (c *Config) Validate() error {
+	var errs []error
+	if err := c.validate(&errs); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// validate adds each problem to errs; an error it returns ends the checks.
+func (c *Config) validate(errs *[]error) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
 	}
+	add := func(format string, args ...any) { *errs = append(*errs, bad(format, args...)) }
 	if c.Listen == "" {
-		return bad("listen: must not be empty")
+		add("listen: must not be empty")
 	}
 	if len(c.Agents) == 0 {
-		return bad("agents: at least one agent is required")
+		add("agents: at least one agent is required")
 	}
 	for _, o := range c.CORS.Origins {
 		if o == "*" {
 			if c.CORS.Credentials {
-				return bad("cors.origins: \"*\" cannot be used with credentials: true; list the origins")
+				add("cors.origins: \"*\" cannot be used with credentials: true; list the origins")
 			}
 			continue
 		}
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
-			return bad("cors.origins: %q is not an origin like https://app.example.com", o)
+			add("cors.origins: %q is not an origin like https://app.example.com", o)
 		}
 	}
 	switch c.RunLog.Backend {
 	case "", "memory":
 	case "redis":
 		if c.RunLog.URL == "" {
-			return bad("runlog.url: required for backend redis (redis://127.0.0.1:6379/0)")
+			add("runlog.url: required for backend redis (redis://127.0.0.1:6379/0)")
 		}
 	default:
-		return bad("runlog.backend: %q is not memory or redis", c.RunLog.Backend)
+		add("runlog.backend: %q is not memory or redis", c.RunLog.Backend)
 	}
 	for _, id := range sortedKeys(c.MCPServers) {
 		m := c.MCPServers[id]
 		if !agentID.MatchString(id) {
-			return bad("mcpServers.%s: ids may hold letters, digits, '_', '-' and '.'", id)
+			add("mcpServers.%s: ids may hold letters, digits, '_', '-' and '.'", id)
 		}
 		if builtinServer(id) {
-			return bad("mcpServers.%s: %q is a built-in server's id", id, id)
+			add("mcpServers.%s: %q is a built-in server's id", id, id)
 		}
 		if (len(m.Command) > 0) == (m.URL != "") {
-			return bad("mcpServers.%s: set exactly one of command (stdio) or url (streamable HTTP)", id)
+			add("mcpServers.%s: set exactly one of command (stdio) or url (streamable HTTP)", id)
 		}
 		if m.URL == "" && (len(m.CallerHeaders) > 0 || len(m.ForwardHeaders) > 0) {
-			return bad("mcpServers.%s: callerHeaders and forwardHeaders are for HTTP servers (url)", id)
+			add("mcpServers.%s: callerHeaders and forwardHeaders are for HTTP servers (url)", id)
 		}
 		for k := range m.CallerHeaders {
 			if k != "principal" && k != "thread" {
-				return bad("mcpServers.%s.callerHeaders: %q is not principal or thread", id, k)
+				add("mcpServers.%s.callerHeaders: %q is not principal or thread", id, k)
 			}
 		}
 		if m.URL != "" {
 			u, err := url.Parse(m.URL)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-				return bad("mcpServers.%s.url: %q is not an http(s) URL without credentials", id, m.URL)
+				add("mcpServers.%s.url: %q is not an http(s) URL without credentials", id, m.URL)
 			}
 		}
 	}
 	switch c.ThreadPolicy {
 	case "", "reject", "supersede":
 	default:
-		return bad("threadPolicy: %q is not reject or supersede", c.ThreadPolicy)
+		add("threadPolicy: %q is not reject or supersede", c.ThreadPolicy)
 	}
 	if (len(c.Auth.BearerTokens) > 0 || c.Auth.JWT != nil) && c.Auth.TrustedHeader != "" {
-		return bad("auth: use bearer tokens (bearerTokens, jwt) or trustedHeader, not both")
+		add("auth: use bearer tokens (bearerTokens, jwt) or trustedHeader, not both")
 	}
 	if t := c.Tracing; t.OTLPEndpoint != "" {
 		if u, err := url.Parse(t.OTLPEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-			return bad("tracing.otlpEndpoint: %q is not an http(s) URL without credentials", t.OTLPEndpoint)
+			add("tracing.otlpEndpoint: %q is not an http(s) URL without credentials", t.OTLPEndpoint)
 		}
 	}
 	for i, o := range c.Toolkit.URLAllowlist {
 		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(u.Host, "*") {
-			return bad("toolkit.urlAllowlist[%d]: %q is not an origin like https://example.com (scheme and host, no path or wildcard)", i, o)
+			add("toolkit.urlAllowlist[%d]: %q is not an origin like https://example.com (scheme and host, no path or wildcard)", i, o)
 		}
 	}
 	if r := c.Tracing.SampleRatio; r != nil && (*r < 0 || *r > 1) {
-		return bad("tracing.sampleRatio: %v is not between 0 and 1", *r)
+		add("tracing.sampleRatio: %v is not between 0 and 1", *r)
 	}
 	if c.Auth.JWT != nil {
 		if err := c.Auth.JWT.verifierConfig().Check(); err != nil {
-			return bad("auth.jwt.%s", err)
+			add("auth.jwt.%s", err)
 		}
 	}
 	for name, tok := range c.Auth.BearerTokens {
 		if len(tok) < 8 {
-			return bad("auth.bearerTokens.%s: tokens must be at least 8 characters", name)
+			add("auth.bearerTokens.%s: tokens must be at least 8 characters", name)
 		}
-	}
-	if c.MaxBodyBytes < 0 || c.MaxEventBytes < 0 || c.Heartbeat < 0 || c.ShutdownGrace < 0 || (c.DetachGrace != nil && *c.DetachGrace < 0) || c.RunLog.MaxEventsPerRun < 0 || c.RunLog.MaxBytes < 0 {
-		return bad("limits and durations must not be negative")
 	}
 	for _, p := range c.Auth.TrustedProxies {
 		if _, err := netip.ParsePrefix(p); err != nil {
 			if _, err := netip.ParseAddr(p); err != nil {
-				return bad("auth.trustedProxies: %q is not a CIDR like 10.0.0.0/8 or an address", p)
+				add("auth.trustedProxies: %q is not a CIDR like 10.0.0.0/8 or an address", p)
 			}
 		}
 	}
 	if len(c.Auth.TrustedProxies) > 0 && c.Auth.TrustedHeader == "" {
-		return bad("auth.trustedProxies: only used with trustedHeader")
+		add("auth.trustedProxies: only used with trustedHeader")
 	}
-	if c.History.Retention < 0 || c.History.MaxBytes < 0 || c.History.MaxThreadBytes < 0 || c.History.MaxRunBytes < 0 || c.History.MaxLiveBytes < 0 ||
-		c.Limits.BodyTimeout < 0 || c.Limits.WriteTimeout < 0 || c.Limits.MaxReadersPerPrincipal < 0 || c.Limits.MaxTailBytes < 0 || c.RunLog.MaxRunBytes < 0 || c.RunLog.LeaseTTL < 0 ||
-		c.A2UIAPI.MaxBodyBytes < 0 || c.MCPApps.CapabilityTTL < 0 || c.Toolkit.AnswerWait < 0 || c.Toolkit.MaxHTMLBytes < 0 || c.Toolkit.MaxRows < 0 || c.Toolkit.MaxCharts < 0 || c.Toolkit.MaxSeries < 0 || c.Toolkit.MaxPoints < 0 || c.A2UIAPI.MaxConcurrent < 0 || c.A2UIAPI.MaxConcurrentPerPrincipal < 0 || c.A2UIAPI.MaxErrors < 0 ||
-		(c.MemoryLimit != nil && *c.MemoryLimit < 0) {
-		return bad("limits and durations must not be negative")
+	for _, p := range negativeKeys(reflect.ValueOf(*c), "") {
+		add("%s: must not be negative", p)
 	}
 	if c.GCPercent != nil && (*c.GCPercent < -1 || (*c.GCPercent == -1 && c.MemoryLimitBytes() == 0)) {
-		return bad("gcPercent: -1 (collections left to memoryLimit, which must then be set) or at least 0, got %d", *c.GCPercent)
+		add("gcPercent: -1 (collections left to memoryLimit, which must then be set) or at least 0, got %d", *c.GCPercent)
 	}
 	if c.RunLog.LeaseTTL != 0 && time.Duration(c.RunLog.LeaseTTL) < 300*time.Millisecond {
-		return bad("runlog.leaseTTL: at least 300ms")
+		add("runlog.leaseTTL: at least 300ms")
 	}
 	for _, id := range c.agentIDs() {
 		a := c.Agents[id]
 		if err := checkAgentKeys(id, a); err != nil {
-			return err
+			*errs = append(*errs, err)
 		}
 		switch a.UpstreamThreads {
 		case "", "scoped", "client":
 		default:
-			return bad("agents.%s.upstreamThreads: %q is not scoped or client", id, a.UpstreamThreads)
+			add("agents.%s.upstreamThreads: %q is not scoped or client", id, a.UpstreamThreads)
 		}
 		switch a.A2UI.Version {
 		case "", "v0.9", "v0.9.1":
 		default:
-			return bad("agents.%s.a2ui.version: %q is not v0.9 or v0.9.1", id, a.A2UI.Version)
+			add("agents.%s.a2ui.version: %q is not v0.9 or v0.9.1", id, a.A2UI.Version)
 		}
 		switch a.A2UI.ActionMode {
 		case "", "tool", "user_message":
 		default:
-			return bad("agents.%s.a2ui.actionMode: %q is not tool or user_message", id, a.A2UI.ActionMode)
+			add("agents.%s.a2ui.actionMode: %q is not tool or user_message", id, a.A2UI.ActionMode)
 		}
 		for _, r := range a.Render {
 			if r != "a2ui" && r != "mcp-apps" {
-				return bad("agents.%s.render: %q is not a2ui or mcp-apps", id, r)
+				add("agents.%s.render: %q is not a2ui or mcp-apps", id, r)
 			}
 		}
 		for _, m := range a.MCPServers {
 			if _, ok := c.MCPServers[m]; !ok && !builtinServer(m) {
-				return bad("agents.%s.mcpServers: %q is not in mcpServers", id, m)
+				add("agents.%s.mcpServers: %q is not in mcpServers", id, m)
 			}
 		}
-		if a.MaxToolRounds < 0 {
-			return bad("agents.%s.maxToolRounds: must not be negative", id)
-		}
-		if a.A2UI.MaxRows < 0 {
-			return bad("agents.%s.a2ui.maxRows: must not be negative", id)
-		}
 		if !agentID.MatchString(id) {
-			return bad("agents.%s: agent ids may hold letters, digits, '_', '-' and '.'", id)
+			add("agents.%s: agent ids may hold letters, digits, '_', '-' and '.'", id)
 		}
 		switch a.Type {
 		case "demo":
 		case "agui", "langgraph", "a2a":
 			u, err := url.Parse(a.URL)
 			if a.URL == "" {
-				return bad("agents.%s.url: required for type %s", id, a.Type)
+				add("agents.%s.url: required for type %s", id, a.Type)
+			} else if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				add("agents.%s.url: %q is not an http(s) URL", id, a.URL)
 			}
 			if a.Type == "langgraph" && a.Graph == "" {
-				return bad("agents.%s.graph: required for type langgraph (the graph or assistant id)", id)
-			}
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return bad("agents.%s.url: %q is not an http(s) URL", id, a.URL)
+				add("agents.%s.graph: required for type langgraph (the graph or assistant id)", id)
 			}
 		case "":
-			return bad("agents.%s.type: required (demo, agui, langgraph or a2a)", id)
+			add("agents.%s.type: required (demo, agui, langgraph or a2a)", id)
 		default:
-			return bad("agents.%s.type: unknown type %q (want demo, agui, langgraph or a2a)", id, a.Type)
+			add("agents.%s.type: unknown type %q (want demo, agui, langgraph or a2a)", id, a.Type)
 		}
 	}
 	return nil
