@@ -24,11 +24,14 @@ import (
 
 // Config is the whole service configuration (genui-adapter.yaml).
 type Config struct {
-	// Listen is the address of the main listener.
+	// Listen is the address of the main listener (default
+	// 127.0.0.1:8080; --listen and GENUI_LISTEN override it).
 	Listen string `yaml:"listen"`
-	// LogLevel is debug, info, warn or error.
+	// LogLevel is debug, info, warn or error (default info; debug logs
+	// every repair).
 	LogLevel string `yaml:"logLevel,omitempty"`
-	CORS     CORS   `yaml:"cors,omitempty"`
+	// CORS is the cross-origin policy for browsers on other origins.
+	CORS CORS `yaml:"cors,omitempty"`
 	// Heartbeat is the idle time after which a ": keep-alive" comment is
 	// written to an SSE stream. Zero means 15 s.
 	Heartbeat Duration `yaml:"heartbeat,omitempty"`
@@ -87,15 +90,15 @@ type Config struct {
 	Limits LimitsConfig `yaml:"limits,omitempty"`
 	// A2UIAPI configures POST /a2ui/validate and /a2ui/render.
 	A2UIAPI A2UIAPIConfig `yaml:"a2uiApi,omitempty"`
-	// MemoryLimit is the Go runtime's soft memory limit (GOMEMLIMIT, unless
-	// that variable is set), default DefaultMemoryLimit: 7/8 of the
-	// container's memory limit (448 MiB in a 512 MiB container, which the
-	// stores' default budgets are sized for: run log 128 MiB, histories
-	// 64 MiB, transcripts 64 MiB, tails 32 MiB), 1 GiB without one. 0
-	// leaves the runtime's default.
+	// MemoryLimit is the Go runtime's soft memory limit in bytes
+	// (GOMEMLIMIT, unless that variable is set; default 7/8 of the
+	// container's memory limit, 1 GiB without one: DefaultMemoryLimit).
+	// That is 448 MiB in a 512 MiB container, which the stores' budgets
+	// are sized for: run log 128 MiB, histories 64 MiB, transcripts
+	// 64 MiB, tails 32 MiB. 0 leaves the runtime's default.
 	MemoryLimit *int64 `yaml:"memoryLimit,omitempty"`
 	// GCPercent is the garbage collector's GOGC (unless that variable is
-	// set): default DefaultGCPercent while a memory limit is set (the
+	// set): default 200 (DefaultGCPercent) while a memory limit is set (the
 	// limit caps the heap; fewer collections while thousands of streams
 	// are open), the runtime's 100 without one. -1 leaves collections to
 	// the memory limit alone and needs one.
@@ -110,12 +113,15 @@ type Config struct {
 type TracingConfig struct {
 	// OTLPEndpoint is an OTLP/HTTP collector's base URL
 	// (http://127.0.0.1:4318); spans go to its /v1/traces.
-	OTLPEndpoint string            `yaml:"otlpEndpoint,omitempty"`
-	Headers      map[string]string `yaml:"headers,omitempty"`
+	OTLPEndpoint string `yaml:"otlpEndpoint,omitempty"`
+	// Headers are sent with every export request (an API key, say).
+	Headers map[string]string `yaml:"headers,omitempty"`
 	// SampleRatio of new traces (default 1); a client's traceparent
 	// decides for its own.
 	SampleRatio *float64 `yaml:"sampleRatio,omitempty"`
-	ServiceName string   `yaml:"serviceName,omitempty"`
+	// ServiceName is the service.name resource attribute (default
+	// genui-adapter).
+	ServiceName string `yaml:"serviceName,omitempty"`
 
 	exporter sdktrace.SpanExporter // tests: instead of OTLP
 }
@@ -187,8 +193,13 @@ type A2UIAPIConfig struct {
 // MCPServerConfig says how to reach an MCP server: a stdio command or a
 // streamable HTTP URL with headers.
 type MCPServerConfig struct {
-	Command []string          `yaml:"command,omitempty"`
-	URL     string            `yaml:"url,omitempty"`
+	// Command starts a stdio server: the program and its arguments (set
+	// exactly one of command or url).
+	Command []string `yaml:"command,omitempty"`
+	// URL is a streamable HTTP server's endpoint (http or https, no
+	// credentials in it).
+	URL string `yaml:"url,omitempty"`
+	// Headers are sent with every request to an HTTP server.
 	Headers map[string]string `yaml:"headers,omitempty"`
 	// CallerHeaders name HTTP headers that tell the server who a request
 	// is made for: {principal: X-Genui-Principal, thread: X-Genui-Thread}
@@ -289,9 +300,15 @@ type RunLogConfig struct {
 // provider and the principal is its claim; with TrustedHeader (set by a
 // proxy you trust) the principal is that header's value.
 type AuthConfig struct {
-	BearerTokens  map[string]string `yaml:"bearerTokens,omitempty"`
-	JWT           *JWTConfig        `yaml:"jwt,omitempty"`
-	TrustedHeader string            `yaml:"trustedHeader,omitempty"`
+	// BearerTokens maps principal names to their tokens (at least 8
+	// characters each): "Authorization: Bearer <token>" makes the caller
+	// that principal.
+	BearerTokens map[string]string `yaml:"bearerTokens,omitempty"`
+	// JWT also accepts JWT bearer tokens from an identity provider.
+	JWT *JWTConfig `yaml:"jwt,omitempty"`
+	// TrustedHeader names a header, set by a proxy you trust, whose value
+	// is the principal (not with bearerTokens or jwt).
+	TrustedHeader string `yaml:"trustedHeader,omitempty"`
 	// TrustedProxies are the addresses (CIDRs) the trusted header is
 	// believed from (default: loopback); other peers get 401.
 	TrustedProxies []string `yaml:"trustedProxies,omitempty"`
@@ -299,8 +316,11 @@ type AuthConfig struct {
 
 // JWTConfig verifies JWT bearer tokens against the issuer's JWKS.
 type JWTConfig struct {
-	JWKSURL  string `yaml:"jwksURL"`
-	Issuer   string `yaml:"issuer"`
+	// JWKSURL is the issuer's key set (JWKS) URL.
+	JWKSURL string `yaml:"jwksURL"`
+	// Issuer must equal a token's iss claim.
+	Issuer string `yaml:"issuer"`
+	// Audience must be in a token's aud claim.
 	Audience string `yaml:"audience"`
 	// ClockSkew is the leeway on exp/nbf/iat (default 30s).
 	ClockSkew Duration `yaml:"clockSkew,omitempty"`
@@ -314,6 +334,8 @@ type JWTConfig struct {
 	// a token naming an unknown key id fetches it at most every
 	// unknownKeyEvery (default 30s), so rotations are picked up at once.
 	RefreshInterval Duration `yaml:"refreshInterval,omitempty"`
+	// UnknownKeyEvery is the least time between key set fetches caused by
+	// tokens naming an unknown key id (default 30s).
 	UnknownKeyEvery Duration `yaml:"unknownKeyEvery,omitempty"`
 }
 
@@ -327,8 +349,13 @@ func (j *JWTConfig) verifierConfig() jwtauth.Config {
 
 // CORS is the cross-origin policy: an exact list of allowed origins.
 type CORS struct {
-	Origins     []string `yaml:"origins,omitempty"`
-	Credentials bool     `yaml:"credentials,omitempty"`
+	// Origins are the allowed origins (https://app.example.com), echoed
+	// back when a request comes from one; "*" allows any origin, without
+	// credentials. None by default; preflights from other origins get 403.
+	Origins []string `yaml:"origins,omitempty"`
+	// Credentials sends Access-Control-Allow-Credentials: true (never with
+	// "*"). Off by default.
+	Credentials bool `yaml:"credentials,omitempty"`
 }
 
 // AgentConfig configures one agent.
@@ -343,15 +370,20 @@ type AgentConfig struct {
 	APIKey string `yaml:"apiKey,omitempty"`
 	// AssistantConfig is merged into every LangGraph run's config.
 	AssistantConfig map[string]any `yaml:"assistantConfig,omitempty"`
-	URL             string         `yaml:"url,omitempty"`
-	Description     string         `yaml:"description,omitempty"`
+	// URL is the upstream: the AG-UI endpoint (agui), the Agent Server's
+	// base URL (langgraph) or the A2A agent's base URL or card (a2a).
+	URL string `yaml:"url,omitempty"`
+	// Description is shown in GET /agents and CopilotKit's /info.
+	Description string `yaml:"description,omitempty"`
 	// Headers are sent to the upstream with every request.
 	Headers map[string]string `yaml:"headers,omitempty"`
 	// ForwardHeaders lists inbound headers copied to the upstream.
 	ForwardHeaders []string `yaml:"forwardHeaders,omitempty"`
-	// ConnectTimeout bounds the wait for upstream response headers.
+	// ConnectTimeout bounds the wait for upstream response headers
+	// (default 30 s; upstream_unreachable after it).
 	ConnectTimeout Duration `yaml:"connectTimeout,omitempty"`
-	// IdleTimeout ends a silent upstream stream.
+	// IdleTimeout ends an upstream stream that sends nothing for this long
+	// (default 5 min; upstream_truncated after it).
 	IdleTimeout Duration `yaml:"idleTimeout,omitempty"`
 	// HTTP2 speaks HTTP/2 without TLS (prior knowledge) to an http://
 	// agui upstream, so that every run shares a few connections instead
@@ -398,14 +430,30 @@ type AgentConfig struct {
 // A2UIConfig is the per-agent A2UI middleware configuration. Surfaces are
 // on by default for every tool.
 type A2UIConfig struct {
-	Disabled   bool     `yaml:"disabled,omitempty"`
-	Tools      []string `yaml:"tools,omitempty"`
-	DenyTools  []string `yaml:"denyTools,omitempty"`
-	MaxRows    int      `yaml:"maxRows,omitempty"`
-	CatalogID  string   `yaml:"catalogId,omitempty"`
-	Version    string   `yaml:"version,omitempty"`
-	ActionMode string   `yaml:"actionMode,omitempty"`
-	RowAction  string   `yaml:"rowAction,omitempty"`
+	// Disabled turns structured results into surfaces off for the agent
+	// (A2UI the agent sends itself is still validated). Off by default.
+	Disabled bool `yaml:"disabled,omitempty"`
+	// Tools lists the tools whose results become surfaces (default ["*"]:
+	// all).
+	Tools []string `yaml:"tools,omitempty"`
+	// DenyTools lists tools whose results never become surfaces.
+	DenyTools []string `yaml:"denyTools,omitempty"`
+	// MaxRows caps a generated table's rows (default 200; the surface
+	// says "Showing N of M").
+	MaxRows int `yaml:"maxRows,omitempty"`
+	// CatalogID is the catalog surfaces are made for when the frontend
+	// registered none (default: the official basic catalog).
+	CatalogID string `yaml:"catalogId,omitempty"`
+	// Version is the A2UI envelope version emitted: "v0.9" (default) or
+	// "v0.9.1".
+	Version string `yaml:"version,omitempty"`
+	// ActionMode is how a user action reaches the agent: "tool" (default: a
+	// log_a2ui_event tool call and its result) or "user_message" (one user
+	// message, for backends that reject undeclared tools).
+	ActionMode string `yaml:"actionMode,omitempty"`
+	// RowAction is the action a generated table row's "Select" button
+	// sends (default "select_row"; "none" for no buttons).
+	RowAction string `yaml:"rowAction,omitempty"`
 }
 
 // Duration is a time.Duration written as "15s" in YAML.
@@ -904,7 +952,7 @@ func (c *Config) MemoryLimitBytes() int64 {
 // DefaultGCPercent is gcPercent's default while a memory limit is set.
 // With 10,000 open streams at 1 event/s it about halved the p99 (a
 // collection's mark phase) and used less CPU than 100, for at most 3 KiB
-// more per stream (README, "GOGC 200 under the memory limit").
+// more per stream (docs/performance.md).
 const DefaultGCPercent = 200
 
 // GOGC is the garbage collector's percentage to set.

@@ -3,6 +3,7 @@ package adapter
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -169,22 +170,31 @@ func TestRedactedHidesSecrets(t *testing.T) {
 	}
 }
 
-// TestREADMEExamplesLoad: every YAML example in the README loads as
-// written, with no environment set.
-func TestREADMEExamplesLoad(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestDocsExamplesLoad: every YAML example in the README and in docs/
+// loads as written, with no environment set.
+func TestDocsExamplesLoad(t *testing.T) {
+	files, err := filepath.Glob("../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := strings.Split(string(readme), "```yaml\n")[1:]
-	if len(blocks) == 0 {
-		t.Fatal("no YAML example in the README")
-	}
-	for i, b := range blocks {
-		src, _, _ := strings.Cut(b, "```")
-		if _, err := ParseConfig([]byte(src), func(string) string { return "" }); err != nil {
-			t.Errorf("README YAML example %d does not load: %v\n%s", i+1, err, src)
+	files = append([]string{"../README.md"}, files...)
+	total := 0
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
 		}
+		blocks := strings.Split(string(text), "```yaml\n")[1:]
+		total += len(blocks)
+		for i, b := range blocks {
+			src, _, _ := strings.Cut(b, "```")
+			if _, err := ParseConfig([]byte(src), func(string) string { return "" }); err != nil {
+				t.Errorf("%s: YAML example %d does not load: %v\n%s", f, i+1, err, src)
+			}
+		}
+	}
+	if total == 0 {
+		t.Fatal("no YAML example in the README or docs/")
 	}
 }
 

@@ -321,11 +321,10 @@ func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.
 // chain is the one place that orders the middlewares around a backend,
 // outermost first: the output grammar; A2UI surfaces; MCP Apps; data-view
 // cards for the backend's own structured results; the canonicalising
-// normaliser right on the backend. A2UI sits outside MCP Apps
-// (architecture.md has them the other way round) so that structured
-// results of MCP tools, which the MCP Apps middleware emits, also become
-// surfaces, as the A2UI issue requires; data-view cards sit inside it so
-// that MCP tools, which bring their own UI, are not wrapped twice.
+// normaliser right on the backend. A2UI sits outside MCP Apps so that
+// structured results of MCP tools, which the MCP Apps middleware emits,
+// also become surfaces; data-view cards sit inside it so that MCP tools,
+// which bring their own UI, are not wrapped twice (docs/architecture.md).
 func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent {
 	logger := s.logger.With("agent", id)
 	return agui.Chain(backend,
