@@ -187,3 +187,21 @@ func TestUpstreamErrorBodiesStayInTheLog(t *testing.T) {
 		}
 	}
 }
+
+// TestOriginKeysValidated: allowedOrigins and publicOrigins hold origins;
+// anything else is a config error naming the key.
+func TestOriginKeysValidated(t *testing.T) {
+	for _, tt := range []struct{ yaml, want string }{
+		{`agents: {a: {type: a2a, url: "http://a.example", allowedOrigins: ["*"]}}`, "agents.a.allowedOrigins[0]"},
+		{`agents: {a: {type: a2a, url: "http://a.example", allowedOrigins: ["http://u:p@b.example"]}}`, "agents.a.allowedOrigins[0]"},
+		{"publicOrigins: [\"https://app.example.com/chat\"]\nagents: {d: {type: demo}}", "publicOrigins[0]"},
+		{"publicOrigins: [\"*\"]\nagents: {d: {type: demo}}", "publicOrigins[0]"},
+	} {
+		if _, err := ParseConfig([]byte(tt.yaml), func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v; want an error naming %s", tt.yaml, err, tt.want)
+		}
+	}
+	if _, err := ParseConfig([]byte("publicOrigins: [\"https://app.example.com\"]\nagents: {a: {type: a2a, url: \"http://a.example\", allowedOrigins: [\"https://b.example:8443\"]}}"), func(string) string { return "" }); err != nil {
+		t.Errorf("valid origins refused: %v", err)
+	}
+}
