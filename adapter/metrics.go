@@ -66,7 +66,7 @@ var runStartBuckets = []float64{.0005, .001, .002, .003, .005, .01, .025, .05, .
 // bounded set.
 var knownCodes = map[string]bool{
 	agui.CodeUpstreamTruncated: true, agui.CodeUpstreamInvalid: true, agui.CodeUpstreamUnreachable: true,
-	agui.CodeUpstreamStatus: true, agui.CodeUpstreamTooLarge: true, agui.CodeShutdown: true, agui.CodeInternal: true,
+	agui.CodeUpstreamStatus: true, agui.CodeUpstreamTooLarge: true, agui.CodeShutdown: true, agui.CodeInternal: true, agui.CodeOriginNotAllowed: true,
 	"cancelled": true, "abort": true, "superseded": true, "detached": true, "owner_lost": true,
 	"langgraph_error": true, "resume_gap": true, "run_log_error": true, "": true,
 }

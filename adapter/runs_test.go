@@ -87,6 +87,10 @@ func doReq(t *testing.T, method, url, body string, hdr map[string]string) *http.
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v // what a non-browser client may claim
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)

@@ -29,6 +29,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/a2a"
 	"github.com/genui-adapter/genui-adapter/agui/langgraph"
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 	"github.com/genui-adapter/genui-adapter/mcpapps/dataview"
 )
@@ -243,7 +244,14 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			p.SetHTTP2(true)            // https:// upstreams
 			t.Protocols = &p
 		}
-		client = &http.Client{Transport: wrap(t), CheckRedirect: agui.SameOriginRedirects}
+		client = &http.Client{Transport: wrap(t), CheckRedirect: agui.CheckRedirect}
+	}
+	var origins *origin.Policy
+	if ac.Type != "demo" {
+		var err error
+		if origins, err = origin.NewPolicy(ac.URL, ac.AllowedOrigins); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
 	}
 	switch ac.Type {
 	case "demo":
@@ -251,6 +259,8 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 	case "agui":
 		return &agui.HTTPAgent{
 			Client:          client,
+			Origins:         origins,
+			ExposeErrors:    cfg.ExposeUpstreamErrors,
 			URL:             ac.URL,
 			Headers:         ac.Headers,
 			ForwardHeaders:  ac.ForwardHeaders,
@@ -268,6 +278,8 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			IdleTimeout:    time.Duration(ac.IdleTimeout),
 			MaxEventSize:   cfg.MaxEventBytes,
 			Client:         client,
+			Origins:        origins,
+			ExposeErrors:   cfg.ExposeUpstreamErrors,
 			Check:          a2uiCheck(v),
 		}, nil
 	case "langgraph":
@@ -282,6 +294,8 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			IdleTimeout:        time.Duration(ac.IdleTimeout),
 			MaxEventSize:       cfg.MaxEventBytes,
 			Client:             client,
+			Origins:            origins,
+			ExposeErrors:       cfg.ExposeUpstreamErrors,
 			ClientConfigKeys:   ac.ClientConfigKeys,
 			NoMessagesSnapshot: ac.MessagesSnapshot != nil && !*ac.MessagesSnapshot,
 			NoSubgraphs:        ac.Subgraphs != nil && !*ac.Subgraphs,

@@ -218,7 +218,7 @@ test("an edited question forks the LangGraph thread from the checkpoint before i
   ]);
 });
 
-test("an unknown graph is a RUN_ERROR naming the server's complaint", async () => {
+test("an unknown graph is a RUN_ERROR naming the server's status (its answer goes to the log)", async () => {
   const r = await run("1.0.0", "missing");
   assert.equal(r.runErrors.length, 1);
   assert.match(r.runErrors[0].message, /LangGraph run: HTTP 404/);
