@@ -173,7 +173,8 @@ type LimitsConfig struct {
 	// so this bounds how long one stuck client can hold a run back.
 	WriteTimeout Duration `yaml:"writeTimeout,omitempty"`
 	// RunStartsPerSecond is how many runs one principal may start per
-	// second on this instance, on average (default 10; -1: no limit).
+	// second on this instance, on average (default 10; 0.001 to 1e6;
+	// -1: no limit).
 	// Each principal has a token bucket of RunStartBurst starts that
 	// refills at this rate; a start over it is refused with 429, a
 	// Retry-After header and error "too_many_run_starts". Every route
@@ -729,8 +730,8 @@ func (c *Config) validate(errs *[]error) error {
 	for _, p := range negativeKeys(reflect.ValueOf(*c), "") {
 		add("%s: must not be negative", p)
 	}
-	if r := c.Limits.RunStartsPerSecond; !(r == -1 || (r >= 0 && r <= 1e9)) {
-		add("limits.runStartsPerSecond: a rate above 0 (runs per second), or -1 for no limit, got %v", r)
+	if r := c.Limits.RunStartsPerSecond; !(r == -1 || r == 0 || (r >= 0.001 && r <= 1e6)) {
+		add("limits.runStartsPerSecond: runs per second from 0.001 to 1e6, or -1 for no limit, got %v", r)
 	}
 	if c.GCPercent != nil && (*c.GCPercent < -1 || (*c.GCPercent == -1 && c.MemoryLimitBytes() == 0)) {
 		add("gcPercent: -1 (collections left to memoryLimit, which must then be set) or at least 0, got %d", *c.GCPercent)

@@ -65,7 +65,7 @@ func newStartLimiter(l LimitsConfig, now time.Time) *startLimiter {
 	}
 	return &startLimiter{
 		rate: rate, burst: burst, max: keep,
-		fill: time.Duration(burst / rate * float64(time.Second)),
+		fill: time.Duration(min(burst/rate*float64(time.Second), math.MaxInt64/2)),
 		seed: maphash.MakeSeed(), epoch: now,
 		buckets: map[uint64]tokenBucket{},
 	}

@@ -82,18 +82,25 @@ func TestRunStartsLimitedPerPrincipal(t *testing.T) {
 	}
 	for _, rt := range routes {
 		t.Run(rt.name, func(t *testing.T) {
-			ts := serveYAML(t, twoPrincipals+fmt.Sprintf("limits: {runStartsPerSecond: 4, runStartBurst: %d}\nagents: {d: {type: demo}}\n", burst))
+			t.Parallel()
+			// A token every 4 s: the starts below take far less.
+			ts := serveYAML(t, twoPrincipals+fmt.Sprintf("limits: {runStartsPerSecond: 0.25, runStartBurst: %d}\nagents: {d: {type: demo}}\n", burst))
 			url := rt.url(ts.URL)
 			for i := range burst {
 				if st := startOn(t, nil, url, rt.body(fmt.Sprintf("a%d", i)), alice); st.status != 200 {
 					t.Fatalf("alice's start %d of %d = %d (%s), want 200", i+1, burst, st.status, st.code)
 				}
 			}
-			wantLimited(t, "alice's start over the burst", startOn(t, nil, url, rt.body("a-over"), alice))
+			over := startOn(t, nil, url, rt.body("a-over"), alice)
+			wantLimited(t, "alice's start over the burst", over)
 			if st := startOn(t, nil, url, rt.body("b0"), bob); st.status != 200 {
 				t.Fatalf("bob's start while alice is limited = %d (%s), want 200", st.status, st.code)
 			}
-			time.Sleep(time.Second) // Retry-After
+			n, _ := strconv.Atoi(over.retryAfter)
+			if n > 4 {
+				t.Fatalf("Retry-After %d s, want at most 4 (a token every 4 s)", n)
+			}
+			time.Sleep(time.Duration(n)*time.Second + 50*time.Millisecond)
 			if st := startOn(t, nil, url, rt.body("a-later"), alice); st.status != 200 {
 				t.Fatalf("alice's start after Retry-After = %d (%s), want 200", st.status, st.code)
 			}
@@ -107,7 +114,7 @@ func TestRunStartsLimitedPerPrincipal(t *testing.T) {
 // The routes share one bucket: a principal cannot start more by spreading
 // its starts over them.
 func TestRunStartsLimitedAcrossRoutes(t *testing.T) {
-	ts := serveYAML(t, twoPrincipals+"limits: {runStartsPerSecond: 0.5, runStartBurst: 2}\nagents: {d: {type: demo}}\n")
+	ts := serveYAML(t, twoPrincipals+"limits: {runStartsPerSecond: 0.2, runStartBurst: 2}\nagents: {d: {type: demo}}\n")
 	if st := startOn(t, nil, ts.URL+"/agents/d/run", runJSON("t1", "r1", "hi"), alice); st.status != 200 {
 		t.Fatalf("AG-UI start = %d", st.status)
 	}
@@ -116,8 +123,9 @@ func TestRunStartsLimitedAcrossRoutes(t *testing.T) {
 	}
 	st := startOn(t, nil, ts.URL+"/api/copilotkit", `{"method":"agent/run","params":{"agentId":"d"},"body":`+runJSON("t3", "r3", "hi")+`}`, alice)
 	wantLimited(t, "the third start, on the single route", st)
-	if st.retryAfter != "2" {
-		t.Errorf("Retry-After = %s, want 2 (a token every 2 s)", st.retryAfter)
+	// A token every 5 s, less the time the three starts took.
+	if n, _ := strconv.Atoi(st.retryAfter); n < 3 || n > 5 {
+		t.Errorf("Retry-After = %s, want 3 to 5 (a token every 5 s)", st.retryAfter)
 	}
 }
 
@@ -125,7 +133,7 @@ func TestRunStartsLimitedAcrossRoutes(t *testing.T) {
 // over its limit does not stop another (here 127.0.0.2, another loopback
 // address).
 func TestRunStartsAnonymousPerAddress(t *testing.T) {
-	ts := serveYAML(t, "limits: {runStartsPerSecond: 1, runStartBurst: 1}\nagents: {d: {type: demo}}\n")
+	ts := serveYAML(t, "limits: {runStartsPerSecond: 0.1, runStartBurst: 1}\nagents: {d: {type: demo}}\n")
 	from := func(ip string) *http.Client {
 		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
 		tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -153,7 +161,7 @@ func TestRunStartsConfig(t *testing.T) {
 			t.Fatalf("start %d without a limit = %d (%s)", i, st.status, st.code)
 		}
 	}
-	for _, bad := range []string{"runStartsPerSecond: -2", "runStartsPerSecond: .inf", "runStartsPerSecond: .nan", "runStartBurst: -1", "runStartPrincipals: -1"} {
+	for _, bad := range []string{"runStartsPerSecond: -2", "runStartsPerSecond: 0.0001", "runStartsPerSecond: 2e6", "runStartsPerSecond: .inf", "runStartsPerSecond: .nan", "runStartBurst: -1", "runStartPrincipals: -1"} {
 		if _, err := ParseConfig([]byte("limits: {"+bad+"}\nagents: {d: {type: demo}}\n"), func(string) string { return "" }); err == nil {
 			t.Errorf("limits.%s: accepted", bad)
 		}
