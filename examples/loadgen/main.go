@@ -1293,14 +1293,18 @@ func flood(out io.Writer, o options) error {
 		}
 		results = append(results, r)
 	}
-	fmt.Fprintf(out, "%-22s %10s %10s %7s %7s %9s %9s %10s %9s %9s %12s\n", "phase", "others p50", "others p99", "lost", "errors", "starts/s", "200", "429", "other", "rss idle", "rss peak")
+	fmt.Fprintf(out, "%-22s %10s %10s %7s %7s %9s %9s %10s %9s %10s %9s %9s\n", "phase", "others p50", "others p99", "lost", "errors", "starts/s", "200", "429", "other", "relay cpu", "rss idle", "rss peak")
 	for _, r := range results {
 		rate, ok, lim, oth := "—", "—", "—", "—"
 		if r.floodFor > 0 {
 			rate = fmt.Sprintf("%.0f", float64(r.attempts)/r.floodFor.Seconds())
 			ok, lim, oth = strconv.FormatInt(r.ok, 10), strconv.FormatInt(r.limited, 10), strconv.FormatInt(r.refused, 10)
 		}
-		fmt.Fprintf(out, "%-22s %10s %10s %7d %7d %9s %9s %10s %9s %9s %12s\n", r.name, ms(pct(r.lat, .5)), ms(pct(r.lat, .99)), r.expected-r.got, r.errors, rate, ok, lim, oth, mib(r.relay.idle), mib(r.relay.peak))
+		fmt.Fprintf(out, "%-22s %10s %10s %7d %7d %9s %9s %10s %9s %10s %9s %9s\n", r.name, ms(pct(r.lat, .5)), ms(pct(r.lat, .99)), r.expected-r.got, r.errors, rate, ok, lim, oth, secs(r.relay.cpu), mib(r.relay.idle), mib(r.relay.peak))
+	}
+	if q, f := results[0], results[1]; q.relay.cpu > 0 && f.relay.cpu > 0 && f.attempts > 0 {
+		fmt.Fprintf(out, "the limited flood cost the adapter %.1f µs CPU per run start refused or started (its CPU above the no-flood phase's)\n",
+			float64((f.relay.cpu-q.relay.cpu).Microseconds())/float64(f.attempts))
 	}
 	for _, r := range results {
 		if r.retryAfter != "" {
