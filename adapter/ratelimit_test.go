@@ -233,3 +233,40 @@ func TestStartLimiterTableIsBounded(t *testing.T) {
 		t.Errorf("the flooder started %d runs in 10 s, want at most its burst (18 left) and 100", allowed)
 	}
 }
+
+// BenchmarkRunStartRefused is a run start refused by the limit, from one
+// of 101 principals with static tokens, over one keep-alive connection:
+// what each request of a flood costs once its principal is limited.
+func BenchmarkRunStartRefused(b *testing.B) {
+	cfg := Config{Listen: "x", Limits: LimitsConfig{RunStartsPerSecond: 0.001, RunStartBurst: 1}, Agents: map[string]AgentConfig{"a": {Type: "demo"}}}
+	cfg.Auth.BearerTokens = map[string]string{}
+	for i := range 101 {
+		cfg.Auth.BearerTokens[fmt.Sprintf("p%d", i)] = fmt.Sprintf("bench-principal-%d", i)
+	}
+	s, err := NewServer(nil, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := serveAdopted(s)
+	b.Cleanup(func() { ts.Close(); s.Close() })
+	client := &http.Client{Transport: &http.Transport{}}
+	b.Cleanup(client.CloseIdleConnections)
+	refused := 0
+	for b.Loop() {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/agents/a/run", strings.NewReader(`{"threadId":"t","runId":"r","messages":[]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer bench-principal-50")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	if refused < b.N-1 {
+		b.Fatalf("%d of %d starts refused, want all but the first", refused, b.N)
+	}
+}

@@ -63,6 +63,7 @@ type Server struct {
 	sandbox        *mcpapps.Sandbox // nil without MCP servers
 	instance       string
 	trustedProxies []netip.Prefix
+	tokens         []namedToken  // auth.bearerTokens
 	heavy          *limiter      // the CPU-heavy A2UI routes
 	starts         *startLimiter // run starts per principal; nil: no limit
 	caps           *mcpapps.Capabilities
@@ -124,6 +125,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		s.instance = newInstanceID()
 	}
 	s.trustedProxies = trustedProxies(cfg.Auth.TrustedProxies)
+	s.tokens = namedTokens(cfg.Auth.BearerTokens)
 	capKey := cfg.MCPApps.CapabilityKey
 	if capKey == "" {
 		capKey = cfg.SandboxKey
