@@ -175,7 +175,7 @@ type LimitsConfig struct {
 	// RunStartsPerSecond is how many runs one principal may start per
 	// second on this instance, on average (default 10; 0.001 to 1e6;
 	// -1: no limit).
-	// Each principal has a token bucket of RunStartBurst starts that
+	// Each principal has a token bucket of runStartBurst starts that
 	// refills at this rate; a start over it is refused with 429, a
 	// Retry-After header and error "too_many_run_starts". Every route
 	// that starts a run counts (AG-UI, CopilotKit, the single route).
@@ -188,7 +188,7 @@ type LimitsConfig struct {
 	// bucket's size (default 40).
 	RunStartBurst int `yaml:"runStartBurst,omitempty"`
 	// RunStartPrincipals caps the principals whose run-start buckets
-	// are kept at once (default 65536, about 4 MiB at most). A bucket
+	// are kept at once (default 65536; about 4 MiB at most). A bucket
 	// that has refilled is dropped; at the cap, another principal's
 	// bucket is dropped to make room (that principal starts afresh).
 	RunStartPrincipals int `yaml:"runStartPrincipals,omitempty"`
