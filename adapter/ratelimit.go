@@ -40,7 +40,7 @@ type startLimiter struct {
 	swept   time.Duration // the last sweep
 }
 
-// tokenBucket is a key's tokens when it last started a run.
+// tokenBucket is a key's tokens when it last asked to start a run.
 type tokenBucket struct {
 	tokens float64
 	at     time.Duration
