@@ -189,6 +189,26 @@ type LimitsConfig struct {
 	// reader (as a direct connection would) rather than run ahead of it,
 	// so this bounds how long one stuck client can hold a run back.
 	WriteTimeout Duration `yaml:"writeTimeout,omitempty"`
+	// RunStartsPerSecond is how many runs one principal may start per
+	// second on this instance, on average (default 10; 0.001 to 1e6;
+	// -1: no limit).
+	// Each principal has a token bucket of runStartBurst starts that
+	// refills at this rate; a start over it is refused with 429, a
+	// Retry-After header and error "too_many_run_starts". Every route
+	// that starts a run counts (AG-UI, CopilotKit, the single route).
+	// Without auth every client address is a principal of its own
+	// (IPv6: its /64); behind a reverse proxy, without auth, all clients
+	// share the proxy's. With several instances the limit is per
+	// instance.
+	RunStartsPerSecond float64 `yaml:"runStartsPerSecond,omitempty"`
+	// RunStartBurst is how many runs a principal may start at once, its
+	// bucket's size (default 40).
+	RunStartBurst int `yaml:"runStartBurst,omitempty"`
+	// RunStartPrincipals caps the principals whose run-start buckets
+	// are kept at once (default 65536; about 4 MiB at most). A bucket
+	// that has refilled is dropped; at the cap, another principal's
+	// bucket is dropped to make room (that principal starts afresh).
+	RunStartPrincipals int `yaml:"runStartPrincipals,omitempty"`
 }
 
 // A2UIAPIConfig configures the CPU-heavy A2UI routes.
@@ -741,6 +761,9 @@ func (c *Config) validate(errs *[]error) error {
 	}
 	for _, p := range negativeKeys(reflect.ValueOf(*c), "") {
 		add("%s: must not be negative", p)
+	}
+	if r := c.Limits.RunStartsPerSecond; !(r == -1 || r == 0 || (r >= 0.001 && r <= 1e6)) {
+		add("limits.runStartsPerSecond: runs per second from 0.001 to 1e6, or -1 for no limit, got %v", r)
 	}
 	if c.GCPercent != nil && (*c.GCPercent < -1 || (*c.GCPercent == -1 && c.MemoryLimitBytes() == 0)) {
 		add("gcPercent: -1 (collections left to memoryLimit, which must then be set) or at least 0, got %d", *c.GCPercent)

@@ -24,6 +24,8 @@ type metrics struct {
 	repairs         *prometheus.CounterVec
 	upstreamLatency *prometheus.HistogramVec
 	runStart        *prometheus.HistogramVec
+	// runStartsLimited counts run starts refused by limits.runStartsPerSecond.
+	runStartsLimited prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -52,8 +54,11 @@ func newMetrics() *metrics {
 			Name: "genui_run_start_seconds", Help: "Time from a run's request to its RUN_STARTED written to the client, per agent.",
 			Buckets: runStartBuckets,
 		}, []string{"agent"}),
+		runStartsLimited: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "genui_run_starts_limited_total", Help: "Run starts refused with 429 by limits.runStartsPerSecond.",
+		}),
 	}
-	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.runsErrored, m.events, m.repairs, m.upstreamLatency, m.runStart,
+	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.runsErrored, m.events, m.repairs, m.upstreamLatency, m.runStart, m.runStartsLimited,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -309,6 +309,7 @@ agents: {a: {type: agui, url: "`+up.URL+`", a2ui: {disabled: true}}}`)
 func TestSafeDetachGraceZeroKeepsConnectedRuns(t *testing.T) {
 	up := newCountingUpstream(t, 4, 25*time.Millisecond)
 	ts := serveYAML(t, `detachGrace: 0s
+limits: {runStartsPerSecond: -1} # 1000 at once from one client
 agents: {a: {type: agui, url: "`+up.URL+`", a2ui: {disabled: true}}}`)
 	const n = 1000
 	var wg sync.WaitGroup

@@ -64,7 +64,9 @@ type Server struct {
 	sandbox        *mcpapps.Sandbox // nil without MCP servers
 	instance       string
 	trustedProxies []netip.Prefix
-	heavy          *limiter // the CPU-heavy A2UI routes
+	tokens         []namedToken  // auth.bearerTokens
+	heavy          *limiter      // the CPU-heavy A2UI routes
+	starts         *startLimiter // run starts per principal; nil: no limit
 	caps           *mcpapps.Capabilities
 	answers        *mcpapps.Answers
 	jwt            *jwtauth.Verifier // nil without auth.jwt
@@ -124,12 +126,14 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		s.instance = newInstanceID()
 	}
 	s.trustedProxies = trustedProxies(cfg.Auth.TrustedProxies)
+	s.tokens = namedTokens(cfg.Auth.BearerTokens)
 	capKey := cfg.MCPApps.CapabilityKey
 	if capKey == "" {
 		capKey = cfg.SandboxKey
 	}
 	s.caps = mcpapps.NewCapabilities([]byte(capKey), time.Duration(cfg.MCPApps.CapabilityTTL))
 	s.heavy = newLimiter(cfg.A2UIAPI.maxConcurrent(), cfg.A2UIAPI.maxPerPrincipal())
+	s.starts = newStartLimiter(cfg.Limits, time.Now())
 	if s.log, err = s.openRunLog(); err != nil {
 		_ = tp.Shutdown(context.Background())
 		return nil, err
