@@ -331,6 +331,9 @@ async function run(forwardedProps = {}, { side = false } = {}) {
   const names = new Map();
   const args = new Map();
   let repairPending = false;
+  // Tools whose result only an MCP Apps card can show (A2UI has no HTML
+  // or web page component).
+  const mcpOnly = fp.genuiRender ? null : [];
   try {
     const res = await fetch(`/agents/${state.agent}/run`, {
       method: "POST",
@@ -346,7 +349,10 @@ async function run(forwardedProps = {}, { side = false } = {}) {
         case "TEXT_MESSAGE_START": texts.set(ev.messageId, addMessage(ev.role === "user" ? "user" : "assistant", "")); break;
         case "TEXT_MESSAGE_CONTENT": { const li = texts.get(ev.messageId); if (li) li.textContent += ev.delta; break; }
         case "TEXT_MESSAGE_END": { const li = texts.get(ev.messageId); if (li) state.history.push({ id: ev.messageId, role: "assistant", content: li.textContent }); break; }
-        case "TOOL_CALL_START": names.set(ev.toolCallId, ev.toolCallName); args.set(ev.toolCallId, ""); break;
+        case "TOOL_CALL_START":
+          names.set(ev.toolCallId, ev.toolCallName); args.set(ev.toolCallId, "");
+          if (mcpOnly && MCP_ONLY[ev.toolCallName]) mcpOnly.push(ev.toolCallName);
+          break;
         case "TOOL_CALL_ARGS": args.set(ev.toolCallId, args.get(ev.toolCallId) + ev.delta); break;
         case "TOOL_CALL_END":
           addMessage("call", `→ ${names.get(ev.toolCallId)}(${args.get(ev.toolCallId)})`);
@@ -392,9 +398,29 @@ async function run(forwardedProps = {}, { side = false } = {}) {
     if (side) return;
     state.running = false;
     $("composer").classList.remove("busy");
+    // A result A2UI cannot show: turn on the renderer that can, say so,
+    // and ask again.
+    if (mcpOnly?.length && !$("side").checked && state.lastUserText && runId === state.runId) {
+      $("side").checked = true;
+      notice(`${mcpOnly[0]} shows ${MCP_ONLY[mcpOnly[0]]}, which A2UI has no component for: Side-by-side (MCP Apps cards) is now on, and your message was sent again.`);
+      if (!state.queue.length) { send(state.lastUserText); return; }
+    }
     const next = state.queue.shift();
     if (next) { next.li.classList.remove("queued"); next.li.textContent = next.label; state.history.push(next.msg); run({ userTurn: true }); }
   }
+}
+
+// MCP_ONLY names the tools only an MCP Apps card shows, and what they show.
+const MCP_ONLY = { render_html: "HTML", render_url: "a web page" };
+
+// notice says something about the results in the results pane.
+function notice(text) {
+  const p = document.createElement("p");
+  p.className = "notice";
+  p.setAttribute("role", "status");
+  p.textContent = text;
+  $("pairs").appendChild(p);
+  p.scrollIntoView({ block: "nearest" });
 }
 
 // send adds a user turn; one typed while a run streams waits its turn
@@ -404,6 +430,7 @@ function send(text, { from } = {}) {
   const content = from ? `[Sent by the ${from}, not typed by the user]\n${text}` : text;
   const label = from ? `${from}: ${text}` : text;
   const msg = { id, role: "user", content };
+  if (!from) state.lastUserText = text;
   if (state.running) {
     const li = addMessage("user queued", label + " (queued: sent when the current run ends)");
     state.queue.push({ msg, li, label });

@@ -16,7 +16,7 @@ const consoleProblems = [];
 before(async () => {
   adapter = await startAdapter(`
 agents:
-  demo: {type: demo, delay: 1ms, mcpServers: [refunds]}
+  demo: {type: demo, delay: 1ms, mcpServers: [refunds, genui]}
 `);
   browser = await launch();
   page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
@@ -105,7 +105,7 @@ test("side-by-side: the same tool call as an A2UI surface and an MCP Apps data v
   await pair.locator(".cols.both").waitFor();
   assert.equal(await pair.locator(".col.a2ui").count(), 1);
   assert.equal(await pair.locator(".col.mcp").count(), 1);
-  assert.match(await pair.locator(".col.a2ui .meta").innerText(), /3 A2UI messages, \d+ bytes/);
+  assert.match(await pair.locator(".col.a2ui .meta").innerText(), /\d+ A2UI messages, \d+ bytes/);
   const view = pair.locator(".col.mcp iframe").first();
   const inner = page.frameLocator(".pair .col.mcp iframe").first().frameLocator("iframe");
   await inner.locator("svg[aria-label='bar chart']").waitFor({ timeout: 15000 });
@@ -115,6 +115,20 @@ test("side-by-side: the same tool call as an A2UI surface and an MCP Apps data v
   await pair.locator(".col.a2ui button").click();
   assert.match(await pair.locator(".col.a2ui pre.raw").innerText(), /a2ui_operations/);
   await page.screenshot({ path: join(artifacts, "playground-side-by-side.png"), fullPage: true });
+  await page.uncheck("#side");
+});
+
+test("html in the default mode: the page turns on MCP Apps, says so and shows the HTML", async () => {
+  await page.locator("#reset").click();
+  await page.uncheck("#side");
+  await say("html");
+  // The refused A2UI-only run is followed by the same message, sent again.
+  await page.waitForFunction(() => window.__playground.events.filter((e) => e.type === "RUN_FINISHED").length >= 2 && !window.__playground.state.running, null, { timeout: 20000 }).catch(() => {});
+  assert.equal(await page.isChecked("#side"), true);
+  assert.match(await page.locator("#pairs .notice").innerText(), /render_html shows HTML, which A2UI has no component for: Side-by-side \(MCP Apps cards\) is now on/);
+  const html = page.frameLocator(".pair .mcp iframe").last().frameLocator("iframe").frameLocator("iframe#content");
+  await html.locator("#probe").waitFor({ timeout: 15000 });
+  assert.match(await page.locator("#input").getAttribute("placeholder"), /table, record, metrics, chart, dashboard, kpis, orders, form, ask, app, html, url, error/);
   await page.uncheck("#side");
 });
 
