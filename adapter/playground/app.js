@@ -57,6 +57,13 @@ async function loadAgents() {
 // iframe moved in the DOM would reload) and their cards torn down
 // (ui/resource-teardown) before they are removed.
 function reset() {
+  // The active run is cancelled (a waiting ask would hold the thread for
+  // minutes) and the page stops reading it.
+  if (state.running) stop().then((abort) => abort?.abort());
+  state.running = false;
+  state.runId = null;
+  $("composer").classList.remove("busy");
+  $("stop").hidden = true;
   const old = [...state.cards.values()];
   state.cards.clear();
   const gone = [...$("pairs").children];
@@ -305,12 +312,6 @@ async function readSSE(res, onEvent) {
 async function run(forwardedProps = {}, { side = false } = {}) {
   if (!state.agent || (state.running && !side)) return;
   const runId = crypto.randomUUID();
-  if (!side) {
-    state.running = true;
-    $("composer").classList.add("busy");
-    state.runId = runId;
-    saveThread();
-  }
   // This host mounts a card when its tool call starts.
   // and sends a card's requests and a surface's actions while a run
   // streams, so a question's answer can come in the same run.
@@ -326,22 +327,47 @@ async function run(forwardedProps = {}, { side = false } = {}) {
     }
   }
   window.__playground.runs.push({ runId, context });
+  const body = JSON.stringify({ threadId: state.threadId, runId, messages: state.history, tools: [], context, forwardedProps: fp });
+  return follow(runId, { side, mcpOnly: fp.genuiRender ? null : [] }, (signal) => fetch(`/agents/${state.agent}/run`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+    body,
+    signal,
+  }));
+}
+
+// resume follows a run that is still going (a reload mid-run): its events
+// from the first, so nothing is lost.
+function resume(runId) {
+  if (state.running) return;
+  addMessage("call", `Resuming the active run ${runId}`);
+  return follow(runId, { side: false, mcpOnly: null }, (signal) => fetch(`/runs/${encodeURIComponent(runId)}/events`, { headers: { Accept: "text/event-stream" }, signal }));
+}
+
+// follow shows one run's stream (open(signal) starts it). A run that is
+// not a side run owns the composer until it ends, and is stopped by Stop
+// and New thread; events of a run whose thread was left are dropped.
+async function follow(runId, { side, mcpOnly }, open) {
+  const thread = state.threadId;
+  const ctrl = new AbortController();
+  if (!side) {
+    state.running = true;
+    state.runId = runId;
+    state.abort = ctrl;
+    $("composer").classList.add("busy");
+    $("stop").hidden = false;
+    saveThread();
+  }
   const t0 = performance.now();
   const texts = new Map();
   const names = new Map();
   const args = new Map();
   let repairPending = false;
-  // Tools whose result only an MCP Apps card can show (A2UI has no HTML
-  // or web page component).
-  const mcpOnly = fp.genuiRender ? null : [];
   try {
-    const res = await fetch(`/agents/${state.agent}/run`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-      body: JSON.stringify({ threadId: state.threadId, runId, messages: state.history, tools: [], context, forwardedProps: fp }),
-    });
+    const res = await open(ctrl.signal);
     if (!res.ok) { addMessage("error", `HTTP ${res.status}: ${await res.text()}`); return; }
     await readSSE(res, (ev) => {
+      if (state.threadId !== thread) return;
       if (ev.type === "CUSTOM" && ev.name === "genui-adapter.repairs") { repairPending = true; logEvent(ev, t0, true); return; }
       logEvent(ev, t0, repairPending);
       repairPending = false;
@@ -386,7 +412,7 @@ async function run(forwardedProps = {}, { side = false } = {}) {
       }
     });
   } catch (e) {
-    addMessage("error", String(e.message || e));
+    if (e.name !== "AbortError" && state.threadId === thread) addMessage("error", String(e.message || e));
   } finally {
     // A card of this run whose call got no result never will.
     for (const entry of state.cards.values()) {
@@ -395,20 +421,42 @@ async function run(forwardedProps = {}, { side = false } = {}) {
         entry.card?.cancel(entry.cancelled);
       }
     }
-    if (side) return;
-    state.running = false;
-    $("composer").classList.remove("busy");
-    // A result A2UI cannot show: turn on the renderer that can, say so,
-    // and ask again.
-    if (mcpOnly?.length && !$("side").checked && state.lastUserText && runId === state.runId) {
-      $("side").checked = true;
-      notice(`${mcpOnly[0]} shows ${MCP_ONLY[mcpOnly[0]]}, which A2UI has no component for: Side-by-side (MCP Apps cards) is now on, and your message was sent again.`);
-      if (!state.queue.length) { send(state.lastUserText); return; }
+    // A side run, or a run whose thread was left (New thread), owns
+    // nothing any more.
+    if (!side && state.runId === runId) {
+      state.running = false;
+      state.runId = null;
+      state.abort = null;
+      $("composer").classList.remove("busy");
+      $("stop").hidden = true;
+      // A result A2UI cannot show: turn on the renderer that can, say so,
+      // and ask again.
+      if (mcpOnly?.length && !$("side").checked && state.lastUserText) {
+        $("side").checked = true;
+        notice(`${mcpOnly[0]} shows ${MCP_ONLY[mcpOnly[0]]}, which A2UI has no component for: Side-by-side (MCP Apps cards) is now on, and your message was sent again.`);
+        if (!state.queue.length) send(state.lastUserText);
+      } else {
+        const next = state.queue.shift();
+        if (next) { next.li.classList.remove("queued"); next.li.textContent = next.label; state.history.push(next.msg); run({ userTurn: true }); }
+      }
     }
-    const next = state.queue.shift();
-    if (next) { next.li.classList.remove("queued"); next.li.textContent = next.label; state.history.push(next.msg); run({ userTurn: true }); }
   }
 }
+
+// stop cancels the active run on the server (its stream then ends with
+// RUN_ERROR cancelled); the page stops reading it.
+async function stop() {
+  const id = state.runId;
+  if (!id) return;
+  const abort = state.abort;
+  try {
+    await fetch(`/runs/${encodeURIComponent(id)}/cancel`, { method: "POST" });
+  } catch (e) {
+    window.__playground.errors.push("cancel: " + String(e.message || e));
+  }
+  return abort;
+}
+$("stop").onclick = () => stop();
 
 // MCP_ONLY names the tools only an MCP Apps card shows, and what they show.
 const MCP_ONLY = { render_html: "HTML", render_url: "a web page" };
@@ -461,11 +509,11 @@ $("composer").addEventListener("submit", (e) => {
 });
 
 // restore shows a thread again after a reload: its messages, surfaces and
-// cards, from the thread's history.
+// cards, from the thread's history; it returns the thread's active run.
 async function restore() {
   const res = await fetch(`/threads/${encodeURIComponent(state.threadId)}/messages`);
-  if (!res.ok) return;
-  const { messages = [] } = await res.json();
+  if (!res.ok) return null;
+  const { messages = [], activeRunId } = await res.json();
   const names = new Map();
   for (const m of messages) {
     if (m.role === "activity") {
@@ -485,6 +533,7 @@ async function restore() {
       for (const c of m.toolCalls || []) { names.set(c.id, c.function.name); addMessage("call", `→ ${c.function.name}(${c.function.arguments})`); }
     } else if (m.role === "tool") addMessage("tool", `← ${names.get(m.toolCallId) || m.toolCallId}: ${String(m.content).slice(0, 400)}`);
   }
+  return activeRunId;
 }
 
 // The theme reaches every card as host context.
@@ -496,6 +545,8 @@ $("theme").value = document.documentElement.dataset.theme || "light";
 $("theme").onchange = () => applyTheme($("theme").value);
 
 await loadAgents();
-if (threadFromHash()) await restore();
+const active = threadFromHash() ? await restore() : null;
 saveThread();
 window.__playground.ready = true;
+// A reload mid-run: the run goes on, and so does the page.
+if (active) resume(active);
