@@ -93,3 +93,24 @@ func TestDemoURLShowsAllowedPage(t *testing.T) {
 		t.Errorf("/playground/page.html: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
 }
+
+// TestDemoReportsNoRepairs: the demo's runs, tool rounds included, need
+// no repair; the ids of the adapter's own follow-up rounds are not the
+// agent's mistakes.
+func TestDemoReportsNoRepairs(t *testing.T) {
+	cfg := DefaultConfig()
+	d := cfg.Agents["demo"]
+	d.Delay = 0
+	cfg.Agents["demo"] = d
+	ts := newTestServer(t, cfg)
+	for i, say := range []string{"table", "app", "dashboard", "html"} {
+		body := fmt.Sprintf(`{"threadId":"nr%d","runId":"nr%d","messages":[{"id":"u","role":"user","content":%q}],"forwardedProps":{"genuiDebug":true,"genuiRender":["a2ui","mcp-apps"]}}`, i, i, say)
+		_, out := post(t, ts.URL+"/agents/demo/run", "application/json", body)
+		if strings.Contains(out, "genui-adapter.repairs") {
+			t.Errorf("%q: the demo's run reports repairs:\n%s", say, out)
+		}
+		if !strings.Contains(out, fmt.Sprintf(`"type":"RUN_FINISHED","threadId":"nr%d","runId":"nr%d"`, i, i)) {
+			t.Errorf("%q: no RUN_FINISHED with the client's ids", say)
+		}
+	}
+}

@@ -90,12 +90,26 @@ function addMessage(cls, text) {
   return li;
 }
 
+// DELTAS are the streamed pieces the log shows as one row per message or
+// tool call: the row counts them and shows what they add up to.
+const DELTAS = { TEXT_MESSAGE_CONTENT: "messageId", TOOL_CALL_ARGS: "toolCallId", REASONING_MESSAGE_CONTENT: "messageId" };
+
 function logEvent(ev, t0, repair) {
   state.types.add(ev.type);
+  window.__playground.events.push(ev);
   if (![...$("filter").options].some((o) => o.value === ev.type)) {
     const o = document.createElement("option");
     o.value = o.textContent = ev.type;
     $("filter").appendChild(o);
+  }
+  const key = DELTAS[ev.type] && `${ev.type} ${ev[DELTAS[ev.type]]}`;
+  const last = $("events").lastElementChild;
+  if (key && !repair && last?.dataset.group === key) {
+    last.count += 1;
+    last.joined += ev.delta ?? "";
+    last.querySelector(".n").textContent = `×${last.count}`;
+    last.querySelector(".body").textContent = `${DELTAS[ev.type]} ${ev[DELTAS[ev.type]]}: ${JSON.stringify(last.joined)}`;
+    return;
   }
   const li = document.createElement("li");
   li.dataset.type = ev.type;
@@ -106,10 +120,23 @@ function logEvent(ev, t0, repair) {
   const ty = document.createElement("span");
   ty.className = "type";
   ty.textContent = ev.type;
-  li.append(t, ty, document.createTextNode(JSON.stringify(ev)));
+  const body = document.createElement("span");
+  body.className = "body";
+  body.textContent = JSON.stringify(ev);
+  li.append(t, ty);
+  if (key) {
+    li.dataset.group = key;
+    li.count = 1;
+    li.joined = ev.delta ?? "";
+    const n = document.createElement("span");
+    n.className = "n";
+    n.textContent = "×1";
+    li.append(n);
+    body.textContent = `${DELTAS[ev.type]} ${ev[DELTAS[ev.type]]}: ${JSON.stringify(li.joined)}`;
+  }
+  li.append(body);
   li.hidden = $("filter").value !== "" && $("filter").value !== ev.type;
   $("events").appendChild(li);
-  window.__playground.events.push(ev);
 }
 $("filter").onchange = () => {
   for (const li of $("events").children) li.hidden = $("filter").value !== "" && $("filter").value !== li.dataset.type;

@@ -64,6 +64,14 @@ test("table: conversation, event log and an A2UI surface", async () => {
     assert.ok(await page.locator(`#events li[data-type=${type}]`).count() > 0, `no ${type} in the log`);
   }
   assert.match(await page.locator("#events li").first().innerText(), /^\+\d+ms\s*RUN_STARTED/);
+  // Consecutive deltas of one message are one row that counts them.
+  const deltas = await page.evaluate(() => {
+    const evs = window.__playground.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT");
+    return { events: evs.length, messages: new Set(evs.map((e) => e.messageId)).size };
+  });
+  assert.ok(deltas.events > deltas.messages);
+  assert.equal(await page.locator("#events li[data-type=TEXT_MESSAGE_CONTENT]").count(), deltas.messages);
+  assert.match(await page.locator("#events li[data-type=TEXT_MESSAGE_CONTENT]").first().innerText(), /×\d+\s*messageId \S+: "Here are this week's shipments\."/);
   const text = await deepText(".pair .a2ui .body");
   for (const w of ["List shipments", "3 rows", "Lyon, FR", "FedEx"]) assert.ok(text.includes(w), `A2UI surface lacks ${w}: ${text.slice(0, 300)}`);
   // The surface says where it came from.
@@ -94,6 +102,8 @@ test("app: the refund review MCP App card renders inside the sandbox iframe", as
   await view.locator("#approve").click();
   await view.getByText("Decision: approved").waitFor({ timeout: 15000 });
   assert.match(await page.locator("#messages").innerText(), /The refund review card is above/);
+  // The adapter's own follow-up round is not a repair.
+  assert.equal(await page.locator("#events li.repair").count(), 0);
   await page.screenshot({ path: join(artifacts, "playground-app.png"), fullPage: true });
 });
 
