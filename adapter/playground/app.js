@@ -355,7 +355,8 @@ async function run(forwardedProps = {}, { side = false } = {}) {
   }
   window.__playground.runs.push({ runId, context });
   const body = JSON.stringify({ threadId: state.threadId, runId, messages: state.history, tools: [], context, forwardedProps: fp });
-  return follow(runId, { side, mcpOnly: fp.genuiRender ? null : [] }, (signal) => fetch(`/agents/${state.agent}/run`, {
+  // Calls of tools only a card shows, while nothing showed them.
+  return follow(runId, { side, mcpOnly: fp.genuiRender ? null : new Map() }, (signal) => fetch(`/agents/${state.agent}/run`, {
     method: "POST",
     headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
     body,
@@ -404,7 +405,7 @@ async function follow(runId, { side, mcpOnly }, open) {
         case "TEXT_MESSAGE_END": { const li = texts.get(ev.messageId); if (li) state.history.push({ id: ev.messageId, role: "assistant", content: li.textContent }); break; }
         case "TOOL_CALL_START":
           names.set(ev.toolCallId, ev.toolCallName); args.set(ev.toolCallId, "");
-          if (mcpOnly && MCP_ONLY[ev.toolCallName]) mcpOnly.push(ev.toolCallName);
+          if (mcpOnly && MCP_ONLY[ev.toolCallName]) mcpOnly.set(ev.toolCallId, ev.toolCallName);
           break;
         case "TOOL_CALL_ARGS": args.set(ev.toolCallId, args.get(ev.toolCallId) + ev.delta); break;
         case "TOOL_CALL_END":
@@ -418,6 +419,7 @@ async function follow(runId, { side, mcpOnly }, open) {
         case "ACTIVITY_SNAPSHOT": {
           if (ev.activityType === "a2ui-surface") {
             const tc = ev.messageId.replace(/^a2ui-surface-/, "");
+            mcpOnly?.delete(tc); // shown after all (a link to the page, say)
             renderSurface(ev, tc, names.get(tc));
           } else if (ev.activityType === "mcp-apps") {
             const tc = ev.content.toolCallId || ev.messageId;
@@ -458,9 +460,10 @@ async function follow(runId, { side, mcpOnly }, open) {
       $("stop").hidden = true;
       // A result A2UI cannot show: turn on the renderer that can, say so,
       // and ask again.
-      if (mcpOnly?.length && !$("side").checked && state.lastUserText) {
+      const unshown = [...(mcpOnly?.values() || [])][0];
+      if (unshown && !$("side").checked && state.lastUserText) {
         $("side").checked = true;
-        notice(`${mcpOnly[0]} shows ${MCP_ONLY[mcpOnly[0]]}, which A2UI has no component for: Side-by-side (MCP Apps cards) is now on, and your message was sent again.`);
+        notice(`${unshown} shows ${MCP_ONLY[unshown]}, which A2UI has no component for: Side-by-side (MCP Apps cards) is now on, and your message was sent again.`);
         if (!state.queue.length) send(state.lastUserText);
       } else {
         const next = state.queue.shift();
