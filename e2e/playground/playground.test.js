@@ -104,6 +104,18 @@ test("app: the refund review MCP App card renders inside the sandbox iframe", as
   assert.match(await page.locator("#messages").innerText(), /The refund review card is above/);
   // The adapter's own follow-up round is not a repair.
   assert.equal(await page.locator("#events li.repair").count(), 0);
+  // After the decision the frame still holds the whole card (its
+  // "Decision:" line included).
+  await page.waitForTimeout(500);
+  const frame = await page.locator(".pair .mcp iframe").last().elementHandle();
+  const doc = await (await frame.contentFrame()).childFrames()[0].evaluate(() => document.documentElement.scrollHeight);
+  assert.ok((await frame.evaluate((f) => f.getBoundingClientRect().height)) + 1 >= doc, "the decided card is cut off");
+  // A new thread's card is undecided: decisions are per thread.
+  await page.locator("#reset").click();
+  await say("app");
+  const fresh = page.frameLocator(".pair:not([hidden]) .mcp iframe").last().frameLocator("iframe");
+  await fresh.getByText("pending").waitFor({ timeout: 15000 });
+  assert.equal(await fresh.locator("#approve").isEnabled(), true);
   await page.screenshot({ path: join(artifacts, "playground-app.png"), fullPage: true });
 });
 
