@@ -87,6 +87,10 @@ func doReq(t *testing.T, method, url, body string, hdr map[string]string) *http.
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v // what a non-browser client may claim
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -302,7 +306,8 @@ func TestResumeErrors(t *testing.T) {
 func TestNoLeaksOverDetachResumeCancel(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	up := newCountingUpstream(t, 100000, 5*time.Millisecond)
-	s, err := NewServer(nil, Config{Listen: "x", DetachGrace: dur(time.Minute), Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	// 100 runs as fast as they go: no run-start limit.
+	s, err := NewServer(nil, Config{Listen: "x", DetachGrace: dur(time.Minute), Limits: LimitsConfig{RunStartsPerSecond: -1}, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/a2a"
 	"github.com/genui-adapter/genui-adapter/agui/langgraph"
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 	"github.com/genui-adapter/genui-adapter/mcpapps/dataview"
 )
@@ -63,7 +64,9 @@ type Server struct {
 	sandbox        *mcpapps.Sandbox // nil without MCP servers
 	instance       string
 	trustedProxies []netip.Prefix
-	heavy          *limiter // the CPU-heavy A2UI routes
+	tokens         []namedToken  // auth.bearerTokens
+	heavy          *limiter      // the CPU-heavy A2UI routes
+	starts         *startLimiter // run starts per principal; nil: no limit
 	caps           *mcpapps.Capabilities
 	answers        *mcpapps.Answers
 	jwt            *jwtauth.Verifier // nil without auth.jwt
@@ -71,6 +74,11 @@ type Server struct {
 	stopMemory     context.CancelFunc
 	memoryDone     chan struct{}
 	freed          atomic.Int64 // bytes the stores released since the last check
+
+	// The answer relay's listener (with the Redis run log): stopAnswers
+	// ends it, answersDone is closed when it has ended; nil without.
+	stopAnswers context.CancelFunc
+	answersDone <-chan struct{}
 }
 
 // reachable turns a listen address into one a browser on this machine
@@ -118,12 +126,14 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		s.instance = newInstanceID()
 	}
 	s.trustedProxies = trustedProxies(cfg.Auth.TrustedProxies)
+	s.tokens = namedTokens(cfg.Auth.BearerTokens)
 	capKey := cfg.MCPApps.CapabilityKey
 	if capKey == "" {
 		capKey = cfg.SandboxKey
 	}
 	s.caps = mcpapps.NewCapabilities([]byte(capKey), time.Duration(cfg.MCPApps.CapabilityTTL))
 	s.heavy = newLimiter(cfg.A2UIAPI.maxConcurrent(), cfg.A2UIAPI.maxPerPrincipal())
+	s.starts = newStartLimiter(cfg.Limits, time.Now())
 	if s.log, err = s.openRunLog(); err != nil {
 		_ = tp.Shutdown(context.Background())
 		return nil, err
@@ -157,7 +167,28 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("auth.jwt: %w", err)
 		}
 	}
-	s.answers = mcpapps.NewAnswers()
+	s.answers = mcpapps.NewAnswers(nil) // one instance: answers meet in memory
+	if rl, ok := s.log.(*runlog.Redis); ok {
+		// Answers given through any instance reach a run waiting on
+		// another.
+		ar := rl.AnswerRelay(s.instance)
+		s.answers = mcpapps.NewAnswers(ar)
+		ctx, cancel := context.WithCancel(context.Background())
+		done, err := ar.Listen(ctx, func(key string, answer []byte) bool {
+			if !s.answers.Receive(key, answer) {
+				// Its wait ended as the answer came.
+				logger.Info("an answer relayed from another instance found its question closed")
+				return false
+			}
+			return true
+		})
+		if err != nil {
+			cancel()
+			s.Close()
+			return nil, fmt.Errorf("run log: listen for answers: %w", err)
+		}
+		s.stopAnswers, s.answersDone = cancel, done
+	}
 	if s.pool, err = newPool(cfg, logger, s.tracing.Transport, s.a2ui, s.answers); err != nil {
 		s.Close()
 		return nil, err
@@ -217,7 +248,14 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			p.SetHTTP2(true)            // https:// upstreams
 			t.Protocols = &p
 		}
-		client = &http.Client{Transport: wrap(t), CheckRedirect: agui.SameOriginRedirects}
+		client = &http.Client{Transport: wrap(t), CheckRedirect: agui.CheckRedirect}
+	}
+	var origins *origin.Policy
+	if ac.Type != "demo" {
+		var err error
+		if origins, err = origin.NewPolicy(ac.URL, ac.AllowedOrigins); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
 	}
 	switch ac.Type {
 	case "demo":
@@ -225,6 +263,8 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 	case "agui":
 		return &agui.HTTPAgent{
 			Client:          client,
+			Origins:         origins,
+			ExposeErrors:    cfg.ExposeUpstreamErrors,
 			URL:             ac.URL,
 			Headers:         ac.Headers,
 			ForwardHeaders:  ac.ForwardHeaders,
@@ -242,6 +282,8 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			IdleTimeout:    time.Duration(ac.IdleTimeout),
 			MaxEventSize:   cfg.MaxEventBytes,
 			Client:         client,
+			Origins:        origins,
+			ExposeErrors:   cfg.ExposeUpstreamErrors,
 			Check:          a2uiCheck(v),
 		}, nil
 	case "langgraph":
@@ -256,6 +298,8 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			IdleTimeout:        time.Duration(ac.IdleTimeout),
 			MaxEventSize:       cfg.MaxEventBytes,
 			Client:             client,
+			Origins:            origins,
+			ExposeErrors:       cfg.ExposeUpstreamErrors,
 			ClientConfigKeys:   ac.ClientConfigKeys,
 			NoMessagesSnapshot: ac.MessagesSnapshot != nil && !*ac.MessagesSnapshot,
 			NoSubgraphs:        ac.Subgraphs != nil && !*ac.Subgraphs,
@@ -295,11 +339,10 @@ func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.
 // chain is the one place that orders the middlewares around a backend,
 // outermost first: the output grammar; A2UI surfaces; MCP Apps; data-view
 // cards for the backend's own structured results; the canonicalising
-// normaliser right on the backend. A2UI sits outside MCP Apps
-// (architecture.md has them the other way round) so that structured
-// results of MCP tools, which the MCP Apps middleware emits, also become
-// surfaces, as the A2UI issue requires; data-view cards sit inside it so
-// that MCP tools, which bring their own UI, are not wrapped twice.
+// normaliser right on the backend. A2UI sits outside MCP Apps so that
+// structured results of MCP tools, which the MCP Apps middleware emits,
+// also become surfaces; data-view cards sit inside it so that MCP tools,
+// which bring their own UI, are not wrapped twice (docs/architecture.md).
 func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent {
 	logger := s.logger.With("agent", id)
 	return agui.Chain(backend,
@@ -461,6 +504,10 @@ func (s *Server) Close() error {
 	}
 	if s.pool != nil {
 		s.pool.Close()
+	}
+	if s.stopAnswers != nil {
+		s.stopAnswers()
+		<-s.answersDone
 	}
 	if s.runs != nil {
 		s.runs.Close()

@@ -375,9 +375,16 @@ func TestUnreachableAndHTTPErrors(t *testing.T) {
 		w.Write([]byte(`{"detail":"Assistant \"nope\" not found"}`))
 	}))
 	defer srv.Close()
+	// The server's complaint goes to the log (in Err), and to the client
+	// only when exposed.
 	_, err = run(t, &Agent{URL: srv.URL, Graph: "nope"}, input())
+	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamStatus || !strings.Contains(re.Message, "LangGraph run: HTTP 404") ||
+		strings.Contains(re.Message, "nope") || !strings.Contains(re.Err.Error(), `Assistant \\\"nope\\\" not found`) {
+		t.Fatalf("404: %q, %v", re.Message, err)
+	}
+	_, err = run(t, &Agent{URL: srv.URL, Graph: "nope", ExposeErrors: true}, input())
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamStatus || !strings.Contains(re.Message, `Assistant "nope" not found`) {
-		t.Fatalf("404: %v", err)
+		t.Fatalf("404, exposed: %v", err)
 	}
 }
 

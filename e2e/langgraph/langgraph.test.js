@@ -218,7 +218,7 @@ test("an edited question forks the LangGraph thread from the checkpoint before i
   ]);
 });
 
-test("an unknown graph is a RUN_ERROR naming the server's complaint", async () => {
+test("an unknown graph is a RUN_ERROR naming the server's status (its answer goes to the log)", async () => {
   const r = await run("1.0.0", "missing");
   assert.equal(r.runErrors.length, 1);
   assert.match(r.runErrors[0].message, /LangGraph run: HTTP 404/);
@@ -311,7 +311,7 @@ for (const graph of ["chat", "tools", "nested"]) {
   });
 }
 
-// The one difference in final messages, kept on purpose (README): for a
+// The one difference in final messages, kept on purpose (docs/backends.md): for a
 // message whose content is a list (reasoning blocks, then text), the
 // official adapter keeps only the first text block ("Hello, ") and puts a
 // reasoning message per block after the answer; ours keeps the whole text
@@ -339,7 +339,7 @@ test("CopilotKit helpers: final messages equal to the official adapter's, state 
   await official.runAgent({ runId: randomUUID() });
   // The dev server has no schema for a JavaScript graph without types:
   // the official adapter then shows only messages, ours every key (the
-  // README's table).
+  // docs/backends.md's table).
   assert.deepEqual(Object.keys(official.state), ["messages"]);
   for (const v of versions) {
     const ours = await run(v, "helpers");
@@ -376,7 +376,7 @@ test("an interrupt resumed with forwardedProps.command.resume and with input.res
   assert.deepEqual(comparable(snap.messages), want);
 });
 
-// Every difference between the two event streams is one the README's
+// Every difference between the two event streams is one docs/backends.md's
 // table lists (by graph: the event kinds whose counts may differ, each
 // with its row). A new kind of difference fails here until it is
 // documented.
