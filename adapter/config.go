@@ -530,8 +530,10 @@ func DefaultConfig() Config {
 	return Config{
 		Listen:               DefaultListen,
 		ExposeUpstreamErrors: true,
-		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM): say table, record, metrics, chart, form, app or error",
+		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM)",
 			Delay: Duration(30 * time.Millisecond), MCPServers: []string{"refunds", "genui"}}},
+		// The demo's render_url shows the adapter's own page.
+		Toolkit: ToolkitConfig{URLAllowlist: []string{"http://" + DefaultListen}},
 	}
 }
 

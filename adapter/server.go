@@ -259,7 +259,7 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 	}
 	switch ac.Type {
 	case "demo":
-		return &demoAgent{delay: time.Duration(ac.Delay)}, nil
+		return &demoAgent{delay: time.Duration(ac.Delay), pageURL: demoPageURL(cfg)}, nil
 	case "agui":
 		return &agui.HTTPAgent{
 			Client:          client,
