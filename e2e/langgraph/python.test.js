@@ -67,3 +67,72 @@ for (const v of versions) {
     assert.deepEqual(a.warnings, []);
   });
 }
+
+for (const v of versions) {
+  test(`${v}: tools: a ToolNode's call and result arrive paired; final messages equal the reference's`, async () => {
+    const [a, b] = await Promise.all([ours(v, "tools"), theirs(v, "tools")]);
+    assert.deepEqual(a.runErrors, []);
+    assert.deepEqual(b.runErrors, []);
+    const want = [
+      { role: "user", content: "What is the weather in Rome?" },
+      { role: "assistant", toolCalls: [{ id: "call_weather", name: "get_weather", args: { city: "Rome" } }] },
+      { role: "tool", content: '{"city": "Rome", "sky": "sunny", "celsius": 21}', toolCallId: "call_weather" },
+      { role: "assistant", content: 'The tool said: {"city": "Rome", "sky": "sunny", "celsius": 21}' },
+    ];
+    assert.deepEqual(comparable(a.messages), want);
+    // The reference's last MESSAGES_SNAPSHOT holds the same list.
+    assert.deepEqual(comparable(lastSnapshot(b)), want);
+    // Its client ends with the tool result after the answer (the snapshot
+    // only replaces what the client holds, by id; comparison table).
+    assert.deepEqual(comparable(b.messages).map((m) => m.role), ["user", "assistant", "assistant", "tool"]);
+    // The tool's JSON result also becomes an A2UI surface (adapter only).
+    assert.ok(a.events.some((e) => e.type === "ACTIVITY_SNAPSHOT" && e.activityType === "a2ui-surface"));
+    for (const r of [a, b]) assert.ok(r.events.some((e) => e.type === "TOOL_CALL_RESULT" && e.toolCallId === "call_weather"));
+  });
+
+  test(`${v}: interrupt() pauses the run; a resume (forwardedProps.command.resume) finishes it as the reference does`, async () => {
+    const threadA = `thread-${randomUUID()}`, threadB = `thread-${randomUUID()}`;
+    const [a1, b1] = await Promise.all([ours(v, "approve", { threadId: threadA }), theirs(v, "approve", { threadId: threadB })]);
+    for (const r of [a1, b1]) {
+      assert.deepEqual(r.runErrors, []);
+      const legacy = r.events.find((e) => e.type === "CUSTOM" && e.name === "on_interrupt");
+      assert.ok(legacy, "the on_interrupt event CopilotKit's useLangGraphInterrupt reads");
+      assert.deepEqual(typeof legacy.value === "string" ? JSON.parse(legacy.value) : legacy.value, { question: "Refund order A-1?" });
+    }
+    const resume = { forwardedProps: { command: { resume: JSON.stringify({ approved: true }) } } };
+    const [a2, b2] = await Promise.all([
+      ours(v, "approve", { threadId: threadA, messages: a1.messages, ...resume }),
+      theirs(v, "approve", { threadId: threadB, messages: b1.messages, ...resume }),
+    ]);
+    assert.deepEqual(a2.runErrors, []);
+    assert.deepEqual(b2.runErrors, []);
+    assert.deepEqual(comparable(a2.messages), comparable(b2.messages));
+    assert.equal(comparable(a2.messages).at(-1).content, 'Decision: {"approved":true}');
+  });
+
+  test(`${v}: a subgraph's model streams; final messages equal the reference's`, async () => {
+    const [a, b] = await Promise.all([ours(v, "nested"), theirs(v, "nested")]);
+    assert.deepEqual(a.runErrors, []);
+    assert.deepEqual(b.runErrors, []);
+    assert.deepEqual(comparable(a.messages), comparable(b.messages));
+    assert.deepEqual(comparable(a.messages).slice(1).map((m) => m.content), ["Found three sources.", "Summary: three sources."]);
+    const streamed = (r) => r.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
+    assert.match(streamed(a), /^Found three sources\./, "the subgraph's model streamed through the adapter");
+    assert.match(streamed(b), /^Found three sources\./);
+    // Steps: ours by node path, the reference's by node name.
+    const steps = (r) => [...new Set(r.events.filter((e) => e.type === "STEP_STARTED").map((e) => e.stepName))];
+    assert.deepEqual(steps(a), ["research/search", "summary"]);
+    assert.deepEqual(steps(b), ["research", "search", "summary"]);
+  });
+
+  test(`${v}: a failing node is a RUN_ERROR with a stable code and the node's message, as the reference's`, async () => {
+    const [a, b] = await Promise.all([ours(v, "fail"), theirs(v, "fail")]);
+    assert.equal(a.runErrors.length, 1);
+    assert.equal(b.runErrors.length, 1);
+    assert.match(a.runErrors[0].message, /graph exploded on purpose/);
+    assert.match(b.runErrors[0].message, /graph exploded on purpose/);
+    assert.equal(a.runErrors[0].code, "langgraph_error");
+    assert.equal(b.runErrors[0].code, undefined);
+    assert.equal(a.events.at(-1).type, "RUN_ERROR");
+  });
+}
