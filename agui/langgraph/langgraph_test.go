@@ -45,6 +45,10 @@ type replay struct {
 	state   string // GET .../state (default: empty values)
 	history string // POST .../history (default: [])
 	schemas string // GET /assistants/{id}/schemas (default: 404)
+	// assistant, when set, is the only id the schemas route takes (422
+	// for any other, as the Python server answers a graph id); POST
+	// /assistants/search names it.
+	assistant string
 }
 
 // archive reads testdata/streams/name.txtar: the recorded upstream.sse,
@@ -91,6 +95,11 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	switch {
 	case req.Method == http.MethodPost && req.URL.Path == "/threads":
 		w.Write([]byte(`{}`))
+	case req.Method == http.MethodPost && req.URL.Path == "/assistants/search" && r.assistant != "":
+		fmt.Fprintf(w, `[{"assistant_id":%q,"graph_id":%q}]`, r.assistant, body["graph_id"])
+	case strings.HasSuffix(req.URL.Path, "/schemas") && r.assistant != "" && req.URL.Path != "/assistants/"+r.assistant+"/schemas":
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		io.WriteString(w, `{"detail":"Invalid assistant ID: must be a UUID"}`)
 	case strings.HasSuffix(req.URL.Path, "/schemas") && r.schemas != "":
 		io.WriteString(w, r.schemas)
 	case strings.HasSuffix(req.URL.Path, "/state"):
@@ -616,12 +625,14 @@ func TestSnapshotsShowOnlyOutputKeys(t *testing.T) {
 		"event: values\ndata: {\"messages\":[],\"plan\":[\"a\"],\"secret\":\"s3\"}\nid: 1\n\n",
 		"event: custom\ndata: 1\nid: 2\n\n",
 	}
-	for _, tc := range []struct{ schemas, want, not string }{
-		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, `{"plan":["a"]}`, "s3"},
-		{``, `{"plan":["a"],"secret":"s3"}`, ""},
-		{`{"output_schema":{}}`, `{"plan":["a"],"secret":"s3"}`, ""},
+	for _, tc := range []struct{ schemas, assistant, want, not string }{
+		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, "", `{"plan":["a"]}`, "s3"},
+		{``, "", `{"plan":["a"],"secret":"s3"}`, ""},
+		{`{"output_schema":{}}`, "", `{"plan":["a"],"secret":"s3"}`, ""},
+		// The Python server: the schemas of the graph's assistant.
+		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, "5f1e5d2c-0d1e-5b8e-9d44-6a0f3c1b2a77", `{"plan":["a"]}`, "s3"},
 	} {
-		rp := &replay{t: t, frames: frames, status: "success", schemas: tc.schemas}
+		rp := &replay{t: t, frames: frames, status: "success", schemas: tc.schemas, assistant: tc.assistant}
 		srv := httptest.NewServer(rp)
 		a := &Agent{URL: srv.URL, Graph: "g"}
 		out, err := run(t, a, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
