@@ -136,3 +136,76 @@ for (const v of versions) {
     assert.equal(a.events.at(-1).type, "RUN_ERROR");
   });
 }
+
+// withoutRaw drops what the reference adds for debugging: RAW events and
+// the rawEvent field of the others.
+const withoutRaw = (events) => events.filter((e) => e.type !== "RAW").map(({ rawEvent, ...e }) => e);
+const noRawState = (s) => Object.fromEntries(Object.entries(s ?? {}).filter(([k]) => !["messages", "copilotkit", "tools"].includes(k)));
+
+for (const v of versions) {
+  test(`${v}: CopilotKit's Python helpers: hidden model call, predicted state, final messages and state as the reference's`, async () => {
+    const [a, b] = await Promise.all([ours(v, "helpers"), theirs(v, "helpers")]);
+    assert.deepEqual(a.runErrors, []);
+    assert.deepEqual(b.runErrors, []);
+    assert.deepEqual(comparable(a.messages), comparable(b.messages));
+    assert.deepEqual(noRawState(a.state), { progress: 1, steps: ["a", "b"] });
+    assert.deepEqual(noRawState(b.state), { progress: 1, steps: ["a", "b"] });
+    // copilotkit_customize_config(emit_messages=False): the model call is
+    // hidden by both.
+    assert.ok(!JSON.stringify(a.events).includes("internal notes"), "a hidden model call streamed");
+    assert.ok(!JSON.stringify(withoutRaw(b.events)).includes("internal notes"));
+    // The reference's RAW events (on by default) carry it nonetheless.
+    assert.ok(b.events.some((e) => e.type === "RAW" && JSON.stringify(e).includes("internal notes")));
+    // emit_intermediate_state: both announce PredictState before the tool
+    // call; the adapter also streams the predicted key as a STATE_DELTA
+    // while the arguments arrive (the reference leaves that to the client).
+    for (const r of [a, b]) {
+      const predict = r.events.findIndex((e) => e.type === "CUSTOM" && e.name === "PredictState");
+      const plan = r.events.findIndex((e) => e.type === "TOOL_CALL_START" && e.toolCallName === "write_plan");
+      assert.ok(predict >= 0 && predict < plan, `PredictState at ${predict}, write_plan at ${plan}`);
+      assert.deepEqual(r.events[predict].value, [{ state_key: "steps", tool: "write_plan", tool_argument: "steps" }]);
+    }
+    const delta = a.events.find((e) => e.type === "STATE_DELTA" && e.delta.some((op) => op.path === "/steps"));
+    assert.deepEqual(delta?.delta.find((op) => op.path === "/steps").value, ["a", "b"]);
+    assert.ok(!b.events.some((e) => e.type === "STATE_DELTA"));
+  });
+
+  test(`${v}: CopilotKit's Python helpers (copilotkitHelpers: true): emitted message, emitted state and exit reach the client`, async () => {
+    const [a, b] = await Promise.all([ours(v, "helpers-on"), theirs(v, "helpers")]);
+    assert.deepEqual(a.runErrors, []);
+    assert.deepEqual(comparable(a.messages), comparable(b.messages));
+    // copilotkit_emit_message: the adapter streams it as a text message;
+    // the reference passes CopilotKit's custom event on.
+    const emitted = a.events.find((e) => e.type === "TEXT_MESSAGE_CONTENT" && e.delta === "Working on it");
+    assert.ok(emitted && a.events.some((e) => e.type === "TEXT_MESSAGE_START" && e.messageId === emitted.messageId), "emitted message");
+    assert.ok(b.events.some((e) => e.type === "CUSTOM" && e.name === "copilotkit_manually_emit_message" && e.value.message === "Working on it"));
+    // copilotkit_emit_state: a STATE_SNAPSHOT with the emitted keys, from both.
+    for (const r of [a, b]) assert.ok(r.events.some((e) => e.type === "STATE_SNAPSHOT" && e.snapshot?.progress === 0.5), "emitted state");
+    // copilotkit_exit: CUSTOM Exit, from both.
+    for (const r of [a, b]) assert.ok(r.events.some((e) => e.type === "CUSTOM" && e.name === "Exit" && e.value === true), "exit");
+    assert.ok(!JSON.stringify(a.events).includes("internal notes"));
+  });
+
+  test(`${v}: private state keys (input/output schemas) stay on the server, as with the reference`, async () => {
+    const [a, on, b] = await Promise.all([ours(v, "private"), ours(v, "private-on"), theirs(v, "private")]);
+    for (const [name, r, events] of [["ours", a, a.events], ["ours, copilotkitHelpers: true", on, on.events], ["reference", b, withoutRaw(b.events)]]) {
+      assert.deepEqual(r.runErrors, []);
+      assert.ok(!JSON.stringify(events).includes("s3cr3t"), `a private key reached the client (${name})`);
+      assert.deepEqual(noRawState(r.state), { answer: "42" });
+      assert.deepEqual(comparable(r.messages).at(-1), { role: "assistant", content: "The answer is 42." });
+    }
+    // The reference's RAW events (on by default) carry the private key.
+    assert.ok(b.events.some((e) => e.type === "RAW" && JSON.stringify(e).includes("s3cr3t")));
+  });
+}
+
+test("an unknown graph is a RUN_ERROR with a stable code naming the server's complaint, at once", async () => {
+  for (const v of versions) {
+    const t0 = Date.now();
+    const r = await ours(v, "missing");
+    assert.equal(r.runErrors.length, 1, v);
+    assert.equal(r.runErrors[0].code, "upstream_status");
+    assert.match(r.runErrors[0].message, /LangGraph run: HTTP 422: Invalid assistant: 'no-such-graph'/);
+    assert.ok(Date.now() - t0 < 5000, "no hang");
+  }
+});
