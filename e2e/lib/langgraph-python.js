@@ -4,7 +4,7 @@
 // e2e/langgraph-python/agent.py, and the official Python AG-UI endpoint
 // (ag-ui-langgraph) serving the same graphs as the reference.
 import { spawn } from "node:child_process";
-import { mkdtempSync, copyFileSync, existsSync } from "node:fs";
+import { mkdtempSync, copyFileSync, existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,9 +32,9 @@ function bin(name) {
 // analytics, no browser.
 const offline = { LANGSMITH_TRACING: "false", LANGCHAIN_TRACING_V2: "false", LANGGRAPH_CLI_NO_ANALYTICS: "1", PYTHONUNBUFFERED: "1" };
 
-async function start(what, cmd, args, healthPath) {
+async function start(what, cmd, args, healthPath, from = graphs) {
   const dir = mkdtempSync(join(tmpdir(), "genui-lgpy-"));
-  for (const f of ["agent.py", "langgraph.json", "reference.py"]) copyFileSync(join(graphs, f), join(dir, f));
+  for (const f of readdirSync(from)) if (/\.(py|json)$/.test(f)) copyFileSync(join(from, f), join(dir, f));
   const port = await freePort();
   const child = spawn(cmd, args(port), {
     cwd: dir,
@@ -68,10 +68,11 @@ async function start(what, cmd, args, healthPath) {
   };
 }
 
-// startPythonLangGraph runs `langgraph dev` (langgraph-cli[inmem]) on
-// agent.py in a scratch directory (it writes .langgraph_api state there).
-export function startPythonLangGraph() {
-  return start("langgraph dev", bin("langgraph"), (port) => ["dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", String(port)], "/ok");
+// startPythonLangGraph runs `langgraph dev` (langgraph-cli[inmem]) on the
+// graphs of dir (default e2e/langgraph-python) in a scratch directory (it
+// writes .langgraph_api state there).
+export function startPythonLangGraph(dir = graphs) {
+  return start("langgraph dev", bin("langgraph"), (port) => ["dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", String(port)], "/ok", dir);
 }
 
 // startReference runs reference.py: ag-ui-langgraph's FastAPI endpoint with
