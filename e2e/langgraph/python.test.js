@@ -10,12 +10,13 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { startAdapter } from "../lib/adapter.js";
 import { runClient } from "../lib/clients.js";
+import { startCutProxy } from "../lib/cutproxy.js";
 import { startPythonLangGraph, startReference } from "../lib/langgraph-python.js";
 
 const versions = ["0.0.57", "0.0.59", "1.0.0"];
 const graphs = ["chat", "tools", "approve", "helpers", "nested", "fail", "private"];
 
-let lg, ref, adapter;
+let lg, ref, adapter, cut;
 before(async () => {
   const started = await Promise.allSettled([startPythonLangGraph(), startReference()]);
   [lg, ref] = started.map((s) => s.value);
@@ -26,10 +27,14 @@ before(async () => {
   agents.push(`  helpers-on: {type: langgraph, url: "${lg.url}", graph: helpers, copilotkitHelpers: true}`);
   agents.push(`  private-on: {type: langgraph, url: "${lg.url}", graph: private, copilotkitHelpers: true}`);
   agents.push(`  missing: {type: langgraph, url: "${lg.url}", graph: no-such-graph}`);
+  // A proxy that cuts the adapter's stream from the server every 7 frames.
+  cut = await startCutProxy(lg.port, 7, 40);
+  agents.push(`  chat-cut: {type: langgraph, url: "http://127.0.0.1:${cut.port}", graph: chat}`);
   adapter = await startAdapter("agents:\n" + agents.join("\n") + "\n");
 });
 after(async () => {
   await adapter?.stop();
+  await cut?.close();
   lg?.stop();
   ref?.stop();
 });
@@ -245,4 +250,14 @@ test("1.0.0: an interrupt ends the run with outcome interrupt; resume[] by its i
   }
   assert.equal(finals.ours.at(-1).content, 'Decision: {"approved":true}');
   assert.deepEqual(finals.ours, finals.reference);
+});
+
+test("the adapter-to-server connection cut mid-run resumes (Last-Event-ID) with no lost or repeated text", async () => {
+  for (const v of versions) {
+    const before = cut.cuts();
+    const r = await ours(v, "chat-cut");
+    assert.deepEqual(r.runErrors, [], adapter.logs());
+    assert.ok(cut.cuts() > before, "the proxy cut the stream");
+    assert.deepEqual(comparable(r.messages).slice(1).map((m) => m.content), ["Hello from LangGraph, streamed token by token."], `${v}: ${JSON.stringify(r.events.map((e) => e.type))}`);
+  }
 });
