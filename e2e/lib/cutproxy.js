@@ -58,5 +58,6 @@ function count(buf) {
 // frameEnd: buf[i] ends an SSE frame ("\n\n", or "\r\n\r\n" as the
 // Python LangGraph server writes them).
 function frameEnd(buf, i) {
-  return buf[i] === 10 && ((i > 0 && buf[i - 1] === 10) || (i > 2 && buf[i - 1] === 13 && buf[i - 2] === 10));
+  if (buf[i] !== 10 || i < 1) return false;
+  return buf[i - 1] === 10 || (i > 2 && buf[i - 1] === 13 && buf[i - 2] === 10 && buf[i - 3] === 13);
 }
