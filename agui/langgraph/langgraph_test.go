@@ -49,6 +49,9 @@ type replay struct {
 	// for any other, as the Python server answers a graph id); POST
 	// /assistants/search names it.
 	assistant string
+	// finished: a resume request gets no frames, as the Python server
+	// answers one for a run that has ended.
+	finished bool
 }
 
 // archive reads testdata/streams/name.txtar: the recorded upstream.sse,
@@ -127,6 +130,9 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			var from int
 			fmt.Sscan(req.Header.Get("Last-Event-ID"), &from)
 			frames = frames[from+1:]
+			if r.finished {
+				frames = nil
+			}
 			r.mu.Lock()
 			r.resumed = true
 			r.mu.Unlock()
@@ -366,6 +372,41 @@ func TestDroppedStreamResumes(t *testing.T) {
 	}
 	if resumes != 1 {
 		t.Fatalf("%d resume requests in %v", resumes, rp.paths)
+	}
+}
+
+// A stream that drops before the run's last values, resumed when the
+// run has ended and the server replays nothing: the run still ends with
+// the thread's messages, the answer among them.
+func TestDroppedStreamOfEndedRunEndsWithThreadMessages(t *testing.T) {
+	whole := httptest.NewServer(newReplay(t, "chat"))
+	defer whole.Close()
+	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := newReplay(t, "chat")
+	last := rp.frames[len(rp.frames)-1] // event: values, the run's last
+	data := last[strings.Index(last, "data: ")+len("data: "):]
+	rp.state = `{"values":` + data[:strings.Index(data, "\n")] + `}`
+	rp.cut = len(rp.frames) - 1
+	rp.finished = true
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	got, err := run(t, &Agent{URL: srv.URL, Graph: "chat"}, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshot := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, `"MESSAGES_SNAPSHOT"`) {
+				return l
+			}
+		}
+		return ""
+	}
+	if snapshot(got) == "" || snapshot(got) != snapshot(want) {
+		t.Fatalf("messages snapshot after the resume:\n%s\nwant\n%s", snapshot(got), snapshot(want))
 	}
 }
 
