@@ -384,6 +384,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		if maxRe == 0 {
 			maxRe = 5
 		}
+		resumed := false
 		for attempt := 0; ; attempt++ {
 			before := t.lastID
 			done, err := t.consume(resp.Body, a.MaxEventSize)
@@ -401,6 +402,12 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 				case serr != nil:
 					err = serr
 				case st == "success" || st == "interrupted":
+					if resumed {
+						// The frames after the break may be gone (the Python
+						// server replays nothing of a finished run): the
+						// final messages come from the thread.
+						a.refreshMessages(ctx, tid, t)
+					}
 					t.finish()
 					return
 				case st == "error" || st == "timeout":
@@ -422,6 +429,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			if t.lastID != "" {
 				hdr["Last-Event-ID"] = t.lastID
 			}
+			resumed = true
 			resp, err = a.do(ctx, http.MethodGet, "/threads/"+tid+"/runs/"+t.runID+"/stream", nil, hdr)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -455,4 +463,24 @@ func (a *Agent) runStatus(ctx context.Context, tid, rid string) (string, error) 
 		return "", fmt.Errorf("LangGraph run status: %w", err)
 	}
 	return r.Status, nil
+}
+
+// refreshMessages sets the messages the run ends with to the thread's
+// (GET /threads/{id}/state), when the server gives them.
+func (a *Agent) refreshMessages(ctx context.Context, tid string, t *translator) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := a.do(cctx, http.MethodGet, "/threads/"+tid+"/state", nil, nil)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Values struct {
+			Messages json.RawMessage `json:"messages"`
+		} `json:"values"`
+	}
+	if resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, maxStateBytes)).Decode(&st) == nil && len(st.Values.Messages) > 0 {
+		t.lastMessages = st.Values.Messages
+	}
 }

@@ -45,6 +45,13 @@ type replay struct {
 	state   string // GET .../state (default: empty values)
 	history string // POST .../history (default: [])
 	schemas string // GET /assistants/{id}/schemas (default: 404)
+	// assistant, when set, is the only id the schemas route takes (422
+	// for any other, as the Python server answers a graph id); POST
+	// /assistants/search names it.
+	assistant string
+	// finished: a resume request gets no frames, as the Python server
+	// answers one for a run that has ended.
+	finished bool
 }
 
 // archive reads testdata/streams/name.txtar: the recorded upstream.sse,
@@ -91,6 +98,11 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	switch {
 	case req.Method == http.MethodPost && req.URL.Path == "/threads":
 		w.Write([]byte(`{}`))
+	case req.Method == http.MethodPost && req.URL.Path == "/assistants/search" && r.assistant != "":
+		fmt.Fprintf(w, `[{"assistant_id":%q,"graph_id":%q}]`, r.assistant, body["graph_id"])
+	case strings.HasSuffix(req.URL.Path, "/schemas") && r.assistant != "" && req.URL.Path != "/assistants/"+r.assistant+"/schemas":
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		io.WriteString(w, `{"detail":"Invalid assistant ID: must be a UUID"}`)
 	case strings.HasSuffix(req.URL.Path, "/schemas") && r.schemas != "":
 		io.WriteString(w, r.schemas)
 	case strings.HasSuffix(req.URL.Path, "/state"):
@@ -118,6 +130,9 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			var from int
 			fmt.Sscan(req.Header.Get("Last-Event-ID"), &from)
 			frames = frames[from+1:]
+			if r.finished {
+				frames = nil
+			}
 			r.mu.Lock()
 			r.resumed = true
 			r.mu.Unlock()
@@ -357,6 +372,41 @@ func TestDroppedStreamResumes(t *testing.T) {
 	}
 	if resumes != 1 {
 		t.Fatalf("%d resume requests in %v", resumes, rp.paths)
+	}
+}
+
+// A stream that drops before the run's last values, resumed when the
+// run has ended and the server replays nothing: the run still ends with
+// the thread's messages, the answer among them.
+func TestDroppedStreamOfEndedRunEndsWithThreadMessages(t *testing.T) {
+	whole := httptest.NewServer(newReplay(t, "chat"))
+	defer whole.Close()
+	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := newReplay(t, "chat")
+	last := rp.frames[len(rp.frames)-1] // event: values, the run's last
+	data := last[strings.Index(last, "data: ")+len("data: "):]
+	rp.state = `{"values":` + data[:strings.Index(data, "\n")] + `}`
+	rp.cut = len(rp.frames) - 1
+	rp.finished = true
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	got, err := run(t, &Agent{URL: srv.URL, Graph: "chat"}, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshot := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, `"MESSAGES_SNAPSHOT"`) {
+				return l
+			}
+		}
+		return ""
+	}
+	if snapshot(got) == "" || snapshot(got) != snapshot(want) {
+		t.Fatalf("messages snapshot after the resume:\n%s\nwant\n%s", snapshot(got), snapshot(want))
 	}
 }
 
@@ -623,12 +673,14 @@ func TestSnapshotsShowOnlyOutputKeys(t *testing.T) {
 		"event: values\ndata: {\"messages\":[],\"plan\":[\"a\"],\"secret\":\"s3\"}\nid: 1\n\n",
 		"event: custom\ndata: 1\nid: 2\n\n",
 	}
-	for _, tc := range []struct{ schemas, want, not string }{
-		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, `{"plan":["a"]}`, "s3"},
-		{``, `{"plan":["a"],"secret":"s3"}`, ""},
-		{`{"output_schema":{}}`, `{"plan":["a"],"secret":"s3"}`, ""},
+	for _, tc := range []struct{ schemas, assistant, want, not string }{
+		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, "", `{"plan":["a"]}`, "s3"},
+		{``, "", `{"plan":["a"],"secret":"s3"}`, ""},
+		{`{"output_schema":{}}`, "", `{"plan":["a"],"secret":"s3"}`, ""},
+		// The Python server: the schemas of the graph's assistant.
+		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, "5f1e5d2c-0d1e-5b8e-9d44-6a0f3c1b2a77", `{"plan":["a"]}`, "s3"},
 	} {
-		rp := &replay{t: t, frames: frames, status: "success", schemas: tc.schemas}
+		rp := &replay{t: t, frames: frames, status: "success", schemas: tc.schemas, assistant: tc.assistant}
 		srv := httptest.NewServer(rp)
 		a := &Agent{URL: srv.URL, Graph: "g"}
 		out, err := run(t, a, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))

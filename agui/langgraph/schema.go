@@ -16,10 +16,11 @@ const schemaTTL = time.Minute
 // outputKeys are the state keys the graph declares as its output
 // (GET /assistants/{id}/schemas, output_schema.properties), the only ones
 // a STATE_SNAPSHOT shows, as @ag-ui/langgraph filters them: a graph's
-// private keys stay on the server. nil when the server cannot say (no
-// schema, or one without properties, as for JavaScript graphs without
-// type information): then every key is shown, where the official adapter
-// shows only messages.
+// private keys stay on the server (the Python server itself streams them
+// in "values" once the "events" mode is asked for). nil when the server
+// cannot say (no schema, or one without properties, as for JavaScript
+// graphs without type information): then every key is shown, where the
+// official adapter shows only messages.
 func (a *Agent) outputKeys(ctx context.Context) map[string]bool {
 	a.schemaMu.Lock()
 	defer a.schemaMu.Unlock()
@@ -29,13 +30,28 @@ func (a *Agent) outputKeys(ctx context.Context) map[string]bool {
 	a.schemaAt, a.schemaKeys = time.Now(), nil
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	resp, err := a.do(cctx, http.MethodGet, "/assistants/"+url.PathEscape(a.Graph)+"/schemas", nil, nil)
+	keys, status := a.schemaOf(cctx, a.Graph)
+	if status == http.StatusUnprocessableEntity {
+		// The Python server's route takes only an assistant id (a UUID),
+		// not a graph id: ask it for the graph's assistant.
+		if id := a.assistantOf(cctx); id != "" && id != a.Graph {
+			keys, _ = a.schemaOf(cctx, id)
+		}
+	}
+	a.schemaKeys = keys
+	return keys
+}
+
+// schemaOf reads the output keys of assistant id, with the server's HTTP
+// status (0 when it could not be reached).
+func (a *Agent) schemaOf(ctx context.Context, id string) (keys map[string]bool, status int) {
+	resp, err := a.do(ctx, http.MethodGet, "/assistants/"+url.PathEscape(id)+"/schemas", nil, nil)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil
+		return nil, resp.StatusCode
 	}
 	var s struct {
 		Output struct {
@@ -43,14 +59,30 @@ func (a *Agent) outputKeys(ctx context.Context) map[string]bool {
 		} `json:"output_schema"`
 	}
 	if json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&s) != nil || len(s.Output.Properties) == 0 {
-		return nil
+		return nil, resp.StatusCode
 	}
-	keys := make(map[string]bool, len(s.Output.Properties))
+	keys = make(map[string]bool, len(s.Output.Properties))
 	for k := range s.Output.Properties {
 		keys[k] = true
 	}
-	a.schemaKeys = keys
-	return keys
+	return keys, resp.StatusCode
+}
+
+// assistantOf is the id of an assistant of the graph a.Graph names
+// (POST /assistants/search), "" when the server names none.
+func (a *Agent) assistantOf(ctx context.Context) string {
+	resp, err := a.do(ctx, http.MethodPost, "/assistants/search", map[string]any{"graph_id": a.Graph, "limit": 1}, nil)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var found []struct {
+		ID string `json:"assistant_id"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&found) != nil || len(found) == 0 {
+		return ""
+	}
+	return found[0].ID
 }
 
 // shown is the part of a state object a snapshot shows: the keys in
