@@ -44,7 +44,11 @@ type replay struct {
 	resumed bool
 	state   string // GET .../state (default: empty values)
 	history string // POST .../history (default: [])
-	schemas string // GET /assistants/{id}/schemas (default: 404)
+	schemas string // GET /assistants/{id}/schemas (default: 404; "500": fails)
+	stall   bool   // a run's stream sends its first frame, then nothing; resumptions nothing
+	// noSubgraphs fails a run asked for stream_subgraphs before it
+	// streams anything, as the JavaScript server 2.0.0 does.
+	noSubgraphs bool
 }
 
 // archive reads testdata/streams/name.txtar: the recorded upstream.sse,
@@ -91,6 +95,8 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	switch {
 	case req.Method == http.MethodPost && req.URL.Path == "/threads":
 		w.Write([]byte(`{}`))
+	case strings.HasSuffix(req.URL.Path, "/schemas") && r.schemas == "500":
+		http.Error(w, `{"detail":"Cannot find module 'typescript'"}`, http.StatusInternalServerError)
 	case strings.HasSuffix(req.URL.Path, "/schemas") && r.schemas != "":
 		io.WriteString(w, r.schemas)
 	case strings.HasSuffix(req.URL.Path, "/state"):
@@ -111,10 +117,21 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		io.WriteString(w, h)
 	case strings.HasSuffix(req.URL.Path, "/cancel"):
 		w.WriteHeader(http.StatusAccepted)
+	case strings.HasSuffix(req.URL.Path, "/stream") && r.noSubgraphs && body["stream_subgraphs"] == true:
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: metadata\ndata: {\"run_id\":\"refused-run\",\"attempt\":1}\nid: 0\n\n"+
+			"event: error\ndata: {\ndata:   \"error\": \"TypeError\",\ndata:   \"message\": \"Cannot read properties of undefined (reading 'map')\"\ndata: }\nid: 1\n\n")
 	case strings.HasSuffix(req.URL.Path, "/stream"):
 		w.Header().Set("Content-Type", "text/event-stream")
 		frames := r.frames
-		if req.Method == http.MethodGet { // resume after Last-Event-ID
+		if r.stall {
+			if req.Method == http.MethodGet {
+				frames = nil
+			} else {
+				frames = frames[:1]
+			}
+			r.hold = true
+		} else if req.Method == http.MethodGet { // resume after Last-Event-ID
 			var from int
 			fmt.Sscan(req.Header.Get("Last-Event-ID"), &from)
 			frames = frames[from+1:]
@@ -198,7 +215,9 @@ func TestRecordedStreams(t *testing.T) {
 			defer srv.Close()
 			got, err := run(t, &Agent{URL: srv.URL, Graph: g}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
 			if err != nil {
-				t.Fatal(err)
+				// A failed run ends with the RUN_ERROR Normalize makes of it.
+				j, _ := json.Marshal(agui.AsRunError(err))
+				got += string(j) + "\n"
 			}
 			golden(t, g, got)
 			// Every stream is one valid AG-UI run.
@@ -308,6 +327,68 @@ func TestRequestBody(t *testing.T) {
 	}
 	if ThreadID("thread-1") != tid || ThreadID("thread-2") == tid || len(tid) != 36 {
 		t.Errorf("thread id mapping not stable or not a UUID: %s", tid)
+	}
+}
+
+// A server that fails a run asked for subgraph streaming before the graph
+// streamed anything (the JavaScript server 2.0.0) gets the run again
+// without it, the client sees one unbroken run, and later runs do not
+// ask for it; a graph that fails after it started is not run again.
+func TestSubgraphsRefusedRunsAgainWithout(t *testing.T) {
+	whole := httptest.NewServer(newReplay(t, "chat"))
+	defer whole.Close()
+	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := newReplay(t, "chat")
+	rp.noSubgraphs = true
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	a := &Agent{URL: srv.URL, Graph: "chat"}
+	posted := func() (asked []any) {
+		rp.mu.Lock()
+		defer rp.mu.Unlock()
+		for i, p := range rp.paths {
+			if p == "POST /threads/"+ThreadID("thread-1")+"/runs/stream" {
+				asked = append(asked, rp.bodies[i]["stream_subgraphs"])
+			}
+		}
+		return asked
+	}
+	got, err := run(t, a, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatalf("run differs:\n%s\nwant\n%s", got, want)
+	}
+	if asked := posted(); fmt.Sprint(asked) != "[true <nil>]" {
+		t.Fatalf("stream_subgraphs of the run requests: %v", asked)
+	}
+	if _, err := run(t, a, input()); err != nil {
+		t.Fatal(err)
+	}
+	if asked := posted(); fmt.Sprint(asked) != "[true <nil> <nil>]" {
+		t.Fatalf("stream_subgraphs of the run requests: %v", asked)
+	}
+
+	fail := newReplay(t, "fail")
+	srv2 := httptest.NewServer(fail)
+	defer srv2.Close()
+	_, err = run(t, &Agent{URL: srv2.URL, Graph: "fail"}, input())
+	var re *agui.RunErr
+	if !errors.As(err, &re) || re.Code != CodeGraphError || re.Message != "graph exploded" {
+		t.Fatalf("failing graph: %v", err)
+	}
+	n := 0
+	for _, p := range fail.paths {
+		if strings.HasSuffix(p, "/runs/stream") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("a graph that failed after it started was run %d times", n)
 	}
 }
 
@@ -620,6 +701,9 @@ func TestSnapshotsShowOnlyOutputKeys(t *testing.T) {
 		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, `{"plan":["a"]}`, "s3"},
 		{``, `{"plan":["a"],"secret":"s3"}`, ""},
 		{`{"output_schema":{}}`, `{"plan":["a"],"secret":"s3"}`, ""},
+		// A schema route that fails (the JavaScript server without
+		// typescript) does not fail the run.
+		{`500`, `{"plan":["a"],"secret":"s3"}`, ""},
 	} {
 		rp := &replay{t: t, frames: frames, status: "success", schemas: tc.schemas}
 		srv := httptest.NewServer(rp)
@@ -634,6 +718,111 @@ func TestSnapshotsShowOnlyOutputKeys(t *testing.T) {
 		}
 		if tc.not != "" && strings.Contains(out, tc.not) {
 			t.Errorf("schemas %q: a private key reached the client:\n%s", tc.schemas, out)
+		}
+	}
+}
+
+// A server that goes silent mid-run, and stays silent on every
+// resumption, ends the run with upstream_truncated after the bounded
+// retries: never a hang.
+func TestSilentStreamEnds(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	rp := newReplay(t, "chat")
+	rp.stall = true
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	defer srv.CloseClientConnections()
+	start := time.Now()
+	_, err := run(t, &Agent{URL: srv.URL, Graph: "chat", IdleTimeout: 100 * time.Millisecond, MaxReconnects: 2}, input())
+	var re *agui.RunErr
+	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamTruncated {
+		t.Fatalf("silent stream: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}
+
+// Each resume entry answers the interrupt it names: one answer to the
+// only pending interrupt is the bare answer, several (or one of several
+// pending) a map by interrupt id, a cancelled one the official adapter's
+// marker, and an id that is not pending an error before any run.
+func TestResumeValue(t *testing.T) {
+	e := func(id, status, payload string) agui.ResumeEntry {
+		return agui.ResumeEntry{InterruptID: id, Status: status, Payload: agui.JSON(payload)}
+	}
+	for _, c := range []struct {
+		name    string
+		entries []agui.ResumeEntry
+		pending []string
+		known   bool
+		want    string
+	}{
+		{"one of one", []agui.ResumeEntry{e("i1", "resolved", `{"ok":true}`)}, []string{"i1"}, true, `{"ok":true}`},
+		{"legacy id, one pending", []agui.ResumeEntry{e("legacy", "resolved", `"yes"`)}, []string{"i1"}, true, `"yes"`},
+		{"one of two", []agui.ResumeEntry{e("i2", "resolved", `"yes"`)}, []string{"i1", "i2"}, true, `{"i2":"yes"}`},
+		{"two of two", []agui.ResumeEntry{e("i1", "resolved", `1`), e("i2", "cancelled", ``)}, []string{"i1", "i2"}, true, `{"i1":1,"i2":{"__agui_cancelled__":true,"interrupt_id":"i2"}}`},
+		{"state unknown", []agui.ResumeEntry{e("i1", "resolved", `1`), e("i2", "resolved", `2`)}, nil, false, `{"i1":1,"i2":2}`},
+		{"not pending", []agui.ResumeEntry{e("i1", "resolved", `1`), e("gone", "resolved", `2`)}, []string{"i1", "i2"}, true, `error`},
+		{"none pending", []agui.ResumeEntry{e("i1", "resolved", `1`), e("i2", "resolved", `2`)}, nil, true, `error`},
+	} {
+		v, err := resumeValue(c.entries, c.pending, c.known)
+		got := "error"
+		if err == nil {
+			b, _ := json.Marshal(v)
+			got = string(b)
+		} else if re := (*agui.RunErr)(nil); !errors.As(err, &re) || re.Code != CodeInterruptNotPending {
+			t.Errorf("%s: error %v", c.name, err)
+		}
+		if got != c.want {
+			t.Errorf("%s: resume %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// A LangGraph interrupt becomes the AG-UI interrupt @ag-ui/langgraph
+// makes of it.
+func TestInterruptShape(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"id":"i1","value":{"question":"Refund?"}}`:     `{"id":"i1","reason":"langgraph:interrupt","metadata":{"langgraph":{"raw":{"question":"Refund?"}},"value":{"question":"Refund?"}}}`,
+		`{"id":"i2","value":"Approve?","when":"during"}`: `{"id":"i2","reason":"langgraph:interrupt","message":"Approve?","metadata":{"langgraph":{"raw":"Approve?","when":"during"},"value":"Approve?"}}`,
+		`{"id":"i3","value":{"reason":"tool_approval","message":"Run refund?","tool_call_id":"c1","response_schema":{"type":"boolean"},"expiresAt":"2027-01-01T00:00:00Z"}}`: `{"id":"i3","reason":"tool_approval","message":"Run refund?","toolCallId":"c1","responseSchema":{"type":"boolean"},"expiresAt":"2027-01-01T00:00:00Z","metadata":{"langgraph":{"raw":{"reason":"tool_approval","message":"Run refund?","tool_call_id":"c1","response_schema":{"type":"boolean"},"expiresAt":"2027-01-01T00:00:00Z"}},"value":{"reason":"tool_approval","message":"Run refund?","tool_call_id":"c1","response_schema":{"type":"boolean"},"expiresAt":"2027-01-01T00:00:00Z"}}}`,
+	} {
+		b, _ := json.Marshal(aguiInterrupt(json.RawMessage(raw)))
+		if string(b) != want {
+			t.Errorf("%s:\n got %s\nwant %s", raw, b, want)
+		}
+	}
+}
+
+// BenchmarkEventsMode measures what the "events" stream mode (on by
+// default for CopilotKit's helpers; copilotkitHelpers: false leaves it
+// out) costs the adapter: the same recorded runs read with and without
+// their events frames. Bytes/op is what the LangGraph server sends.
+func BenchmarkEventsMode(b *testing.B) {
+	for _, g := range []string{"chat", "helpers"} {
+		ar, err := txtar.ParseFile(filepath.Join("testdata", "streams", "events-"+g+".txtar"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		with := section(ar, "upstream.sse")
+		var without strings.Builder
+		for _, f := range strings.SplitAfter(with, "\n\n") {
+			if !strings.HasPrefix(f, "event: events") {
+				without.WriteString(f)
+			}
+		}
+		for _, c := range []struct{ name, stream string }{{"with", with}, {"without", without.String()}} {
+			b.Run(g+"/"+c.name, func(b *testing.B) {
+				b.SetBytes(int64(len(c.stream)))
+				b.ReportAllocs()
+				for b.Loop() {
+					t := &translator{in: input(), yield: func(agui.Event, error) bool { return true }, snapshot: true}
+					if _, err := t.consume(strings.NewReader(c.stream), agui.DefaultMaxEventSize); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }
