@@ -182,6 +182,9 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		}
 		s.agents[id] = &agentEntry{id: id, cfg: ac, chain: s.chain(id, ac, backend)}
 		s.agents[id].keeper, _ = backend.(threadKeeper)
+		if lg, ok := backend.(*langgraph.Agent); ok {
+			lg.Logger = s.logger
+		}
 	}
 	e := echo.New()
 	e.Logger = logger

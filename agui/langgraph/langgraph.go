@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"log/slog"
 	"maps"
 	"net/http"
 	"strings"
@@ -67,11 +68,17 @@ type Agent struct {
 	// message ids with it).
 	NoMessagesSnapshot bool
 	// NoSubgraphs does not ask for subgraph streaming. Otherwise it is
-	// asked for unless the client's forwardedProps.streamSubgraphs is
-	// false, and a server that fails a run on it (as the JavaScript
-	// server 2.0.0 does with @langchain/langgraph 1.7) gets the run again
-	// without it, and is not asked for subgraphs for subgraphsRetryAfter.
+	// asked for, unless the client's forwardedProps.streamSubgraphs is
+	// false, from a server that streams subgraphs: each agent finds out
+	// with a probe run that executes no node (see subgraphsOK), again
+	// every subgraphsRecheck, because a server that cannot (the
+	// JavaScript server 2.0.0 with @langchain/langgraph 1.7) fails such
+	// runs or never ends them. A run that fails before the graph streamed
+	// anything while asked for subgraphs is run again without them.
 	NoSubgraphs bool
+	// Logger receives what the agent notices outside a run (a server
+	// that cannot stream subgraphs). Default slog.Default().
+	Logger *slog.Logger
 	// NoCopilotKitHelpers leaves out the "events" stream mode, which
 	// carries the custom events of @copilotkit/sdk-js and the copilotkit
 	// Python package (emit a message, a tool call or state from inside a
@@ -84,27 +91,101 @@ type Agent struct {
 	schemaAt   time.Time
 	schemaKeys map[string]bool
 
-	subgraphsMu  sync.Mutex
-	subgraphsOff time.Time // when the server last refused stream_subgraphs
+	subgraphsMu sync.Mutex
+	subgraphsAt time.Time // when the server was last probed
+	subgraphsOn bool      // what the probe found
 }
 
-// subgraphsRetryAfter is how long a server that failed a run asked for
-// subgraph streaming is not asked for it again (an upgraded server gets
-// it back).
-const subgraphsRetryAfter = 10 * time.Minute
+// subgraphsRecheck is how long a probe's finding holds (an upgraded or
+// replaced server is probed again).
+const subgraphsRecheck = 10 * time.Minute
 
-// subgraphsRefused reports whether the server refused subgraph streaming
-// lately.
-func (a *Agent) subgraphsRefused() bool {
+// subgraphsProbeTimeout bounds a probe: a server that has not streamed
+// the graph's first state by then does not stream subgraphs.
+const subgraphsProbeTimeout = 10 * time.Second
+
+// subgraphsOK reports whether runs may ask the server for subgraph
+// streaming, probing it when the last finding is older than
+// subgraphsRecheck. Concurrent runs wait for one probe.
+func (a *Agent) subgraphsOK(ctx context.Context) bool {
 	a.subgraphsMu.Lock()
 	defer a.subgraphsMu.Unlock()
-	return !a.subgraphsOff.IsZero() && time.Since(a.subgraphsOff) < subgraphsRetryAfter
+	if !a.subgraphsAt.IsZero() && time.Since(a.subgraphsAt) < subgraphsRecheck {
+		return a.subgraphsOn
+	}
+	err := a.probeSubgraphs(ctx)
+	if ctx.Err() != nil {
+		return false // the run's client left: no finding
+	}
+	a.subgraphsAt, a.subgraphsOn = time.Now(), err == nil
+	if err != nil {
+		l := a.Logger
+		if l == nil {
+			l = slog.Default()
+		}
+		l.WarnContext(ctx, "the LangGraph server does not stream subgraphs; runs go without", "url", a.URL, "graph", a.Graph, "error", err)
+	}
+	return a.subgraphsOn
 }
 
 func (a *Agent) refuseSubgraphs() {
 	a.subgraphsMu.Lock()
-	a.subgraphsOff = time.Now()
+	a.subgraphsAt, a.subgraphsOn = time.Now(), false
 	a.subgraphsMu.Unlock()
+}
+
+// probeSubgraphs runs the graph asked for subgraph streaming on a scratch
+// thread, interrupted before its first node (so no node runs), and
+// deletes the thread: nil when the stream carried the graph's state and
+// ended, the server's complaint otherwise.
+func (a *Agent) probeSubgraphs(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, subgraphsProbeTimeout)
+	defer cancel()
+	resp, err := a.call(ctx, http.MethodPost, "/threads", map[string]any{"metadata": map[string]any{"genui_probe": "stream_subgraphs"}}, nil, "create probe thread")
+	if err != nil {
+		return err
+	}
+	var th struct {
+		ThreadID string `json:"thread_id"`
+	}
+	err = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&th)
+	resp.Body.Close()
+	if err != nil || th.ThreadID == "" {
+		return fmt.Errorf("create probe thread: no thread id")
+	}
+	defer func() {
+		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer dcancel()
+		if r, err := a.do(dctx, http.MethodDelete, "/threads/"+th.ThreadID, nil, nil); err == nil {
+			r.Body.Close()
+		}
+	}()
+	resp, err = a.call(ctx, http.MethodPost, "/threads/"+th.ThreadID+"/runs/stream", map[string]any{
+		"assistant_id": a.Graph, "input": map[string]any{"messages": []any{}}, "stream_mode": []string{"values"},
+		"stream_subgraphs": true, "interrupt_before": "*",
+	}, map[string]string{"Accept": "text/event-stream"}, "probe run")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	values := false
+	for f, err := range agui.ScanFrames(resp.Body, a.MaxEventSize) {
+		if err != nil {
+			return err
+		}
+		switch f.Event {
+		case "values":
+			values = true
+		case "error":
+			var e struct{ Message string }
+			_ = json.Unmarshal(f.Data, &e)
+			return fmt.Errorf("probe run failed: %s", e.Message)
+		}
+	}
+	if !values {
+		return fmt.Errorf("probe run streamed no state")
+	}
+	return nil
 }
 
 // PrincipalKey is the configurable key (the context key when the run has
@@ -227,9 +308,7 @@ func (a *Agent) runBody(in *agui.RunAgentInput, principal string) map[string]any
 		// client that goes away cancels the run explicitly (see Run).
 		"on_disconnect": "continue",
 	}
-	if !a.NoSubgraphs && string(in.ForwardedProp("streamSubgraphs")) != "false" && !a.subgraphsRefused() {
-		body["stream_subgraphs"] = true
-	}
+
 	for k, apiKey := range clientRunKeys {
 		if raw := in.ForwardedProp(k); raw != nil && string(raw) != "null" {
 			body[apiKey] = json.RawMessage(raw)
@@ -375,6 +454,9 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			return
 		}
 		body := a.runBody(in, principal)
+		if !a.NoSubgraphs && string(in.ForwardedProp("streamSubgraphs")) != "false" && a.subgraphsOK(ctx) {
+			body["stream_subgraphs"] = true
+		}
 		if len(in.Resume) > 0 {
 			// Each answer goes to the interrupt it names: the thread's
 			// pending interrupts decide the Command.resume's shape.

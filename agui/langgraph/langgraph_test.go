@@ -47,8 +47,10 @@ type replay struct {
 	schemas string // GET /assistants/{id}/schemas (default: 404; "500": fails)
 	stall   bool   // a run's stream sends its first frame, then nothing; resumptions nothing
 	// noSubgraphs fails a run asked for stream_subgraphs before it
-	// streams anything, as the JavaScript server 2.0.0 does.
-	noSubgraphs bool
+	// streams anything, as the JavaScript server 2.0.0 does; the probe
+	// run too, unless probePasses.
+	noSubgraphs, probePasses bool
+	probes                   int // probe runs served
 }
 
 // archive reads testdata/streams/name.txtar: the recorded upstream.sse,
@@ -92,9 +94,27 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.bodies = append(r.bodies, body)
 	r.lastID = append(r.lastID, req.Header.Get("Last-Event-ID"))
 	r.mu.Unlock()
+	refused := "event: metadata\ndata: {\"run_id\":\"refused-run\",\"attempt\":1}\nid: 0\n\n" +
+		"event: error\ndata: {\ndata:   \"error\": \"TypeError\",\ndata:   \"message\": \"Cannot read properties of undefined (reading 'map')\"\ndata: }\nid: 1\n\n"
 	switch {
 	case req.Method == http.MethodPost && req.URL.Path == "/threads":
-		w.Write([]byte(`{}`))
+		id, _ := body["thread_id"].(string)
+		if id == "" {
+			id = "probe-thread"
+		}
+		json.NewEncoder(w).Encode(map[string]string{"thread_id": id})
+	case req.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case req.URL.Path == "/threads/probe-thread/runs/stream":
+		r.mu.Lock()
+		r.probes++
+		r.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		if r.noSubgraphs && !r.probePasses {
+			io.WriteString(w, refused)
+			return
+		}
+		io.WriteString(w, "event: metadata\ndata: {\"run_id\":\"probe-run\"}\n\nevent: values\ndata: {\"messages\":[]}\n\n")
 	case strings.HasSuffix(req.URL.Path, "/schemas") && r.schemas == "500":
 		http.Error(w, `{"detail":"Cannot find module 'typescript'"}`, http.StatusInternalServerError)
 	case strings.HasSuffix(req.URL.Path, "/schemas") && r.schemas != "":
@@ -119,8 +139,7 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 	case strings.HasSuffix(req.URL.Path, "/stream") && r.noSubgraphs && body["stream_subgraphs"] == true:
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, "event: metadata\ndata: {\"run_id\":\"refused-run\",\"attempt\":1}\nid: 0\n\n"+
-			"event: error\ndata: {\ndata:   \"error\": \"TypeError\",\ndata:   \"message\": \"Cannot read properties of undefined (reading 'map')\"\ndata: }\nid: 1\n\n")
+		io.WriteString(w, refused)
 	case strings.HasSuffix(req.URL.Path, "/stream"):
 		w.Header().Set("Content-Type", "text/event-stream")
 		frames := r.frames
@@ -316,8 +335,17 @@ func TestRequestBody(t *testing.T) {
 	if rp.paths[0] != "POST /threads" || rp.bodies[0]["thread_id"] != tid || rp.bodies[0]["if_exists"] != "do_nothing" {
 		t.Fatalf("thread create: %v %v", rp.paths[0], rp.bodies[0])
 	}
-	if rp.paths[1] != "GET /assistants/chat/schemas" || rp.paths[3] != "POST /threads/"+tid+"/runs/stream" || rp.paths[2] != "GET /threads/"+tid+"/state" {
+	var paths []string // without the subgraph probe's
+	for _, p := range rp.paths[1:] {
+		if !strings.Contains(p, "probe-thread") && p != "POST /threads" {
+			paths = append(paths, p)
+		}
+	}
+	if paths[0] != "GET /assistants/chat/schemas" || paths[1] != "GET /threads/"+tid+"/state" || paths[2] != "POST /threads/"+tid+"/runs/stream" {
 		t.Fatalf("requests %v", rp.paths)
+	}
+	if b := rp.bodies[3]; b["stream_subgraphs"] != true || b["interrupt_before"] != "*" || rp.paths[4] != "DELETE /threads/probe-thread" {
+		t.Fatalf("subgraph probe: %v %v", rp.paths, b)
 	}
 	b, _ := json.Marshal(rp.runBody())
 	for _, want := range []string{`"assistant_id":"chat"`, `"recursion_limit":7`, `"type":"human"`, `"tool_calls":[{"args":{"x":1},"id":"c1","name":"f","type":"tool_call"}]`, `"tool_call_id":"c1","type":"tool"`, `"stream_resumable":true`} {
@@ -330,23 +358,20 @@ func TestRequestBody(t *testing.T) {
 	}
 }
 
-// A server that fails a run asked for subgraph streaming before the graph
-// streamed anything (the JavaScript server 2.0.0) gets the run again
-// without it, the client sees one unbroken run, and later runs do not
-// ask for it; a graph that fails after it started is not run again.
-func TestSubgraphsRefusedRunsAgainWithout(t *testing.T) {
+// A server that cannot stream subgraphs (the JavaScript server 2.0.0
+// fails such runs, or never ends them) is found out by one probe run that
+// executes no node; runs then go without, and the next runs do not probe
+// again. A run that fails before the graph streamed anything while asked
+// for subgraphs is run again without them; a graph that fails after it
+// started is not run again.
+func TestSubgraphsProbedAndRefused(t *testing.T) {
 	whole := httptest.NewServer(newReplay(t, "chat"))
 	defer whole.Close()
 	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := newReplay(t, "chat")
-	rp.noSubgraphs = true
-	srv := httptest.NewServer(rp)
-	defer srv.Close()
-	a := &Agent{URL: srv.URL, Graph: "chat"}
-	posted := func() (asked []any) {
+	asked := func(rp *replay) (asked []any) {
 		rp.mu.Lock()
 		defer rp.mu.Unlock()
 		for i, p := range rp.paths {
@@ -356,21 +381,38 @@ func TestSubgraphsRefusedRunsAgainWithout(t *testing.T) {
 		}
 		return asked
 	}
-	got, err := run(t, a, input())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != want {
-		t.Fatalf("run differs:\n%s\nwant\n%s", got, want)
-	}
-	if asked := posted(); fmt.Sprint(asked) != "[true <nil>]" {
-		t.Fatalf("stream_subgraphs of the run requests: %v", asked)
-	}
-	if _, err := run(t, a, input()); err != nil {
-		t.Fatal(err)
-	}
-	if asked := posted(); fmt.Sprint(asked) != "[true <nil> <nil>]" {
-		t.Fatalf("stream_subgraphs of the run requests: %v", asked)
+	for _, c := range []struct {
+		name         string
+		probePasses  bool
+		first, later string
+	}{
+		{"probe refused", false, "[<nil>]", "[<nil> <nil>]"},
+		{"probe passed, run refused", true, "[true <nil>]", "[true <nil> <nil>]"},
+	} {
+		rp := newReplay(t, "chat")
+		rp.noSubgraphs, rp.probePasses = true, c.probePasses
+		srv := httptest.NewServer(rp)
+		a := &Agent{URL: srv.URL, Graph: "chat"}
+		got, err := run(t, a, input())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("%s: run differs:\n%s\nwant\n%s", c.name, got, want)
+		}
+		if s := fmt.Sprint(asked(rp)); s != c.first {
+			t.Fatalf("%s: stream_subgraphs of the run requests: %s, want %s", c.name, s, c.first)
+		}
+		if _, err := run(t, a, input()); err != nil {
+			t.Fatal(err)
+		}
+		if s := fmt.Sprint(asked(rp)); s != c.later {
+			t.Fatalf("%s: stream_subgraphs of the run requests: %s, want %s", c.name, s, c.later)
+		}
+		if rp.probes != 1 {
+			t.Fatalf("%s: %d probes", c.name, rp.probes)
+		}
+		srv.Close()
 	}
 
 	fail := newReplay(t, "fail")
@@ -383,7 +425,7 @@ func TestSubgraphsRefusedRunsAgainWithout(t *testing.T) {
 	}
 	n := 0
 	for _, p := range fail.paths {
-		if strings.HasSuffix(p, "/runs/stream") {
+		if strings.HasSuffix(p, "/runs/stream") && !strings.Contains(p, "probe-thread") {
 			n++
 		}
 	}
