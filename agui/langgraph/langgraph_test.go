@@ -868,3 +868,24 @@ func BenchmarkEventsMode(b *testing.B) {
 		}
 	}
 }
+
+// The JavaScript server 2.0.0 indents the JSON it streams: tool call
+// arguments passed on as text are compact all the same.
+func TestIndentedJSONArgumentsAreCompact(t *testing.T) {
+	stream := "event: metadata\ndata: {\n  \"run_id\": \"r1\"\n}\n\n" +
+		"event: events\ndata: {\ndata:   \"event\": \"on_custom_event\",\ndata:   \"name\": \"copilotkit_manually_emit_tool_call\",\ndata:   \"data\": {\ndata:     \"id\": \"c1\", \"name\": \"show\",\ndata:     \"args\": {\ndata:       \"percent\": 50\ndata:     }\ndata:   }\ndata: }\n\n" +
+		"event: messages\ndata: [\ndata:   {\"id\": \"m1\", \"type\": \"ai\", \"content\": \"\", \"tool_calls\": [{\"id\": \"c2\", \"name\": \"f\", \"args\": {\ndata:     \"x\": 1\ndata:   }}]},\ndata:   {\"langgraph_node\": \"n\"}\ndata: ]\n\n"
+	var args []string
+	tr := &translator{in: input(), yield: func(ev agui.Event, _ error) bool {
+		if a, ok := ev.(*agui.ToolCallArgs); ok {
+			args = append(args, a.Delta)
+		}
+		return true
+	}}
+	if _, err := tr.consume(strings.NewReader(stream), 0); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(args) != `[{"percent":50} {"x":1}]` {
+		t.Fatalf("arguments %q", args)
+	}
+}

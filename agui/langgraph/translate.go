@@ -374,7 +374,7 @@ func (t *translator) message(m lcMessage, node string, streamed bool, o emitOpts
 		if o.noToolCalls {
 			continue
 		}
-		args := string(c.Args)
+		args := compactJSON(c.Args)
 		if args == "" || args == "null" {
 			args = "{}"
 		}
@@ -545,7 +545,7 @@ func (t *translator) finish() bool {
 				Value json.RawMessage `json:"value"`
 			}
 			_ = json.Unmarshal(raw, &v)
-			legacy := string(v.Value)
+			legacy := compactJSON(v.Value)
 			if len(v.Value) > 0 && v.Value[0] == '"' {
 				_ = json.Unmarshal(v.Value, &legacy)
 			} else if len(v.Value) == 0 {
@@ -683,7 +683,7 @@ func aguiMessages(raw json.RawMessage) []agui.Message {
 			}
 			am := agui.Message{ID: m.ID, Role: agui.RoleAssistant, Content: agui.Text(textOf(m.Content))}
 			for _, c := range m.ToolCalls {
-				args := string(c.Args)
+				args := compactJSON(c.Args)
 				if args == "" || args == "null" {
 					args = "{}"
 				}
@@ -742,7 +742,7 @@ func (t *translator) customEvent(data []byte) bool {
 		if json.Unmarshal(e.Data, &v) != nil || v.ID == "" || v.Name == "" {
 			return true
 		}
-		args := string(v.Args)
+		args := compactJSON(v.Args)
 		var str string
 		if json.Unmarshal(v.Args, &str) == nil {
 			args = str // already a JSON string
@@ -776,4 +776,15 @@ func (t *translator) customEvent(data []byte) bool {
 		v = json.RawMessage("null")
 	}
 	return t.out(&agui.Custom{Name: e.Name, Value: agui.JSON(v)})
+}
+
+// compactJSON is a JSON value as compact text: the JavaScript server 2.0.0
+// indents the JSON it streams, and tool call arguments are passed on as
+// text.
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }
