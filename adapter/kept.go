@@ -24,6 +24,9 @@ const keptTimeout = 5 * time.Second
 // id order, that has it. A backend that fails is logged and skipped: the
 // thread then shows as new, as it would without it.
 func (s *Server) keptMessages(ctx context.Context, principal, threadID, agentID string) []agui.Message {
+	if !s.authenticated() {
+		principal = "" // as runs see it (runs.Request.UpstreamPrincipal)
+	}
 	ctx, cancel := context.WithTimeout(agui.WithPrincipal(ctx, principal), keptTimeout)
 	defer cancel()
 	for _, id := range s.cfg.agentIDs() {
