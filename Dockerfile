@@ -6,7 +6,11 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/genui-adapter ./cmd/genui-adapter
+# genui-adapter version prints them (.git is not in the context): make
+# docker passes the nearest tag and the commit.
+ARG VERSION=
+ARG COMMIT=
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/genui-adapter ./cmd/genui-adapter
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/genui-adapter /genui-adapter

@@ -1,14 +1,26 @@
 # make test runs everything CI runs: formatting, vet and staticcheck, Go tests with the race
 # detector, and the Node end-to-end suite against the real clients.
-.PHONY: vendor-check test fmt-check vet gotest benchsmoke e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak
+.PHONY: docs docs-check vendor-check test fmt-check vet gotest benchsmoke e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak
 
 GO ?= go
 
-test: fmt-check vet gotest benchsmoke loadsmoke e2e
+test: fmt-check vet docs-check gotest benchsmoke loadsmoke e2e
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './e2e/*')); \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+# docs/configuration.md is generated from the config types' doc comments
+# in adapter/config.go.
+docs:
+	$(GO) run ./internal/cmd/configdoc -o docs/configuration.md
+
+# CI: the committed configuration reference is what the config types
+# generate (part of make test).
+docs-check:
+	@$(GO) run ./internal/cmd/configdoc -o - | cmp -s - docs/configuration.md || { \
+		echo "docs/configuration.md differs from what adapter/config.go generates:"; \
+		echo "run: make docs, then commit docs/configuration.md"; exit 1; }
 
 # staticcheck is fetched by version through the Go module proxy (not a
 # dependency of the module).
@@ -54,8 +66,19 @@ vendor-check: playground-vendor
 run:
 	$(GO) run ./cmd/genui-adapter
 
+# genui-adapter version prints VERSION (the nearest tag, if any) and COMMIT
+# (with -modified when tracked files have changes), set with -ldflags -X;
+# the image build (no .git in its context) gets both as build arguments.
+VERSION ?= $(shell git describe --tags --dirty 2>/dev/null)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)$(if $(shell git status --porcelain --untracked-files=no 2>/dev/null),-modified)
+LDFLAGS = -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o bin/genui-adapter ./cmd/genui-adapter
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/genui-adapter ./cmd/genui-adapter
+
+.PHONY: docker
+docker:
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t genui-adapter .
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

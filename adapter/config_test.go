@@ -3,6 +3,7 @@ package adapter
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"agui without url", "agents: {a: {type: agui}}\n", "agents.a.url: required"},
 		{"agui bad url", "agents: {a: {type: agui, url: 'ftp://x'}}\n", "not an http(s) URL"},
 		{"bad agent id", "agents: {'a b': {type: demo}}\n", "agent ids may hold"},
-		{"unset env", "agents: {a: {type: agui, url: http://x, headers: {Authorization: 'Bearer ${MISSING}'}}}\n", "MISSING is not set"},
+		{"unset env", "agents: {a: {type: agui, url: http://x, headers: {Authorization: 'Bearer ${MISSING}'}}}\n", "MISSING is not set (line 1)"},
 		{"bad duration", "heartbeat: soon\nagents: {demo: {type: demo}}\n", "not a duration"},
 		{"cors wildcard with credentials", "cors: {origins: ['*'], credentials: true}\nagents: {demo: {type: demo}}\n", "cannot be used with credentials"},
 		{"cors not an origin", "cors: {origins: ['https://a.example.com/path']}\nagents: {demo: {type: demo}}\n", "is not an origin"},
@@ -47,6 +48,15 @@ func TestParseConfigErrors(t *testing.T) {
 		{"gcPercent below -1", "gcPercent: -2\nagents: {demo: {type: demo}}\n", "gcPercent: -1 (collections left to memoryLimit"},
 		{"gcPercent off without a limit", "gcPercent: -1\nmemoryLimit: 0\nagents: {demo: {type: demo}}\n", "which must then be set"},
 		{"toolkit unknown key", "toolkit: {maxRowz: 3}\nagents: {demo: {type: demo}}\n", "toolkit.maxRowz: unknown key"},
+		{"wrong type names its key", "agents:\n  foo:\n    type: agui\n    url: http://x\n    maxToolRounds: lots\n", `agents.foo.maxToolRounds: cannot use "lots" as an integer (line 5)`},
+		{"wrong top-level type", "listen: x\nmaxBodyBytes: lots\nagents: {demo: {type: demo}}\n", `maxBodyBytes: cannot use "lots" as an integer (line 2)`},
+		{"list for a mapping", "agents: [demo]\n", "agents: cannot use a list as a mapping (key: value) (line 1)"},
+		{"scalar for a list", "cors: {origins: https://a.example.com}\nagents: {demo: {type: demo}}\n", `cors.origins: cannot use "https://a.example.com" as a list`},
+		{"mapping for a scalar", "listen: {host: x}\nagents: {demo: {type: demo}}\n", "listen: cannot use a mapping as a string (line 1)"},
+		{"not a boolean", "debug:\n  pprof: maybe\nagents: {demo: {type: demo}}\n", `debug.pprof: cannot use "maybe" as a boolean (true or false) (line 2)`},
+		{"bad agent duration", "agents:\n  demo:\n    type: demo\n    delay: soon\n", `agents.demo.delay: "soon" is not a duration like 15s (line 4)`},
+		{"negative cap names its key", "listen: x\nhistory:\n  maxBytes: -1\nagents: {demo: {type: demo}}\n", "history.maxBytes: must not be negative (line 3)"},
+		{"negative agent timeout", "agents:\n  a:\n    type: agui\n    url: http://x\n    idleTimeout: -1s\n", "agents.a.idleTimeout: must not be negative (line 5)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseConfig([]byte(tt.yaml), getenv)
@@ -55,6 +65,44 @@ func TestParseConfigErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.wantMsg) {
 				t.Errorf("ParseConfig(%q) = %q, want it to mention %q", tt.yaml, err, tt.wantMsg)
+			}
+		})
+	}
+}
+
+// TestParseConfigReportsEveryError: every unknown key and wrong type, or
+// every validation error, comes back at once, each with its path and line.
+func TestParseConfigReportsEveryError(t *testing.T) {
+	for _, tt := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"keys and types", "listen2: x\nheartbeat: soon\nmaxBodyBytes: lots\nagents:\n  a: {type: demo, dealy: 1s}\n", []string{
+			"listen2: unknown key (line 1) (did you mean listen?)",
+			`heartbeat: "soon" is not a duration like 15s (line 2)`,
+			`maxBodyBytes: cannot use "lots" as an integer (line 3)`,
+			"agents.a.dealy: unknown key (line 5) (did you mean delay?)",
+		}},
+		{"validation", "threadPolicy: queue\nrunlog: {backend: etcd}\nagents:\n  a:\n    type: agui\n  b:\n    type: agui\n    url: 'ftp://x'\n    maxToolRounds: -1\n", []string{
+			`threadPolicy: "queue" is not reject or supersede (line 1)`,
+			`runlog.backend: "etcd" is not memory or redis (line 2)`,
+			"agents.a.url: required for type agui (line 4)",
+			`agents.b.url: "ftp://x" is not an http(s) URL (line 8)`,
+			"agents.b.maxToolRounds: must not be negative (line 9)",
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tt.yaml), func(string) string { return "" })
+			if !errors.Is(err, ErrConfig) {
+				t.Fatalf("ParseConfig = %v, want an ErrConfig", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the error lacks %q:\n%v", w, err)
+				}
+			}
+			if n := strings.Count(err.Error(), "\n") + 1; n != len(tt.want) {
+				t.Errorf("%d errors, want %d:\n%v", n, len(tt.want), err)
 			}
 		})
 	}
@@ -122,22 +170,31 @@ func TestRedactedHidesSecrets(t *testing.T) {
 	}
 }
 
-// TestREADMEExamplesLoad: every YAML example in the README loads as
-// written, with no environment set.
-func TestREADMEExamplesLoad(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestDocsExamplesLoad: every YAML example in the README and in docs/
+// loads as written, with no environment set.
+func TestDocsExamplesLoad(t *testing.T) {
+	files, err := filepath.Glob("../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := strings.Split(string(readme), "```yaml\n")[1:]
-	if len(blocks) == 0 {
-		t.Fatal("no YAML example in the README")
-	}
-	for i, b := range blocks {
-		src, _, _ := strings.Cut(b, "```")
-		if _, err := ParseConfig([]byte(src), func(string) string { return "" }); err != nil {
-			t.Errorf("README YAML example %d does not load: %v\n%s", i+1, err, src)
+	files = append([]string{"../README.md"}, files...)
+	total := 0
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
 		}
+		blocks := strings.Split(string(text), "```yaml\n")[1:]
+		total += len(blocks)
+		for i, b := range blocks {
+			src, _, _ := strings.Cut(b, "```")
+			if _, err := ParseConfig([]byte(src), func(string) string { return "" }); err != nil {
+				t.Errorf("%s: YAML example %d does not load: %v\n%s", f, i+1, err, src)
+			}
+		}
+	}
+	if total == 0 {
+		t.Fatal("no YAML example in the README or docs/")
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/agui"
 )
 
-// The CopilotRuntime v2 routes (copilotkit-runtime.md §5), so that a
+// The CopilotRuntime v2 routes (docs/http-api.md, "CopilotKit"), so that a
 // CopilotKit frontend with runtimeUrl pointed here needs no Node runtime.
 // They run the same agent chains as /agents/{id}/run; only the error
 // shapes are CopilotKit's.

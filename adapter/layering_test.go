@@ -53,7 +53,8 @@ func nonStandard(t *testing.T, path string) []string {
 }
 
 // TestLayering keeps the protocol packages free of the service (echo, the
-// adapter, Redis, metrics) and of each other where architecture.md says so.
+// adapter, Redis, metrics) and of each other where docs/architecture.md
+// says so.
 func TestLayering(t *testing.T) {
 	self := func(p string) func(string) bool { return func(d string) bool { return d == module+"/"+p } }
 	prefix := func(ps ...string) func(string) bool {

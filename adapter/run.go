@@ -155,7 +155,7 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 		// the history.
 		// So may an action on an MCP server's surface that a run of the
 		// thread waits for (ask_user's form answering it).
-		Unlocked: s.pool.Minted(in.ForwardedProp(mcpapps.ProxiedRequestKey)) || mcpapps.ActionWaited(in, principal, s.answers),
+		Unlocked: s.pool.Minted(in.ForwardedProp(mcpapps.ProxiedRequestKey)) || mcpapps.ActionWaited(c.Request().Context(), in, principal, s.answers),
 	}
 	if s.authenticated() {
 		req.UpstreamPrincipal = principal

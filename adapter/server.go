@@ -72,6 +72,11 @@ type Server struct {
 	stopMemory     context.CancelFunc
 	memoryDone     chan struct{}
 	freed          atomic.Int64 // bytes the stores released since the last check
+
+	// The answer relay's listener (with the Redis run log): stopAnswers
+	// ends it, answersDone is closed when it has ended; nil without.
+	stopAnswers context.CancelFunc
+	answersDone <-chan struct{}
 }
 
 // reachable turns a listen address into one a browser on this machine
@@ -158,7 +163,28 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("auth.jwt: %w", err)
 		}
 	}
-	s.answers = mcpapps.NewAnswers()
+	s.answers = mcpapps.NewAnswers(nil) // one instance: answers meet in memory
+	if rl, ok := s.log.(*runlog.Redis); ok {
+		// Answers given through any instance reach a run waiting on
+		// another.
+		ar := rl.AnswerRelay(s.instance)
+		s.answers = mcpapps.NewAnswers(ar)
+		ctx, cancel := context.WithCancel(context.Background())
+		done, err := ar.Listen(ctx, func(key string, answer []byte) bool {
+			if !s.answers.Receive(key, answer) {
+				// Its wait ended as the answer came.
+				logger.Info("an answer relayed from another instance found its question closed")
+				return false
+			}
+			return true
+		})
+		if err != nil {
+			cancel()
+			s.Close()
+			return nil, fmt.Errorf("run log: listen for answers: %w", err)
+		}
+		s.stopAnswers, s.answersDone = cancel, done
+	}
 	if s.pool, err = newPool(cfg, logger, s.tracing.Transport, s.a2ui, s.answers); err != nil {
 		s.Close()
 		return nil, err
@@ -300,11 +326,10 @@ func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.
 // chain is the one place that orders the middlewares around a backend,
 // outermost first: the output grammar; A2UI surfaces; MCP Apps; data-view
 // cards for the backend's own structured results; the canonicalising
-// normaliser right on the backend. A2UI sits outside MCP Apps
-// (architecture.md has them the other way round) so that structured
-// results of MCP tools, which the MCP Apps middleware emits, also become
-// surfaces, as the A2UI issue requires; data-view cards sit inside it so
-// that MCP tools, which bring their own UI, are not wrapped twice.
+// normaliser right on the backend. A2UI sits outside MCP Apps so that
+// structured results of MCP tools, which the MCP Apps middleware emits,
+// also become surfaces; data-view cards sit inside it so that MCP tools,
+// which bring their own UI, are not wrapped twice (docs/architecture.md).
 func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent {
 	logger := s.logger.With("agent", id)
 	return agui.Chain(backend,
@@ -466,6 +491,10 @@ func (s *Server) Close() error {
 	}
 	if s.pool != nil {
 		s.pool.Close()
+	}
+	if s.stopAnswers != nil {
+		s.stopAnswers()
+		<-s.answersDone
 	}
 	if s.runs != nil {
 		s.runs.Close()

@@ -46,13 +46,13 @@ func SurfaceToolCall(sid string) (server, toolCall string, ok bool) {
 // ActionWaited reports whether a run carries a user action on an MCP
 // server's surface whose tool call a run of this principal waits for (the
 // action then goes alongside that run, not after it).
-func ActionWaited(in *agui.RunAgentInput, principal string, a *Answers) bool {
+func ActionWaited(ctx context.Context, in *agui.RunAgentInput, principal string, a *Answers) bool {
 	act, ok := actionOf(in)
 	if !ok {
 		return false
 	}
 	_, tc, ok := SurfaceToolCall(act.SurfaceID)
-	return ok && a.Waiting(Caller{Principal: principal, ThreadID: in.ThreadID, ToolCallID: tc})
+	return ok && a.Waiting(ctx, Caller{Principal: principal, ThreadID: in.ThreadID, ToolCallID: tc})
 }
 
 // IsServerSurface reports whether a surface id is one SurfaceID made.

@@ -133,7 +133,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 		cfg.Caps = NewCapabilities(nil, 0)
 	}
 	if cfg.Answers == nil {
-		cfg.Answers = NewAnswers()
+		cfg.Answers = NewAnswers(nil)
 	}
 	if cfg.AnswerWait == 0 {
 		cfg.AnswerWait = DefaultAnswerWait
@@ -566,12 +566,15 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 	}
 	// The question goes on screen; its answer is the result. It is open
 	// before the host sees it: a host may answer at once.
-	q := r.cfg.Answers.Open(caller)
+	q, err := r.cfg.Answers.Open(ctx, caller, r.cfg.AnswerWait)
+	if err != nil {
+		r.logf("mcp %s: tool %s: %v", c.b.server, c.b.tool.Name, err)
+	}
 	early(shown)
 	wctx, cancel := context.WithTimeout(ctx, r.cfg.AnswerWait)
 	answer, err := q.Wait(wctx)
 	cancel()
-	q.Close()
+	q.Close(ctx)
 	switch {
 	case err == nil:
 		b, _ := json.Marshal(map[string]any{"answer": json.RawMessage(answer)})

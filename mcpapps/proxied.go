@@ -190,7 +190,7 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentIn
 		if len(params.Payload) == 0 {
 			params.Payload = json.RawMessage("null")
 		}
-		if err := cfg.Answers.Deliver(caller, params.Payload); err != nil {
+		if err := cfg.Answers.Deliver(ctx, caller, params.Payload); err != nil {
 			out = map[string]any{"delivered": false, "reason": err.Error()}
 		} else {
 			out = map[string]any{"delivered": true}

@@ -85,7 +85,7 @@ func TestQwenAppResponse(t *testing.T) {
 func TestQwenAppResponseIsTheToolResult(t *testing.T) {
 	p := qwenPool(t, nil)
 	caps := mcpapps.NewCapabilities([]byte("k"), 0)
-	answers := mcpapps.NewAnswers()
+	answers := mcpapps.NewAnswers(nil)
 	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
 		if n > 0 {
 			last := in.Messages[len(in.Messages)-1]

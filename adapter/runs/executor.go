@@ -309,8 +309,8 @@ func (c *committer) add(data []byte, term bool) error {
 		}
 		if !c.armed {
 			// Arming wakes a thread when nothing else is due sooner;
-			// measured without it (README, thirteenth sitting), a lone
-			// stream saved CPU but loaded runs lost latency.
+			// without it a lone stream saves CPU but loaded runs lose
+			// latency (docs/performance.md).
 			c.armed = true
 			c.timer.Reset(c.m.cfg.CommitDelay)
 		}

@@ -26,7 +26,6 @@ var errViolations = errors.New("violations found")
 // for curl): exit 0 when it answers 200.
 func healthcheck(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	listen := getenv("GENUI_LISTEN")
 	if listen == "" {
 		listen = "127.0.0.1:8080"
@@ -40,8 +39,15 @@ func healthcheck(ctx context.Context, args []string, getenv func(string) string,
 	}
 	url := fs.String("url", "http://"+net.JoinHostPort(host, port)+"/healthz", "the health URL")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait")
-	if err := fs.Parse(args); err != nil {
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: genui-adapter healthcheck [flags]\n\nAsks a running instance's /healthz (the image has no shell for curl); exits 0 when it\nanswers 200, 1 otherwise. The default URL follows GENUI_LISTEN.\n\nFlags:")
+		printFlags(fs.Output(), fs, nil)
+	}
+	if helped, err := parseFlags(fs, args, stdout); helped || err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("healthcheck: unexpected argument %q (use -url URL)", fs.Arg(0))
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
@@ -83,20 +89,18 @@ func (r *repairLog) Repair(kind string) {
 // with the reason and the client versions the unrepaired stream breaks.
 func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	input := fs.String("input", "", "RunAgentInput JSON to POST (default: one user message, \"hello\")")
 	header := fs.String("header", "", "a header to send, as Name: value")
 	maxEvent := fs.Int("max-event-bytes", agui.DefaultMaxEventSize, "cap on one event")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: genui-adapter check [flags] URL|FILE\n\nRuns an AG-UI endpoint, or a recorded SSE file (- for stdin), through the adapter's\nnormaliser and prints every repair it made; exits 1 when the stream breaks a client.")
-		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "usage: genui-adapter check [flags] URL|FILE\n\nRuns an AG-UI endpoint, or a recorded SSE file (- for stdin), through the adapter's\nnormaliser and prints every repair it made; exits 1 when the stream breaks a client.\n\nFlags:")
+		printFlags(fs.Output(), fs, nil)
 	}
-	if err := fs.Parse(args); err != nil {
+	if helped, err := parseFlags(fs, args, stdout); helped || err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("check needs one URL or file")
+		return usageErrorf("check needs one URL or file (see genui-adapter help check)")
 	}
 	target := fs.Arg(0)
 	body := []byte(*input)
@@ -209,18 +213,16 @@ func firstRun(data []byte) *agui.RunStarted {
 // stdin) as one stream.
 func a2uiValidate(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("a2ui validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	strict := fs.Bool("strict", false, "also refuse orphan components")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: genui-adapter a2ui validate [-strict] FILE\n\nValidates A2UI v0.9/v0.9.1 messages (one message, a JSON array, {\"messages\":[...]} or JSONL)\nagainst the official schemas and the integrity rules; exits 1 on errors.")
-		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "usage: genui-adapter a2ui validate [-strict] FILE\n\nValidates A2UI v0.9/v0.9.1 messages (one message, a JSON array, {\"messages\":[...]} or JSONL;\n- for stdin) against the official schemas and the integrity rules; exits 1 on errors.\n\nFlags:")
+		printFlags(fs.Output(), fs, nil)
 	}
-	if err := fs.Parse(args); err != nil {
+	if helped, err := parseFlags(fs, args, stdout); helped || err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("a2ui validate needs one file")
+		return usageErrorf("a2ui validate needs one file (see genui-adapter help a2ui)")
 	}
 	var r io.Reader = os.Stdin
 	if fs.Arg(0) != "-" {

@@ -566,7 +566,7 @@ for (const graph of ["chat", "tools", "nested"]) {
   });
 }
 
-// The one difference in final messages, kept on purpose (README): for a
+// The one difference in final messages, kept on purpose (docs/backends.md): for a
 // message whose content is a list (reasoning blocks, then text), the
 // official adapter keeps only the first text block ("Hello, ") and puts a
 // reasoning message per block after the answer; ours keeps the whole text
@@ -594,7 +594,7 @@ test("CopilotKit helpers: final messages equal to the official adapter's, state 
   await official.runAgent({ runId: randomUUID() });
   // The dev server has no schema for a JavaScript graph without types:
   // the official adapter then shows only messages, ours every key (the
-  // README's table).
+  // docs/backends.md's table).
   assert.deepEqual(Object.keys(official.state), ["messages"]);
   for (const v of versions) {
     const ours = await run(v, "helpers");
@@ -631,7 +631,7 @@ test("an interrupt resumed with forwardedProps.command.resume and with input.res
   assert.deepEqual(comparable(snap.messages), want);
 });
 
-// Every difference between the two event streams is one the README's
+// Every difference between the two event streams is one docs/backends.md's
 // table lists (by graph: the event kinds whose counts may differ, each
 // with its row). A new kind of difference fails here until it is
 // documented.

@@ -3,6 +3,7 @@ package dataview
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -863,7 +864,7 @@ func (k *toolkit) ask(_ context.Context, caller mcpapps.Caller, args json.RawMes
 // while the run streamed, or the wait ended) it goes to the agent as the
 // user's next message: the surface action's run carries it (ForwardKey),
 // a card sends it as ui/message.
-func (k *toolkit) answer(_ context.Context, caller mcpapps.Caller, args json.RawMessage) *mcp.CallToolResult {
+func (k *toolkit) answer(ctx context.Context, caller mcpapps.Caller, args json.RawMessage) *mcp.CallToolResult {
 	var in struct {
 		Answer   any    `json:"answer"`
 		Question string `json:"question"`
@@ -886,7 +887,11 @@ func (k *toolkit) answer(_ context.Context, caller mcpapps.Caller, args json.Raw
 		return failed("answer_user: %v", mcpapps.ErrNoQuestion)
 	}
 	line := "Answered: " + answerText(in.Answer)
-	if err := k.opts.Answers.Deliver(caller, b); err != nil {
+	if err := k.opts.Answers.Deliver(ctx, caller, b); err != nil {
+		if !errors.Is(err, mcpapps.ErrNoQuestion) {
+			// A run may wait on another instance: not "no run waits".
+			return failed("answer_user: %v; try again", err)
+		}
 		q := strings.TrimSpace(in.Question)
 		if q == "" {
 			q = "the question"

@@ -208,7 +208,7 @@ func TestToolkitHTMLAndPageViews(t *testing.T) {
 // ask_user's answer meets the waiting call through Answers, bound to the
 // principal, thread and tool call.
 func TestAnswerUser(t *testing.T) {
-	answers := mcpapps.NewAnswers()
+	answers := mcpapps.NewAnswers(nil)
 	p := toolkitPool(t, dataview.Options{Answers: answers})
 	res, err := p.Call(caller("a2ui"), "genui", "ask_user", map[string]any{"question": "Which plan?", "options": []string{"Basic", "Pro"}})
 	if err != nil || res.IsError || res.Meta[mcpapps.AwaitAnswerKey] != true {
@@ -226,10 +226,10 @@ func TestAnswerUser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	go func() {
-		a, _ := answers.Wait(ctx, owner)
+		a, _ := answers.Wait(ctx, owner, 5*time.Second)
 		got <- a
 	}()
-	for deadline := time.Now().Add(2 * time.Second); !answers.Waiting(owner); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Second); !answers.Waiting(context.Background(), owner); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the call never waited")
 		}
@@ -243,7 +243,7 @@ func TestAnswerUser(t *testing.T) {
 		if r.IsError || sc["delivered"] != false || r.Meta[mcpapps.ForwardKey] != `Answer to "Which plan?": Pro` {
 			t.Fatalf("%+v: %q %v %v", c, text(r), sc, r.Meta)
 		}
-		if !answers.Waiting(owner) {
+		if !answers.Waiting(context.Background(), owner) {
 			t.Fatalf("%+v answered alice's question", c)
 		}
 	}
@@ -260,7 +260,7 @@ func TestAnswerUser(t *testing.T) {
 	if a := <-got; string(a) != `"Pro"` {
 		t.Errorf("answer = %s, want \"Pro\" (a single choice is its value)", a)
 	}
-	if err := answers.Deliver(owner, json.RawMessage(`"again"`)); !errors.Is(err, mcpapps.ErrNoQuestion) {
+	if err := answers.Deliver(context.Background(), owner, json.RawMessage(`"again"`)); !errors.Is(err, mcpapps.ErrNoQuestion) {
 		t.Errorf("a second answer: %v", err)
 	}
 }

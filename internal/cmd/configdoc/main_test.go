@@ -1,0 +1,78 @@
+package main
+
+import (
+	"go/ast"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDefaultOf: the defaults written in doc comments land in the Default
+// column.
+func TestDefaultOf(t *testing.T) {
+	str, boolean := ast.NewIdent("string"), ast.NewIdent("bool")
+	for _, c := range []struct {
+		comment string
+		typ     ast.Expr
+		want    string
+	}{
+		{"Heartbeat is the idle time. Zero means 15 s.", str, "15 s"},
+		{"DetachGrace is how long (default 30 s). 0s cancels at once.", str, "30 s"},
+		{"SandboxKey signs tickets (default: random per process).", str, "random per process"},
+		{`ThreadPolicy is "reject" (409, default) or "supersede".`, str, "reject"},
+		{`Backend is "memory" (default) or "redis".`, str, "memory"},
+		{"MessagesSnapshot (langgraph only, default true) ends each run.", boolean, "true"},
+		{"Render says how. Default [a2ui]. A run may ask.", str, "[a2ui]"},
+		{"URLAllowlist are origins. None by default.", str, "none"},
+		{"HTMLScripts lets scripts run. Off by default.", boolean, "false"},
+		{"Pprof serves profiles. Off by default: they reveal internals.", boolean, "false"},
+		{"Public serves them without credentials.", boolean, "false"},
+		{"URL is the Redis URL.", str, ""},
+		{"Wait is how long a run waits. Default: 5s.", str, "5s"},
+		{"Wait is how long a run waits; it defaults to 2 ms, 0 turns it off.", str, "2 ms"},
+	} {
+		if got := defaultOf(c.comment, c.typ); got != c.want {
+			t.Errorf("defaultOf(%q) = %q, want %q", c.comment, got, c.want)
+		}
+	}
+}
+
+// TestRenderPicksUpEveryField: a field added with a doc comment appears
+// in the reference, nested structs under their YAML path, and a field
+// without one is reported.
+func TestRenderPicksUpEveryField(t *testing.T) {
+	dir := t.TempDir()
+	src := "package x\n\n// Config is the root.\ntype Config struct {\n" +
+		"\t// Listen is where (default :80).\n\tListen string `yaml:\"listen\"`\n" +
+		"\tAgents map[string]Agent `yaml:\"agents\"`\n" +
+		"\thidden int\n}\n\n// Agent is one agent.\ntype Agent struct {\n" +
+		"\t// Wait is how long. Zero means 5 s.\n\tWait Duration `yaml:\"wait,omitempty\"`\n}\n\n" +
+		"// Duration is a duration.\ntype Duration int64\n"
+	if err := os.WriteFile(filepath.Join(dir, "c.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	types, err := loadTypes(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, warnings, err := render(types, "Config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| `listen` | string | :80 | `listen` is where (default :80). |",
+		"## `agents.<id>`",
+		"| `agents.<id>.wait` | duration | 5 s | `wait` is how long. Zero means 5 s. |",
+	} {
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("missing %q in:\n%s", want, doc)
+		}
+	}
+	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "agents ") {
+		t.Errorf("warnings = %q, want one for agents", warnings)
+	}
+	if strings.Contains(string(doc), "hidden") {
+		t.Error("an unexported field is in the reference")
+	}
+}
