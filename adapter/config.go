@@ -400,10 +400,10 @@ type AgentConfig struct {
 	MessagesSnapshot *bool `yaml:"messagesSnapshot,omitempty"`
 	// Subgraphs (langgraph only, default true) asks the LangGraph server to
 	// stream subgraphs' work (stream_subgraphs), unless the client's
-	// forwardedProps.streamSubgraphs is false. A server that fails a run
-	// asked for it before the graph streamed anything (the JavaScript
-	// server 2.0.0) gets the run again without it and is not asked for
-	// it for 10 minutes; false never asks.
+	// forwardedProps.streamSubgraphs is false, when a probe shows the
+	// server can: once per agent, and again every 10 minutes, a run on a
+	// scratch thread interrupted before its first node (the JavaScript
+	// server 2.0.0 fails such runs or never ends them). false never asks.
 	Subgraphs *bool `yaml:"subgraphs,omitempty"`
 	// CopilotKitHelpers (langgraph only, default true) reads the custom
 	// events of the CopilotKit SDKs' LangGraph helpers (copilotkit_emit_state,
