@@ -889,3 +889,38 @@ func TestIndentedJSONArgumentsAreCompact(t *testing.T) {
 		t.Fatalf("arguments %q", args)
 	}
 }
+
+// A thread's conversation comes from the state of the LangGraph thread the
+// AG-UI thread maps to for the principal; a thread the server does not
+// have is none, and a failing server an error.
+func TestThreadMessages(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path)
+		switch r.URL.Path {
+		case "/threads/" + ThreadID(agui.ScopedThreadID("alice", "t1")) + "/state":
+			io.WriteString(w, `{"values":{"messages":[{"id":"u1","type":"human","content":"hi"},{"id":"a1","type":"ai","content":"","tool_calls":[{"id":"c1","name":"f","args":{"x":1}}]},{"id":"t1","type":"tool","tool_call_id":"c1","content":"ok"}]}}`)
+		case "/threads/" + ThreadID("t1") + "/state":
+			http.Error(w, `{"detail":"boom"}`, http.StatusInternalServerError)
+		default:
+			http.Error(w, `{"detail":"Thread not found"}`, http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	a := &Agent{URL: srv.URL, Graph: "g"}
+	msgs, err := a.ThreadMessages(agui.WithPrincipal(t.Context(), "alice"), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(msgs)
+	if want := `[{"id":"u1","role":"user","content":"hi"},{"id":"a1","role":"assistant","content":"","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]},{"id":"t1","role":"tool","content":"ok","toolCallId":"c1"}]`; string(b) != want {
+		t.Fatalf("messages\n%s\nwant\n%s", b, want)
+	}
+	if msgs, err := a.ThreadMessages(agui.WithPrincipal(t.Context(), "bob"), "t1"); msgs != nil || err != nil {
+		t.Fatalf("another principal's thread: %v %v", msgs, err)
+	}
+	var re *agui.RunErr
+	if _, err := a.ThreadMessages(t.Context(), "t1"); !errors.As(err, &re) || !strings.Contains(re.Message, "HTTP 500: boom") {
+		t.Fatalf("failing server: %v", err)
+	}
+}
