@@ -656,6 +656,17 @@ func TestForwardedCommand(t *testing.T) {
 	if b := runBodyFor(t, &Agent{}, t.Context(), in); !strings.Contains(b, `"resume":"from input.resume"`) || !strings.Contains(b, `"goto":"review"`) {
 		t.Errorf("input.resume did not win: %s", b)
 	}
+	// A resume never carries input, whatever messages the client sends
+	// (Aegra answers 422 to both).
+	in = input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("new words")})
+	in.Resume = []agui.ResumeEntry{{InterruptID: "i1", Status: "resolved", Payload: agui.JSON(`true`)}}
+	if b := runBodyFor(t, &Agent{}, t.Context(), in); strings.Contains(b, `"input"`) || strings.Contains(b, "new words") {
+		t.Errorf("a resume with messages sent input: %s", b)
+	}
+	in.Resume, in.ForwardedProps = nil, agui.JSON(`{"command":{"resume":true}}`)
+	if b := runBodyFor(t, &Agent{}, t.Context(), in); strings.Contains(b, `"input"`) || !strings.Contains(b, `"command":{"resume":true}`) {
+		t.Errorf("a command.resume with messages sent input: %s", b)
+	}
 	// goto without resume still sends the messages.
 	in = input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")})
 	in.ForwardedProps = agui.JSON(`{"command":{"goto":"review"}}`)
