@@ -116,3 +116,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeDocument -fuzztime 30s -fuzzminimizetime 5s ./a2ui/
 	$(GO) test -run '^$$' -fuzz FuzzFrame -fuzztime 30s ./agui/a2a/
 	$(GO) test -run '^$$' -fuzz FuzzPartialValue -fuzztime 30s ./agui/langgraph/
+	$(GO) test -run '^$$' -fuzz FuzzOf -fuzztime 30s ./agui/origin/

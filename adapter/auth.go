@@ -36,9 +36,9 @@ func (s *Server) principal(r *http.Request) (string, error) {
 		if !ok || len(r.Header.Values("Authorization")) != 1 || tok == "" {
 			return "", errUnauthorized("a valid Authorization: Bearer token is required")
 		}
-		for _, name := range sortedKeys(a.BearerTokens) {
-			if subtle.ConstantTimeCompare([]byte(tok), []byte(a.BearerTokens[name])) == 1 {
-				return name, nil
+		for _, nt := range s.tokens {
+			if subtle.ConstantTimeCompare([]byte(tok), nt.token) == 1 {
+				return nt.name, nil
 			}
 		}
 		if s.jwt == nil {
@@ -68,6 +68,22 @@ func (s *Server) principal(r *http.Request) (string, error) {
 		return strings.TrimSpace(vals[0]), nil
 	}
 	return anonymous, nil
+}
+
+// namedToken is a static bearer token and its principal's name.
+type namedToken struct {
+	name  string
+	token []byte
+}
+
+// namedTokens lists auth.bearerTokens once, in name order, for every
+// request to go through without sorting or converting them again.
+func namedTokens(tokens map[string]string) []namedToken {
+	var out []namedToken
+	for _, name := range sortedKeys(tokens) {
+		out = append(out, namedToken{name: name, token: []byte(tokens[name])})
+	}
+	return out
 }
 
 func errUnauthorized(msg string) error {

@@ -76,7 +76,8 @@ func benchTarget(b *testing.B, body string, via bool) string {
 	if !via {
 		return up.URL
 	}
-	s, err := NewServer(nil, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	// Runs back to back from one client: no run-start limit.
+	s, err := NewServer(nil, Config{Listen: "x", Limits: LimitsConfig{RunStartsPerSecond: -1}, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
 	if err != nil {
 		b.Fatal(err)
 	}

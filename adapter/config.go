@@ -20,6 +20,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/genui-adapter/genui-adapter/adapter/jwtauth"
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
 // Config is the whole service configuration (genui-adapter.yaml).
@@ -50,6 +51,13 @@ type Config struct {
 	// ShutdownGrace is how long running streams may go on after SIGTERM
 	// before they are ended with RUN_ERROR{code:"shutdown"}. Zero means 10 s.
 	ShutdownGrace Duration `yaml:"shutdownGrace,omitempty"`
+	// ExposeUpstreamErrors quotes an upstream's error answer (the start
+	// of its body, or its JSON detail) in RUN_ERROR.message, for
+	// development. Off by default: the client sees the status and a fixed
+	// text, and the body goes to the log with the run's id, since an
+	// upstream's error page may hold stack traces, internal addresses or
+	// secrets. The built-in demo config (no config file) turns it on.
+	ExposeUpstreamErrors bool `yaml:"exposeUpstreamErrors,omitempty"`
 	// Agents maps agent ids to their configuration.
 	Agents map[string]AgentConfig `yaml:"agents"`
 	// SandboxListen is the address of the MCP Apps sandbox origin (default
@@ -58,6 +66,15 @@ type Config struct {
 	// SandboxOrigin is the sandbox's public origin (default
 	// http://<sandboxListen>). It must differ from the main origin.
 	SandboxOrigin string `yaml:"sandboxOrigin,omitempty"`
+	// PublicOrigins are the origins (scheme://host[:port]) of the pages
+	// that embed MCP Apps cards: this service's own public origin (the
+	// playground) behind a proxy, your app's. A sandbox ticket is issued
+	// for a hostOrigin listed here or in cors.origins. Default none: then
+	// a hostOrigin is also accepted when it is the ticket request's Origin
+	// header (what a browser sends with its POST), so same-origin use
+	// needs no configuration; once set, only the listed origins get
+	// tickets. The request's Host never counts.
+	PublicOrigins []string `yaml:"publicOrigins,omitempty"`
 	// SandboxKey signs sandbox tickets; instances sharing a sandbox origin
 	// need the same key (default: random per process).
 	SandboxKey string `yaml:"sandboxKey,omitempty"`
@@ -172,6 +189,26 @@ type LimitsConfig struct {
 	// reader (as a direct connection would) rather than run ahead of it,
 	// so this bounds how long one stuck client can hold a run back.
 	WriteTimeout Duration `yaml:"writeTimeout,omitempty"`
+	// RunStartsPerSecond is how many runs one principal may start per
+	// second on this instance, on average (default 10; 0.001 to 1e6;
+	// -1: no limit).
+	// Each principal has a token bucket of runStartBurst starts that
+	// refills at this rate; a start over it is refused with 429, a
+	// Retry-After header and error "too_many_run_starts". Every route
+	// that starts a run counts (AG-UI, CopilotKit, the single route).
+	// Without auth every client address is a principal of its own
+	// (IPv6: its /64); behind a reverse proxy, without auth, all clients
+	// share the proxy's. With several instances the limit is per
+	// instance.
+	RunStartsPerSecond float64 `yaml:"runStartsPerSecond,omitempty"`
+	// RunStartBurst is how many runs a principal may start at once, its
+	// bucket's size (default 40).
+	RunStartBurst int `yaml:"runStartBurst,omitempty"`
+	// RunStartPrincipals caps the principals whose run-start buckets
+	// are kept at once (default 65536; about 4 MiB at most). A bucket
+	// that has refilled is dropped; at the cap, another principal's
+	// bucket is dropped to make room (that principal starts afresh).
+	RunStartPrincipals int `yaml:"runStartPrincipals,omitempty"`
 }
 
 // A2UIAPIConfig configures the CPU-heavy A2UI routes.
@@ -379,6 +416,13 @@ type AgentConfig struct {
 	Headers map[string]string `yaml:"headers,omitempty"`
 	// ForwardHeaders lists inbound headers copied to the upstream.
 	ForwardHeaders []string `yaml:"forwardHeaders,omitempty"`
+	// AllowedOrigins (agui, langgraph, a2a) are the origins
+	// (scheme://host[:port]), besides url's own, that a URL the upstream
+	// chooses may lead to: an A2A agent card's endpoint, a redirect.
+	// Default none: such a URL on another origin ends the run with
+	// RUN_ERROR origin_not_allowed and a log line naming it. headers and
+	// forwardHeaders are sent to url's origin only, never to these.
+	AllowedOrigins []string `yaml:"allowedOrigins,omitempty"`
 	// ConnectTimeout bounds the wait for upstream response headers
 	// (default 30 s; upstream_unreachable after it).
 	ConnectTimeout Duration `yaml:"connectTimeout,omitempty"`
@@ -492,9 +536,12 @@ const (
 // demo agent on 127.0.0.1:8080.
 func DefaultConfig() Config {
 	return Config{
-		Listen: DefaultListen,
-		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM): say table, record, metrics, chart, form, app or error",
+		Listen:               DefaultListen,
+		ExposeUpstreamErrors: true,
+		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM)",
 			Delay: Duration(30 * time.Millisecond), MCPServers: []string{"refunds", "genui"}}},
+		// The demo's render_url shows the adapter's own page.
+		Toolkit: ToolkitConfig{URLAllowlist: []string{"http://" + DefaultListen}},
 	}
 }
 
@@ -639,6 +686,13 @@ func (c *Config) validate(errs *[]error) error {
 			add("cors.origins: %q is not an origin like https://app.example.com", o)
 		}
 	}
+	for i, o := range c.PublicOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			add("publicOrigins[%d]: %q is not an origin like https://app.example.com", i, o)
+		} else if _, err := origin.Of(o); err != nil {
+			add("publicOrigins[%d]: %v", i, err)
+		}
+	}
 	switch c.RunLog.Backend {
 	case "", "memory":
 	case "redis":
@@ -718,6 +772,9 @@ func (c *Config) validate(errs *[]error) error {
 	for _, p := range negativeKeys(reflect.ValueOf(*c), "") {
 		add("%s: must not be negative", p)
 	}
+	if r := c.Limits.RunStartsPerSecond; !(r == -1 || r == 0 || (r >= 0.001 && r <= 1e6)) {
+		add("limits.runStartsPerSecond: runs per second from 0.001 to 1e6, or -1 for no limit, got %v", r)
+	}
 	if c.GCPercent != nil && (*c.GCPercent < -1 || (*c.GCPercent == -1 && c.MemoryLimitBytes() == 0)) {
 		add("gcPercent: -1 (collections left to memoryLimit, which must then be set) or at least 0, got %d", *c.GCPercent)
 	}
@@ -769,6 +826,11 @@ func (c *Config) validate(errs *[]error) error {
 			if a.Type == "langgraph" && a.Graph == "" {
 				add("agents.%s.graph: required for type langgraph (the graph or assistant id)", id)
 			}
+			for i, o := range a.AllowedOrigins {
+				if _, err := origin.Of(o); err != nil {
+					add("agents.%s.allowedOrigins[%d]: %v", id, i, err)
+				}
+			}
 		case "":
 			add("agents.%s.type: required (demo, agui, langgraph or a2a)", id)
 		default:
@@ -782,9 +844,9 @@ func (c *Config) validate(errs *[]error) error {
 // type has); setting another is a config error, never silently ignored.
 var agentKeys = map[string][]string{
 	"demo":      {"delay"},
-	"agui":      {"url", "headers", "forwardHeaders", "connectTimeout", "idleTimeout", "upstreamThreads", "http2"},
-	"langgraph": {"url", "graph", "apiKey", "assistantConfig", "headers", "forwardHeaders", "connectTimeout", "idleTimeout", "clientConfigKeys", "messagesSnapshot", "subgraphs", "copilotkitHelpers"},
-	"a2a":       {"url", "headers", "forwardHeaders", "connectTimeout", "idleTimeout"},
+	"agui":      {"url", "headers", "forwardHeaders", "allowedOrigins", "connectTimeout", "idleTimeout", "upstreamThreads", "http2"},
+	"langgraph": {"url", "graph", "apiKey", "assistantConfig", "headers", "forwardHeaders", "allowedOrigins", "connectTimeout", "idleTimeout", "clientConfigKeys", "messagesSnapshot", "subgraphs", "copilotkitHelpers"},
+	"a2a":       {"url", "headers", "forwardHeaders", "allowedOrigins", "connectTimeout", "idleTimeout"},
 }
 
 // commonAgentKeys are honoured by every agent type.

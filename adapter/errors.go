@@ -43,6 +43,10 @@ func errBadRequest(msg string, err error) error {
 	return &httpError{Status: http.StatusBadRequest, Code: "bad_request", Msg: msg, Err: err}
 }
 
+// bodyReadKey marks, in the echo context, a request whose body was read
+// to its end (readBody).
+const bodyReadKey = "genui.bodyRead"
+
 // errorBody is the JSON body of every error answer.
 type errorBody struct {
 	Error   string `json:"error"`
@@ -88,10 +92,11 @@ func errorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		if he.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(he.RetryAfter))
 		}
-		if r := c.Request(); r.ContentLength != 0 && he.Status >= 400 && he.Status < 500 {
+		if r := c.Request(); r.ContentLength != 0 && he.Status >= 400 && he.Status < 500 && c.Get(bodyReadKey) == nil {
 			// The body may be unread (refused before reading it, or a
 			// client that trickles it): answer now and close, rather than
-			// let net/http drain it first.
+			// let net/http drain it first. A body read whole leaves
+			// nothing to drain: the connection stays.
 			c.Response().Header().Set("Connection", "close")
 		}
 		_ = c.JSON(he.Status, errorBody{Error: he.Code, Message: he.Msg, RunID: he.RunID, Details: he.Details})

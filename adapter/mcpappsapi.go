@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v5"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
@@ -25,8 +25,8 @@ func handleHostScript() echo.HandlerFunc {
 // handleSandboxURL gives the host bridge the sandbox URL of a card: POST
 // {serverHash (the card's capability) | serverId, uri, hostOrigin} → {url,
 // allow, prefersBorder, csp}. It takes the same auth as runs; hostOrigin
-// must be this service's origin or in cors.origins; a capability must be
-// the caller's; uri must be a ui:// resource of the card's server. The
+// must be one the deployment serves (hostOriginAllowed); a capability
+// must be the caller's; uri must be a ui:// resource of the card's server. The
 // CSP is built here from the resource the adapter read; the client never
 // supplies a policy.
 func handleSandboxURL(s *Server) echo.HandlerFunc {
@@ -44,8 +44,9 @@ func handleSandboxURL(s *Server) echo.HandlerFunc {
 		if err := json.Unmarshal(body, &req); err != nil {
 			return errBadRequest("body must be {serverId|serverHash, uri, hostOrigin}", err)
 		}
-		if !s.hostOriginAllowed(c.Request(), req.HostOrigin) {
-			return &httpError{Status: http.StatusForbidden, Code: "host_origin_not_allowed", Msg: fmt.Sprintf("hostOrigin %q is neither this service's origin nor in cors.origins", req.HostOrigin)}
+		hostOrigin, ok := s.hostOriginAllowed(c.Request(), req.HostOrigin)
+		if !ok {
+			return &httpError{Status: http.StatusForbidden, Code: "host_origin_not_allowed", Msg: fmt.Sprintf("hostOrigin %q is not in publicOrigins or cors.origins, nor the Origin of this request", req.HostOrigin)}
 		}
 		id := req.ServerID
 		switch {
@@ -73,7 +74,7 @@ func handleSandboxURL(s *Server) echo.HandlerFunc {
 		if err != nil {
 			return &httpError{Status: http.StatusUnprocessableEntity, Code: "not_renderable", Msg: err.Error(), Err: err}
 		}
-		u, err := s.sandbox.URL(res.UI, req.HostOrigin)
+		u, err := s.sandbox.URL(res.UI, hostOrigin)
 		if err != nil {
 			return errBadRequest(err.Error(), nil)
 		}
@@ -81,17 +82,34 @@ func handleSandboxURL(s *Server) echo.HandlerFunc {
 	}
 }
 
-// hostOriginAllowed: the page embedding a card must be this service's
-// own origin or one of cors.origins.
-func (s *Server) hostOriginAllowed(r *http.Request, origin string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
-		return false
+// hostOriginAllowed: the page embedding a card must be on an origin the
+// deployment serves: one in publicOrigins or cors.origins or, with no
+// publicOrigins, the request's Origin (which a browser sets and a page
+// cannot). Never because of Host, which any client may set. It returns
+// the origin as a browser writes it, which the sandbox page compares its
+// parent's with.
+func (s *Server) hostOriginAllowed(r *http.Request, hostOrigin string) (string, bool) {
+	u, err := url.Parse(hostOrigin)
+	if err != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || strings.HasSuffix(u.Hostname(), ".") {
+		return "", false
 	}
-	if strings.EqualFold(u.Host, r.Host) {
-		return true
+	want, err := origin.OfURL(u)
+	if err != nil {
+		return "", false
 	}
-	return slices.Contains(s.cfg.CORS.Origins, origin) || slices.Contains(s.cfg.CORS.Origins, "*")
+	allowed := false
+	for _, list := range [][]string{s.cfg.PublicOrigins, s.cfg.CORS.Origins} {
+		for _, o := range list {
+			if c, err := origin.Of(o); err == nil && c == want {
+				allowed = true
+			}
+		}
+	}
+	if !allowed && len(s.cfg.PublicOrigins) == 0 {
+		got, err := origin.Of(r.Header.Get("Origin"))
+		allowed = err == nil && got == want
+	}
+	return origin.Serialized(want), allowed
 }
 
 // capPrincipal is the principal card capabilities carry for this request:

@@ -25,6 +25,8 @@ type metrics struct {
 	repairs         *prometheus.CounterVec
 	upstreamLatency *prometheus.HistogramVec
 	runStart        *prometheus.HistogramVec
+	// runStartsLimited counts run starts refused by limits.runStartsPerSecond.
+	runStartsLimited prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -53,8 +55,11 @@ func newMetrics() *metrics {
 			Name: "genui_run_start_seconds", Help: "Time from a run's request to its RUN_STARTED written to the client, per agent.",
 			Buckets: runStartBuckets,
 		}, []string{"agent"}),
+		runStartsLimited: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "genui_run_starts_limited_total", Help: "Run starts refused with 429 by limits.runStartsPerSecond.",
+		}),
 	}
-	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.runsErrored, m.events, m.repairs, m.upstreamLatency, m.runStart,
+	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.runsErrored, m.events, m.repairs, m.upstreamLatency, m.runStart, m.runStartsLimited,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -67,7 +72,7 @@ var runStartBuckets = []float64{.0005, .001, .002, .003, .005, .01, .025, .05, .
 // bounded set.
 var knownCodes = map[string]bool{
 	agui.CodeUpstreamTruncated: true, agui.CodeUpstreamInvalid: true, agui.CodeUpstreamUnreachable: true,
-	agui.CodeUpstreamStatus: true, agui.CodeUpstreamTooLarge: true, agui.CodeShutdown: true, agui.CodeInternal: true,
+	agui.CodeUpstreamStatus: true, agui.CodeUpstreamTooLarge: true, agui.CodeShutdown: true, agui.CodeInternal: true, agui.CodeOriginNotAllowed: true,
 	"cancelled": true, "abort": true, "superseded": true, "detached": true, "owner_lost": true,
 	langgraph.CodeGraphError: true, langgraph.CodeInterruptNotPending: true, "resume_gap": true, "run_log_error": true, "": true,
 }

@@ -82,6 +82,7 @@ func (s *Server) readBody(c *echo.Context, max int64, wantJSON bool) ([]byte, er
 		}
 		return nil, errBadRequest("cannot read the request body", err)
 	}
+	c.Set(bodyReadKey, true)
 	return body, nil
 }
 
@@ -132,6 +133,12 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	}
 	if s.draining.Load() {
 		return &httpError{Status: http.StatusServiceUnavailable, Code: "draining", Msg: "the server is shutting down; retry on another instance"}
+	}
+	// Every route that starts a run comes here. After the body is read,
+	// so that the refusal keeps the connection: a client that retries
+	// on a new one (and a TLS handshake) costs more than a small body.
+	if err := s.admitRun(c); err != nil {
+		return err
 	}
 	in, err := agui.ParseRunAgentInput(body)
 	if err != nil {

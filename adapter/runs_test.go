@@ -87,6 +87,10 @@ func doReq(t *testing.T, method, url, body string, hdr map[string]string) *http.
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v // what a non-browser client may claim
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -302,7 +306,8 @@ func TestResumeErrors(t *testing.T) {
 func TestNoLeaksOverDetachResumeCancel(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	up := newCountingUpstream(t, 100000, 5*time.Millisecond)
-	s, err := NewServer(nil, Config{Listen: "x", DetachGrace: dur(time.Minute), Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	// 100 runs as fast as they go: no run-start limit.
+	s, err := NewServer(nil, Config{Listen: "x", DetachGrace: dur(time.Minute), Limits: LimitsConfig{RunStartsPerSecond: -1}, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,4 +390,37 @@ func TestResumeMayReuseARunID(t *testing.T) {
 	if code, _ := runAll(t, ts.URL, "a", runJSON("t", "r1", "again"), nil); code != http.StatusConflict {
 		t.Errorf("a plain run with a used id = %d, want 409", code)
 	}
+}
+
+// TestThreadMessagesDuringRun: while a run streams, the thread's messages
+// already hold the user's message and name the active run, so a client
+// that reloads shows the message and resumes the run
+// (GET /runs/{id}/events).
+func TestThreadMessagesDuringRun(t *testing.T) {
+	up := newCountingUpstream(t, 1000, 20*time.Millisecond)
+	ts := newTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	resp := doReq(t, "POST", ts.URL+"/agents/a/run", `{"threadId":"tm","runId":"rm","messages":[{"id":"u1","role":"user","content":"hello during the run"}]}`, nil)
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	frames := make(chan []frame, 1)
+	go func() { frames <- readFrames(br, nil) }()
+	time.Sleep(80 * time.Millisecond)
+	hr := doReq(t, "GET", ts.URL+"/threads/tm/messages", "", nil)
+	var th struct {
+		Messages []struct {
+			ID, Role string
+			Content  any
+		}
+		ActiveRunID string
+	}
+	json.NewDecoder(hr.Body).Decode(&th)
+	hr.Body.Close()
+	if th.ActiveRunID != "rm" {
+		t.Errorf("activeRunId = %q, want rm", th.ActiveRunID)
+	}
+	if len(th.Messages) == 0 || th.Messages[0].ID != "u1" || th.Messages[0].Content != "hello during the run" {
+		t.Errorf("messages during the run = %+v, want the user's message", th.Messages)
+	}
+	doReq(t, "POST", ts.URL+"/runs/rm/cancel", "", nil).Body.Close()
+	<-frames
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/a2a"
 	"github.com/genui-adapter/genui-adapter/agui/langgraph"
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 	"github.com/genui-adapter/genui-adapter/mcpapps/dataview"
 )
@@ -64,7 +65,9 @@ type Server struct {
 	sandbox        *mcpapps.Sandbox // nil without MCP servers
 	instance       string
 	trustedProxies []netip.Prefix
-	heavy          *limiter // the CPU-heavy A2UI routes
+	tokens         []namedToken  // auth.bearerTokens
+	heavy          *limiter      // the CPU-heavy A2UI routes
+	starts         *startLimiter // run starts per principal; nil: no limit
 	caps           *mcpapps.Capabilities
 	answers        *mcpapps.Answers
 	jwt            *jwtauth.Verifier // nil without auth.jwt
@@ -124,12 +127,14 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		s.instance = newInstanceID()
 	}
 	s.trustedProxies = trustedProxies(cfg.Auth.TrustedProxies)
+	s.tokens = namedTokens(cfg.Auth.BearerTokens)
 	capKey := cfg.MCPApps.CapabilityKey
 	if capKey == "" {
 		capKey = cfg.SandboxKey
 	}
 	s.caps = mcpapps.NewCapabilities([]byte(capKey), time.Duration(cfg.MCPApps.CapabilityTTL))
 	s.heavy = newLimiter(cfg.A2UIAPI.maxConcurrent(), cfg.A2UIAPI.maxPerPrincipal())
+	s.starts = newStartLimiter(cfg.Limits, time.Now())
 	if s.log, err = s.openRunLog(); err != nil {
 		_ = tp.Shutdown(context.Background())
 		return nil, err
@@ -248,14 +253,23 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			p.SetHTTP2(true)            // https:// upstreams
 			t.Protocols = &p
 		}
-		client = &http.Client{Transport: wrap(t), CheckRedirect: agui.SameOriginRedirects}
+		client = &http.Client{Transport: wrap(t), CheckRedirect: agui.CheckRedirect}
+	}
+	var origins *origin.Policy
+	if ac.Type != "demo" {
+		var err error
+		if origins, err = origin.NewPolicy(ac.URL, ac.AllowedOrigins); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
 	}
 	switch ac.Type {
 	case "demo":
-		return &demoAgent{delay: time.Duration(ac.Delay)}, nil
+		return &demoAgent{delay: time.Duration(ac.Delay), pageURL: demoPageURL(cfg)}, nil
 	case "agui":
 		return &agui.HTTPAgent{
 			Client:          client,
+			Origins:         origins,
+			ExposeErrors:    cfg.ExposeUpstreamErrors,
 			URL:             ac.URL,
 			Headers:         ac.Headers,
 			ForwardHeaders:  ac.ForwardHeaders,
@@ -273,6 +287,8 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			IdleTimeout:    time.Duration(ac.IdleTimeout),
 			MaxEventSize:   cfg.MaxEventBytes,
 			Client:         client,
+			Origins:        origins,
+			ExposeErrors:   cfg.ExposeUpstreamErrors,
 			Check:          a2uiCheck(v),
 		}, nil
 	case "langgraph":
@@ -287,6 +303,8 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			IdleTimeout:         time.Duration(ac.IdleTimeout),
 			MaxEventSize:        cfg.MaxEventBytes,
 			Client:              client,
+			Origins:             origins,
+			ExposeErrors:        cfg.ExposeUpstreamErrors,
 			ClientConfigKeys:    ac.ClientConfigKeys,
 			NoMessagesSnapshot:  ac.MessagesSnapshot != nil && !*ac.MessagesSnapshot,
 			NoSubgraphs:         ac.Subgraphs != nil && !*ac.Subgraphs,

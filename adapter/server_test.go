@@ -376,7 +376,8 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n", true)
 	// detachGrace 0: a run nobody reads stops at once.
 	zero := Duration(0)
-	cfg := Config{Listen: "x", DetachGrace: &zero, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	// A thousand runs in a row: no run-start limit.
+	cfg := Config{Listen: "x", DetachGrace: &zero, Limits: LimitsConfig{RunStartsPerSecond: -1}, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
 	s, err := NewServer(nil, cfg)
 	if err != nil {
 		t.Fatal(err)

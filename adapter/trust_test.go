@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 
@@ -95,6 +96,9 @@ func TestTrustCardCapabilities(t *testing.T) {
 	}
 }
 
+// TestTrustSandboxTickets: a sandbox ticket is issued only for a host
+// origin the deployment serves: listed (publicOrigins, cors.origins) or
+// the browser's own Origin, never one a forged Host names.
 func TestTrustSandboxTickets(t *testing.T) {
 	ts := serveYAML(t, twoPrincipals+`cors: {origins: ["https://app.example.com"]}
 agents: {demo: {type: demo, mcpServers: [refunds]}}`)
@@ -103,23 +107,61 @@ agents: {demo: {type: demo, mcpServers: [refunds]}}`)
 		b, _ := json.Marshal(map[string]any{"serverHash": card.ServerHash, "serverId": card.ServerID, "uri": card.ResourceURI, "hostOrigin": origin})
 		return string(b)
 	}
+	with := func(base map[string]string, kv ...string) map[string]string {
+		h := maps.Clone(base)
+		for i := 0; i+1 < len(kv); i += 2 {
+			h[kv[i]] = kv[i+1]
+		}
+		return h
+	}
+	self := with(alice, "Origin", ts.URL)
 	for _, tt := range []struct {
 		name   string
 		body   string
 		hdr    map[string]string
 		status int
 	}{
-		{"no credentials", body(ts.URL), nil, 401},
+		{"no credentials", body(ts.URL), map[string]string{"Origin": ts.URL}, 401},
 		{"an origin not on the allowlist", body("https://evil.example"), alice, 403},
-		{"another principal's card", body(ts.URL), bob, 403},
-		{"the service's own origin", body(ts.URL), alice, 200},
+		{"another principal's card", body(ts.URL), with(bob, "Origin", ts.URL), 403},
+		{"the browser's own origin", body(ts.URL), self, 200},
+		{"the browser's own origin, spelled otherwise", body(strings.ToUpper(ts.URL)), self, 200},
+		{"a trailing dot", body("https://app.example.com."), alice, 403},
 		{"a CORS origin", body("https://app.example.com"), alice, 200},
+		{"a CORS origin with the default port", body("https://app.example.com:443"), alice, 200},
+		{"the service's host without an Origin", body(ts.URL), alice, 403},
+		{"a forged Host, no Origin", body("https://evil.example"), with(alice, "Host", "evil.example"), 403},
+		{"another origin than the request's", body("https://evil.example"), self, 403},
+		{"a path", body(ts.URL + "/page"), self, 403},
+		{"userinfo", body(strings.Replace(ts.URL, "://", "://u@", 1)), self, 403},
 	} {
 		r := doReq(t, "POST", ts.URL+"/mcp-apps/sandbox", tt.body, tt.hdr)
 		b, _ := io.ReadAll(r.Body)
 		r.Body.Close()
 		if r.StatusCode != tt.status {
 			t.Errorf("%s: %d %s, want %d", tt.name, r.StatusCode, b, tt.status)
+		}
+	}
+
+	// With publicOrigins, only listed origins get tickets.
+	ts = serveYAML(t, twoPrincipals+`publicOrigins: ["https://chat.example.com"]
+agents: {demo: {type: demo, mcpServers: [refunds]}}`)
+	card = showRefundCard(t, ts.URL, "t", alice)
+	for _, tt := range []struct {
+		name   string
+		body   string
+		hdr    map[string]string
+		status int
+	}{
+		{"a public origin", body("https://chat.example.com"), alice, 200},
+		{"a public origin behind a forged Host", body("https://chat.example.com"), with(alice, "Host", "evil.example"), 200},
+		{"an unlisted Origin", body(ts.URL), with(alice, "Origin", ts.URL), 403},
+	} {
+		r := doReq(t, "POST", ts.URL+"/mcp-apps/sandbox", tt.body, tt.hdr)
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != tt.status {
+			t.Errorf("publicOrigins, %s: %d %s, want %d", tt.name, r.StatusCode, b, tt.status)
 		}
 	}
 }

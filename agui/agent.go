@@ -41,8 +41,11 @@ const (
 	CodeUpstreamUnreachable = "upstream_unreachable"
 	CodeUpstreamStatus      = "upstream_status"
 	CodeUpstreamTooLarge    = "upstream_event_too_large"
-	CodeShutdown            = "shutdown"
-	CodeInternal            = "internal"
+	// CodeOriginNotAllowed: a URL a peer chose (an A2A agent card's
+	// endpoint, a redirect) is on an origin the agent may not reach.
+	CodeOriginNotAllowed = "origin_not_allowed"
+	CodeShutdown         = "shutdown"
+	CodeInternal         = "internal"
 )
 
 // RunErr is an error that ends a run with a RUN_ERROR of a given code. An

@@ -198,7 +198,7 @@ func TestTranscriptBudget(t *testing.T) {
 	}
 }
 
-func TestSameOriginRedirects(t *testing.T) {
+func TestCheckRedirectWithoutPolicy(t *testing.T) {
 	var got http.Header
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header }))
 	defer other.Close()
@@ -215,7 +215,7 @@ func TestSameOriginRedirects(t *testing.T) {
 		}
 	}))
 	defer same.Close()
-	c := &http.Client{CheckRedirect: SameOriginRedirects}
+	c := &http.Client{CheckRedirect: CheckRedirect}
 	req, _ := http.NewRequest("GET", same.URL+"/away", nil)
 	req.Header.Set("X-Api-Key", "secret")
 	if _, err := c.Do(req); err == nil || got != nil {

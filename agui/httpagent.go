@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
 // HTTPAgent runs an upstream AG-UI agent over HTTP: it POSTs the
@@ -31,6 +33,9 @@ type HTTPAgent struct {
 	// Client sends the requests. If nil, a client with no overall timeout
 	// and no transparent compression is used.
 	Client *http.Client
+	// Origins is where redirects may lead (Upstream.Origins); nil: within
+	// URL's origin only.
+	Origins *origin.Policy
 	// ConnectTimeout bounds the time until the upstream's response headers
 	// arrive. Zero means 30 s.
 	ConnectTimeout time.Duration
@@ -39,26 +44,14 @@ type HTTPAgent struct {
 	IdleTimeout time.Duration
 	// MaxEventSize caps one upstream event; zero means DefaultMaxEventSize.
 	MaxEventSize int
+	// ExposeErrors quotes an upstream's error answer in RUN_ERROR (see
+	// StatusError); off, the client sees only its status.
+	ExposeErrors bool
 	// ClientThreadIDs sends the client's threadId upstream unchanged.
 	// By default the upstream sees ScopedThreadID(principal, threadId) (the
 	// events it sends back are given the client's id again), so an upstream
 	// that keeps state per thread cannot mix up two principals' threads.
 	ClientThreadIDs bool
-}
-
-// SameOriginRedirects is an http.Client CheckRedirect that follows at most
-// 10 redirects, and only within the first request's origin (scheme, host
-// and port): headers such as API keys and bearer tokens must never reach
-// another origin, which net/http alone only guarantees for a few of them.
-func SameOriginRedirects(req *http.Request, via []*http.Request) error {
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	first := via[0].URL
-	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
-		return fmt.Errorf("refused a redirect from %s://%s to another origin (%s://%s)", first.Scheme, first.Host, req.URL.Scheme, req.URL.Host)
-	}
-	return nil
 }
 
 type principalKey struct{}
@@ -190,6 +183,9 @@ func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string
 		if ctx.Err() != nil {
 			return nil, errGone
 		}
+		if re := (*RunErr)(nil); errors.As(err, &re) {
+			return nil, re
+		}
 		msg := "cannot reach the upstream agent"
 		if errors.Is(err, ErrConnectTimeout) {
 			msg = fmt.Sprintf("upstream agent sent no response within %s", a.upstream().Connect())
@@ -200,9 +196,8 @@ func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string
 		stats.UpstreamLatency(time.Since(start))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		resp.Body.Close()
-		return nil, &RunErr{Code: CodeUpstreamStatus, Message: fmt.Sprintf("upstream agent answered HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(snippet)))}
+		defer resp.Body.Close()
+		return nil, StatusError(resp, "upstream agent", a.ExposeErrors)
 	}
 	if ct := resp.Header.Get("Content-Type"); !strings.Contains(strings.ToLower(ct), "text/event-stream") {
 		resp.Body.Close()
@@ -212,7 +207,7 @@ func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string
 }
 
 func (a *HTTPAgent) upstream() *Upstream {
-	return &Upstream{Client: a.Client, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
+	return &Upstream{Client: a.Client, Origins: a.Origins, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
 }
 
 // streamErr is the error a broken stream reports (nil: the caller went

@@ -9,9 +9,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
 // Upstream is how a backend reaches its server, the rules HTTPAgent and
@@ -19,14 +22,22 @@ import (
 // how long its response may take to start, and how long its body may
 // stay silent.
 type Upstream struct {
-	// Client sends the requests (nil: a client with no overall timeout,
-	// redirects only within the origin).
+	// Client sends the requests (nil: a client with no overall timeout
+	// whose CheckRedirect is CheckRedirect). A client of one's own needs
+	// CheckRedirect too, or its redirects go anywhere with every header.
 	Client *http.Client
-	// Headers are sent with every request, after the forwarded ones, so
-	// they win.
+	// Origins is where requests may go: a request to another origin is
+	// refused (an error wrapping origin.ErrNotAllowed), and so is a
+	// redirect to one. Headers, ForwardHeaders and Do's hdr go only to its
+	// home (the configured origin). nil: each request's own origin, with
+	// redirects within it only.
+	Origins *origin.Policy
+	// Headers are sent with every request to the home origin, after the
+	// forwarded ones, so they win.
 	Headers map[string]string
 	// ForwardHeaders lists inbound request headers (case-insensitive)
-	// copied from the headers stored in ctx by WithRequestHeaders.
+	// copied from the headers stored in ctx by WithRequestHeaders, sent
+	// to the home origin only.
 	ForwardHeaders []string
 	// ConnectTimeout bounds the wait for the response headers (0: 30 s).
 	ConnectTimeout time.Duration
@@ -43,11 +54,23 @@ var (
 )
 
 // defaultClient has no overall timeout, no transparent compression (a
-// stream is read as it arrives) and follows redirects only within the
-// origin, so headers meant for one server never reach another.
+// stream is read as it arrives) and follows redirects by the request's
+// origin policy (CheckRedirect), so headers meant for one server never
+// reach another.
 var defaultClient = sync.OnceValue(func() *http.Client {
-	return &http.Client{Transport: NewTransport(), CheckRedirect: SameOriginRedirects}
+	return &http.Client{Transport: NewTransport(), CheckRedirect: CheckRedirect}
 })
+
+type policyKey struct{}
+
+// CheckRedirect is an http.Client CheckRedirect for the requests Upstream
+// sends: the request's origin.Policy decides (at most 10 redirects, only
+// to an allowed origin, credentials stripped off the home origin); a
+// request sent without one follows redirects within its own origin only.
+func CheckRedirect(req *http.Request, via []*http.Request) error {
+	p, _ := req.Context().Value(policyKey{}).(*origin.Policy)
+	return p.CheckRedirect(req, via)
+}
 
 // Connect is the connect timeout in force.
 func (u *Upstream) Connect() time.Duration {
@@ -67,7 +90,9 @@ func (u *Upstream) Idle() time.Duration {
 
 // Do sends a request: body is sent as is when it is a []byte, JSON-encoded
 // otherwise (nil: none), with Content-Type application/json; then the
-// forwarded headers, Headers and hdr. An error wraps ErrConnectTimeout
+// forwarded headers, Headers and hdr (those three to the home origin only;
+// a URL off Origins is refused with a *RunErr of code
+// CodeOriginNotAllowed). An error wraps ErrConnectTimeout
 // when the response did not start in time. Do calls ctx's BeforeRead hook
 // before it waits for the response. The body is read under ctx, calls the
 // hook ahead of every read that may wait on the network, fails with an error wrapping ErrIdle after
@@ -85,6 +110,9 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		}
 		r = bytes.NewReader(j)
 	}
+	if u.Origins != nil {
+		ctx = context.WithValue(ctx, policyKey{}, u.Origins)
+	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	// The connection, if it reads ahead (see aheadConn).
 	var ahead atomic.Pointer[aheadConn]
@@ -98,21 +126,38 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		cancel(nil)
 		return nil, err
 	}
-	if inbound := RequestHeaders(ctx); inbound != nil {
+	home := true
+	if u.Origins != nil {
+		// The configured URL may carry the operator's userinfo; a peer's
+		// URL with userinfo never gets this far (AllowedURL refuses it).
+		bare := *req.URL
+		bare.User = nil
+		if err := u.Origins.AllowedURL(&bare); err != nil {
+			cancel(nil)
+			return nil, &RunErr{Code: CodeOriginNotAllowed, Message: "the upstream named a URL on an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
+		}
+		home = u.Origins.IsHome(req.URL)
+	}
+	if inbound := RequestHeaders(ctx); inbound != nil && home {
 		for _, name := range u.ForwardHeaders {
 			for _, v := range inbound.Values(name) {
 				req.Header.Add(name, v)
 			}
 		}
 	}
-	for k, v := range u.Headers {
-		req.Header.Set(k, v)
+	if home {
+		for k, v := range u.Headers {
+			req.Header.Set(k, v)
+		}
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
+	}
+	if !home {
+		origin.StripCredentials(req.Header)
 	}
 	client := u.Client
 	if client == nil {
@@ -129,6 +174,9 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		cancel(nil)
 		if errors.Is(cause, ErrConnectTimeout) {
 			return nil, fmt.Errorf("no response within %s: %w", connect, ErrConnectTimeout)
+		}
+		if errors.Is(err, origin.ErrNotAllowed) {
+			return nil, &RunErr{Code: CodeOriginNotAllowed, Message: "the upstream redirected to an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
 		}
 		return nil, err
 	}
@@ -206,4 +254,47 @@ func (b *upstreamBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel(nil)
 	return err
+}
+
+// maxQuoted caps the part of an upstream's error answer that is read (for
+// the log, and for the client when exposed).
+const maxQuoted = 1024
+
+// StatusError is the *RunErr (code CodeUpstreamStatus) of an upstream's
+// non-2xx answer, what naming the request ("LangGraph run"). The client
+// sees the status and a fixed text: an upstream's error body may hold
+// internals (stack traces, internal addresses, tokens). The body's first
+// KiB is in Err, which the adapter logs with the run's id; with expose
+// (a development switch) the message quotes it too, or the detail,
+// message or error string of a JSON body. StatusError reads resp.Body;
+// the caller closes it.
+func StatusError(resp *http.Response, what string, expose bool) *RunErr {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxQuoted))
+	body := strings.TrimSpace(string(b))
+	cause := &UpstreamStatusError{Status: resp.StatusCode, Body: body}
+	if !expose {
+		return &RunErr{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d (the upstream's answer is in the adapter's log)", what, resp.StatusCode), Err: cause}
+	}
+	detail := body
+	var e struct{ Detail, Message, Error any }
+	if json.Unmarshal(b, &e) == nil {
+		for _, m := range []any{e.Detail, e.Message, e.Error} {
+			if s, ok := m.(string); ok && s != "" {
+				detail = s
+				break
+			}
+		}
+	}
+	return &RunErr{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d: %s", what, resp.StatusCode, detail), Err: cause}
+}
+
+// UpstreamStatusError is an upstream's non-2xx answer: its status and
+// the start of its body.
+type UpstreamStatusError struct {
+	Status int
+	Body   string
+}
+
+func (e *UpstreamStatusError) Error() string {
+	return fmt.Sprintf("upstream answered HTTP %d: %q", e.Status, e.Body)
 }

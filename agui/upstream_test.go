@@ -6,10 +6,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
 // The rules every backend's requests share: header precedence, the
@@ -146,5 +148,79 @@ func TestUpstreamIdleCountsFromTheLastRead(t *testing.T) {
 	}
 	if d := time.Since(quiet); d < idle-idle/5 {
 		t.Errorf("ended %s after its last byte, before its idle timeout of %s", d.Round(time.Millisecond), idle)
+	}
+}
+
+// TestUpstreamOrigins: credentials go to the configured origin only; a
+// URL or redirect off the allowed origins is refused before it is
+// fetched, with a RunErr of code origin_not_allowed.
+func TestUpstreamOrigins(t *testing.T) {
+	type hit struct{ auth, key, user string }
+	record := func(hits chan<- hit) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			hits <- hit{r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"), r.Header.Get("X-User-Token")}
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}
+	allowedHits, foreignHits := make(chan hit, 10), make(chan hit, 10)
+	allowed := httptest.NewServer(record(allowedHits))
+	defer allowed.Close()
+	foreign := httptest.NewServer(record(foreignHits))
+	defer foreign.Close()
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/to-allowed":
+			http.Redirect(w, r, allowed.URL+"/x", http.StatusTemporaryRedirect)
+		case "/to-foreign":
+			http.Redirect(w, r, foreign.URL+"/x", http.StatusTemporaryRedirect)
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}))
+	defer home.Close()
+	p, err := origin.NewPolicy(home.URL, []string{allowed.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &agui.Upstream{Origins: p, Headers: map[string]string{"Authorization": "Bearer service-secret"}, ForwardHeaders: []string{"X-User-Token"}}
+	ctx := agui.WithRequestHeaders(context.Background(), http.Header{"X-User-Token": {"user-secret"}})
+	do := func(url string) error {
+		resp, err := u.Do(ctx, http.MethodPost, url, []byte("{}"), map[string]string{"X-Api-Key": "key"})
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	if err := do(home.URL + "/to-allowed"); err != nil {
+		t.Fatal(err)
+	}
+	if h := <-allowedHits; h != (hit{}) {
+		t.Errorf("a redirect to an allowed origin carried credentials: %+v", h)
+	}
+	if err := do(allowed.URL + "/direct"); err != nil {
+		t.Fatal(err)
+	}
+	if h := <-allowedHits; h != (hit{}) {
+		t.Errorf("a request to an allowed origin carried credentials: %+v", h)
+	}
+	for _, url := range []string{home.URL + "/to-foreign", foreign.URL + "/direct"} {
+		var re *agui.RunErr
+		if err := do(url); !errors.As(err, &re) || re.Code != agui.CodeOriginNotAllowed || !errors.Is(err, origin.ErrNotAllowed) {
+			t.Errorf("%s: %v; want a RunErr %s", url, err, agui.CodeOriginNotAllowed)
+		}
+	}
+	if len(foreignHits) != 0 {
+		t.Errorf("the foreign origin was reached %d times", len(foreignHits))
+	}
+	// A configured URL with the operator's userinfo is home.
+	withUser := strings.Replace(allowed.URL, "://", "://op:pw@", 1)
+	if u.Origins, err = origin.NewPolicy(withUser, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := do(withUser + "/x"); err != nil {
+		t.Fatal(err)
+	}
+	if h := <-allowedHits; h.key != "key" || h.user != "user-secret" {
+		t.Errorf("a configured URL with userinfo lost its credentials: %+v", h)
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/time/rate"
+
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
 // Defaults for the Config fields left zero.
@@ -119,7 +121,8 @@ func New(c Config) (*Verifier, error) {
 		c.Algorithms = DefaultAlgorithms
 	}
 	if c.Client == nil {
-		c.Client = &http.Client{Timeout: 10 * time.Second}
+		// The key set comes from its configured origin only.
+		c.Client = &http.Client{Timeout: 10 * time.Second, CheckRedirect: origin.SameOrigin}
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	keys, err := keyfunc.NewDefaultOverrideCtx(ctx, []string{c.JWKSURL}, keyfunc.Override{

@@ -6,6 +6,8 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -165,5 +167,22 @@ func TestConfigCheck(t *testing.T) {
 		if err := c.cfg.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
 		}
+	}
+}
+
+// TestKeySetStaysOnItsOrigin: a jwksURL that redirects to another origin
+// is not followed there, so keys served elsewhere never verify a token.
+func TestKeySetStaysOnItsOrigin(t *testing.T) {
+	is := jwttest.New(t)
+	hop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, is.JWKSURL(), http.StatusFound)
+	}))
+	defer hop.Close()
+	v := newVerifier(t, is, func(c *jwtauth.Config) { c.JWKSURL = hop.URL + "/jwks.json" })
+	if p, err := v.Principal(context.Background(), is.Sign(t, is.Claims("alice"))); err == nil {
+		t.Errorf("a token verified with keys from another origin: %q", p)
+	}
+	if n := is.Fetches(); n != 0 {
+		t.Errorf("the redirect was followed to another origin %d times", n)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -25,6 +26,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
 // Config turns tracing on.
@@ -60,7 +62,10 @@ func New(ctx context.Context, c Config) (*Provider, error) {
 			return nil, errors.New("tracing: no endpoint")
 		}
 		var err error
-		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(c.Endpoint+"/v1/traces"), otlptracehttp.WithHeaders(c.Headers))
+		// The exporter's own client would follow a redirect anywhere with
+		// the configured headers (often the collector's API key).
+		client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: 10 * time.Second, CheckRedirect: origin.SameOrigin}
+		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(c.Endpoint+"/v1/traces"), otlptracehttp.WithHeaders(c.Headers), otlptracehttp.WithHTTPClient(client))
 		if err != nil {
 			return nil, fmt.Errorf("tracing: %w", err)
 		}

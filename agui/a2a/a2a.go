@@ -26,11 +26,13 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
 // Extension is the A2UI extension URI (v0.9.1) this client speaks.
@@ -59,6 +61,11 @@ type Agent struct {
 	ForwardHeaders []string
 	// Client sends requests (default: redirects only within the origin).
 	Client *http.Client
+	// Origins is where the card's endpoint and redirects may lead; its
+	// home is URL's origin, the only one that gets Headers and
+	// ForwardHeaders (nil: URL's origin only). An endpoint elsewhere ends
+	// the run with RUN_ERROR origin_not_allowed.
+	Origins *origin.Policy
 	// ConnectTimeout bounds each response's headers (default 30 s);
 	// IdleTimeout a silent stream (default 5 min).
 	ConnectTimeout, IdleTimeout time.Duration
@@ -66,6 +73,9 @@ type Agent struct {
 	MaxEventSize int
 	// CardTTL is how long the agent card is kept (default 5 min).
 	CardTTL time.Duration
+	// ExposeErrors quotes the agent's error answers in RUN_ERROR
+	// (agui.StatusError); off, the client sees only their status.
+	ExposeErrors bool
 	// Check filters A2UI messages (the adapter's validator).
 	Check Check
 
@@ -77,15 +87,24 @@ type Agent struct {
 // card is what the client reads of an agent card.
 type card struct {
 	Endpoint string
+	policy   *origin.Policy
 	Version  string // "0.3" or "1.0"
 	A2UI     bool
 	Catalogs []string
 }
 
+// policy is Origins, or URL's origin alone.
+func (a *Agent) policy() (*origin.Policy, error) {
+	if a.Origins != nil {
+		return a.Origins, nil
+	}
+	return origin.NewPolicy(a.URL, nil)
+}
+
 // do sends a request with the agent's headers and timeouts
 // (agui.Upstream's rules).
-func (a *Agent) do(ctx context.Context, method, url string, body any, hdr map[string]string) (*http.Response, error) {
-	u := agui.Upstream{Client: a.Client, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
+func (a *Agent) do(ctx context.Context, p *origin.Policy, method, url string, body any, hdr map[string]string) (*http.Response, error) {
+	u := agui.Upstream{Client: a.Client, Origins: p, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
 	return u.Do(ctx, method, url, body, hdr)
 }
 
@@ -102,19 +121,26 @@ func (a *Agent) readCard(ctx context.Context) (*card, error) {
 		return c, nil
 	}
 	a.mu.Unlock()
-	url := a.URL
-	if !strings.HasSuffix(url, ".json") {
-		url = strings.TrimRight(url, "/") + "/.well-known/agent-card.json"
+	p, err := a.policy()
+	if err != nil {
+		return nil, &agui.RunErr{Code: agui.CodeInternal, Message: "the A2A agent's url is not usable", Err: err}
+	}
+	cardURL := a.URL
+	if !strings.HasSuffix(cardURL, ".json") {
+		cardURL = strings.TrimRight(cardURL, "/") + "/.well-known/agent-card.json"
 	}
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	resp, err := a.do(rctx, http.MethodGet, url, nil, nil)
+	resp, err := a.do(rctx, p, http.MethodGet, cardURL, nil, nil)
 	if err != nil {
+		if re := (*agui.RunErr)(nil); errors.As(err, &re) {
+			return nil, re
+		}
 		return nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the A2A agent's card", Err: err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("A2A agent card: HTTP %d", resp.StatusCode)}
+		return nil, agui.StatusError(resp, "A2A agent card", a.ExposeErrors)
 	}
 	var raw struct {
 		URL                 string `json:"url"`
@@ -153,6 +179,24 @@ func (a *Agent) readCard(ctx context.Context) (*card, error) {
 	if c.Endpoint == "" {
 		return nil, &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: "the A2A agent card names no JSON-RPC endpoint"}
 	}
+	// The endpoint is the peer's choice: it is used only on an origin the
+	// operator configured (the card's own, or allowedOrigins).
+	base, _ := url.Parse(cardURL)
+	ep, err := base.Parse(c.Endpoint)
+	if err != nil {
+		return nil, &agui.RunErr{Code: agui.CodeUpstreamInvalid, Message: "the A2A agent card's endpoint is not a URL", Err: err}
+	}
+	// A relative endpoint inherits the configured URL's userinfo (the
+	// operator's); the card's own never counts.
+	bare := *ep
+	if ref, _ := url.Parse(c.Endpoint); ref.User == nil {
+		bare.User = nil
+	}
+	if err := p.AllowedURL(&bare); err != nil {
+		return nil, &agui.RunErr{Code: agui.CodeOriginNotAllowed, Message: "the A2A agent card names an endpoint on an origin this agent is not allowed to reach (the adapter's log names it; list the origin in the agent's allowedOrigins if it is trusted)", Err: fmt.Errorf("agent card %s: endpoint %w", cardURL, err)}
+	}
+	c.Endpoint = ep.String()
+	c.policy = p
 	for _, e := range raw.Capabilities.Extensions {
 		if e.URI == Extension || strings.HasPrefix(e.URI, "https://a2ui.org/a2a-extension/a2ui/") {
 			c.A2UI = true
@@ -353,17 +397,18 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		if !t.out(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}) {
 			return
 		}
-		resp, err := a.do(ctx, http.MethodPost, c.Endpoint, body, c.headers())
+		resp, err := a.do(ctx, c.policy, http.MethodPost, c.Endpoint, body, c.headers())
 		if err != nil {
-			if ctx.Err() == nil {
+			if re := (*agui.RunErr)(nil); errors.As(err, &re) && ctx.Err() == nil {
+				yield(nil, re)
+			} else if ctx.Err() == nil {
 				yield(nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the A2A agent", Err: err})
 			}
 			return
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode/100 != 2 {
-			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-			yield(nil, &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("A2A %s: HTTP %d: %s", method, resp.StatusCode, strings.TrimSpace(string(b)))})
+			yield(nil, agui.StatusError(resp, "A2A "+method, a.ExposeErrors))
 			return
 		}
 		// Whenever we leave before the task ended (the client went away or
@@ -376,7 +421,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 				if c.Version == "1.0" {
 					cm = "CancelTask"
 				}
-				if r, err := a.do(cctx, http.MethodPost, c.Endpoint, map[string]any{"jsonrpc": "2.0", "id": 2, "method": cm, "params": map[string]any{"id": t.taskID}}, c.headers()); err == nil {
+				if r, err := a.do(cctx, c.policy, http.MethodPost, c.Endpoint, map[string]any{"jsonrpc": "2.0", "id": 2, "method": cm, "params": map[string]any{"id": t.taskID}}, c.headers()); err == nil {
 					r.Body.Close()
 				}
 			}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
 // Agent runs one graph (assistant) of a LangGraph server.
@@ -54,6 +55,12 @@ type Agent struct {
 	// Client sends requests (default: no overall timeout, redirects only
 	// within the server's origin, so the API key never reaches another).
 	Client *http.Client
+	// Origins is where redirects may lead (agui.Upstream.Origins); nil:
+	// within URL's origin only.
+	Origins *origin.Policy
+	// ExposeErrors quotes the server's error answers in RUN_ERROR
+	// (agui.StatusError); off, the client sees only their status.
+	ExposeErrors bool
 	// MaxReconnects bounds stream resumptions (default 5).
 	MaxReconnects int
 	// MaxEventSize caps one upstream event (default agui.DefaultMaxEventSize).
@@ -220,7 +227,7 @@ func ThreadID(aguiThread string) string {
 // do sends a request to the server with the agent's headers and
 // timeouts (agui.Upstream's rules).
 func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[string]string) (*http.Response, error) {
-	u := agui.Upstream{Client: a.Client, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
+	u := agui.Upstream{Client: a.Client, Origins: a.Origins, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
 	if a.APIKey != "" {
 		h := make(map[string]string, len(hdr)+1)
 		maps.Copy(h, hdr)
@@ -235,6 +242,9 @@ func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[s
 func (a *Agent) call(ctx context.Context, method, path string, body any, hdr map[string]string, what string) (*http.Response, error) {
 	resp, err := a.do(ctx, method, path, body, hdr)
 	if err != nil {
+		if re := (*agui.RunErr)(nil); errors.As(err, &re) {
+			return nil, re
+		}
 		msg := "cannot reach the LangGraph server"
 		if errors.Is(err, agui.ErrConnectTimeout) {
 			msg = "the LangGraph server sent " + err.Error()
@@ -243,24 +253,9 @@ func (a *Agent) call(ctx context.Context, method, path string, body any, hdr map
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
-		return nil, statusErr(resp, what)
+		return nil, agui.StatusError(resp, "LangGraph "+what, a.ExposeErrors)
 	}
 	return resp, nil
-}
-
-func statusErr(resp *http.Response, what string) error {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-	msg := strings.TrimSpace(string(b))
-	var e struct{ Detail, Message, Error string }
-	if json.Unmarshal(b, &e) == nil {
-		for _, m := range []string{e.Detail, e.Message, e.Error} {
-			if m != "" {
-				msg = m
-				break
-			}
-		}
-	}
-	return &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("LangGraph %s: HTTP %d: %s", what, resp.StatusCode, msg)}
 }
 
 // lcMessages converts AG-UI messages to LangChain messages. Activity and
@@ -563,7 +558,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 				continue
 			}
 			if resp.StatusCode/100 != 2 {
-				err := statusErr(resp, "resume")
+				err := agui.StatusError(resp, "LangGraph resume", a.ExposeErrors)
 				resp.Body.Close()
 				yield(nil, err)
 				return
@@ -683,7 +678,7 @@ func (a *Agent) ThreadMessages(ctx context.Context, threadID string) ([]agui.Mes
 		return nil, nil
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, statusErr(resp, "thread state")
+		return nil, agui.StatusError(resp, "LangGraph thread state", a.ExposeErrors)
 	}
 	var st struct {
 		Values struct {

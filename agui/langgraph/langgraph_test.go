@@ -498,9 +498,16 @@ func TestUnreachableAndHTTPErrors(t *testing.T) {
 		w.Write([]byte(`{"detail":"Assistant \"nope\" not found"}`))
 	}))
 	defer srv.Close()
+	// The server's complaint goes to the log (in Err), and to the client
+	// only when exposed.
 	_, err = run(t, &Agent{URL: srv.URL, Graph: "nope"}, input())
+	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamStatus || !strings.Contains(re.Message, "LangGraph run: HTTP 404") ||
+		strings.Contains(re.Message, "nope") || !strings.Contains(re.Err.Error(), `Assistant \\\"nope\\\" not found`) {
+		t.Fatalf("404: %q, %v", re.Message, err)
+	}
+	_, err = run(t, &Agent{URL: srv.URL, Graph: "nope", ExposeErrors: true}, input())
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamStatus || !strings.Contains(re.Message, `Assistant "nope" not found`) {
-		t.Fatalf("404: %v", err)
+		t.Fatalf("404, exposed: %v", err)
 	}
 }
 
@@ -930,8 +937,9 @@ func TestThreadMessages(t *testing.T) {
 	if msgs, err := a.ThreadMessages(agui.WithPrincipal(t.Context(), "bob"), "t1"); msgs != nil || err != nil {
 		t.Fatalf("another principal's thread: %v %v", msgs, err)
 	}
+	// The server's answer goes to the log (Err), not to the client.
 	var re *agui.RunErr
-	if _, err := a.ThreadMessages(t.Context(), "t1"); !errors.As(err, &re) || !strings.Contains(re.Message, "HTTP 500: boom") {
+	if _, err := a.ThreadMessages(t.Context(), "t1"); !errors.As(err, &re) || !strings.Contains(re.Message, "HTTP 500") || !strings.Contains(re.Err.Error(), "boom") {
 		t.Fatalf("failing server: %v", err)
 	}
 }

@@ -115,6 +115,7 @@ memoryLimit: %d
 detachGrace: 5s
 debug: {pprof: true}
 runlog: {retention: 5s, maxBytes: 67108864}
+limits: {runStartsPerSecond: -1}
 history: {retention: 5s, maxBytes: 33554432, maxLiveBytes: 33554432}
 agents: {a: {type: agui, url: "%s", a2ui: {disabled: true}}}
 `, addr, budget, up.URL)), 0o644)

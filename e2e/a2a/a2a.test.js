@@ -17,6 +17,8 @@ before(async () => {
   adapter = await startAdapter(`agents:
   a03: {type: a2a, url: "${agents["0.3"].url}"}
   a10: {type: a2a, url: "${agents["1.0"].url}"}
+  elsewhere: {type: a2a, url: "${agents["0.3"].url.replace("127.0.0.1", "localhost")}", headers: {Authorization: "Bearer service-secret"}}
+  listed: {type: a2a, url: "${agents["0.3"].url.replace("127.0.0.1", "localhost")}", headers: {Authorization: "Bearer service-secret"}, allowedOrigins: ["${agents["0.3"].url}"]}
 `);
 });
 after(async () => {
@@ -107,3 +109,19 @@ for (const version of ["0.3", "1.0"]) {
     assert.ok(agents[version].received.filter((x) => x.cancel).length > before, "the A2A task was not cancelled");
   });
 }
+
+// The card is the agent's document: the endpoint it names (here
+// 127.0.0.1, where the adapter was configured with localhost) is used
+// only on the configured origin or one in allowedOrigins, and never with
+// the configured headers.
+test("A2A: a card naming an endpoint on another origin is refused unless listed, and never gets the credentials", async () => {
+  const before = agents["0.3"].received.filter((x) => x.message).length;
+  const evs = await raw("elsewhere", { threadId: "a2a-" + randomUUID(), runId: randomUUID(), messages: user("orders") });
+  assert.equal(evs.at(-1).type, "RUN_ERROR");
+  assert.equal(evs.at(-1).code, "origin_not_allowed");
+  assert.equal(agents["0.3"].received.filter((x) => x.message).length, before, "the endpoint was called");
+  const ok = await raw("listed", { threadId: "a2a-" + randomUUID(), runId: randomUUID(), messages: user("orders") });
+  assert.equal(ok.at(-1).type, "RUN_FINISHED", JSON.stringify(ok.at(-1)));
+  const got = agents["0.3"].received.filter((x) => x.message).at(-1);
+  assert.equal(got.headers.authorization, undefined, "the configured Authorization left its origin");
+});

@@ -232,4 +232,8 @@ test("the sandbox is served on its own server name only", async () => {
   }
   assert.equal((await request("/", { host: sandboxHost })).status, 404);
   assert.equal((await request("/healthz", { host: sandboxHost })).status, 404);
+  // A ticket for an origin the deployment does not serve is refused.
+  const forged = await request("/mcp-apps/sandbox", { method: "POST", body: { serverHash: card.serverHash, serverId: card.serverId, uri: card.resourceUri, hostOrigin: "http://evil.example" } });
+  assert.equal(forged.status, 403, forged.text);
+  assert.match(forged.text, /host_origin_not_allowed/);
 });

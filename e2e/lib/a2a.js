@@ -41,7 +41,7 @@ function scriptFor(text, data) {
 }
 
 function record(received, req, msg) {
-  received.push({ headers: { ext: req?.headers?.["x-a2a-extensions"] ?? req?.headers?.["a2a-extensions"], version: req?.headers?.["a2a-version"] }, message: msg });
+  received.push({ headers: { ext: req?.headers?.["x-a2a-extensions"] ?? req?.headers?.["a2a-extensions"], version: req?.headers?.["a2a-version"], authorization: req?.headers?.authorization }, message: msg });
 }
 
 // --- protocol 0.3 ---

@@ -12,6 +12,7 @@
 //	go run ./examples/loadgen -scenario single     # one stream at 200 ev/s, and unpaced (three ways: see unpacedModes)
 //	go run ./examples/loadgen -scenario a2ui       # A2UI validation of the financial data grid, one core
 //	go run ./examples/loadgen -scenario smoke      # CI: 200 streams for a few seconds; fails on lost events or errors
+//	go run ./examples/loadgen -scenario flood      # one principal floods run starts while 100 others stream (about 50 s; not in all)
 //	go run ./examples/loadgen -scenario custom -streams 500 -rate 50 -duration 10s -targets direct,passthrough,adapter
 //
 // A number that was not measured (a target that failed to start, a
@@ -71,13 +72,15 @@ type options struct {
 	memlimit                   string
 	h2                         bool
 	relayCore                  int // > 0: relays run on this CPU alone (single)
+	runStarts                  float64
+	principals                 int
 }
 
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	var o options
 	fs.StringVar(&o.role, "role", "", "internal: run as upstream, passthrough or adapter")
-	fs.StringVar(&o.scenario, "scenario", "all", "all, fanout, idle, single, a2ui, smoke or custom")
+	fs.StringVar(&o.scenario, "scenario", "all", "all, fanout, idle, single, a2ui, smoke, flood or custom")
 	fs.StringVar(&o.targets, "targets", "direct,passthrough,adapter", "custom: targets (direct, passthrough, adapter, adapter-redis, adapter-448MiB)")
 	fs.IntVar(&o.streams, "streams", 1000, "custom: concurrent streams")
 	fs.IntVar(&o.rate, "rate", 20, "custom: events/s per stream")
@@ -91,6 +94,8 @@ func run(args []string, out io.Writer) error {
 	fs.StringVar(&o.memlimit, "memlimit", "", "the adapter's soft memory limit in MiB, as config memoryLimit (off: none; default: the service's default)")
 	fs.BoolVar(&o.h2, "h2", true, "relays reach the upstream over HTTP/2 without TLS (false: HTTP/1.1, a connection per stream, the agent default); the single scenario always uses HTTP/1.1")
 	fs.IntVar(&o.probes, "probes", 200, "runs started while the fan-out (or custom) load is live, to time their start")
+	fs.Float64Var(&o.runStarts, "runstarts", -1, "internal: the adapter's limits.runStartsPerSecond (-1: no limit, as the scenarios that start a thousand runs a second from one client need; 0: the default)")
+	fs.IntVar(&o.principals, "principals", 0, "internal: the adapter knows this many principals, p0 to pN-1, by bearer token (0: no auth)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -135,6 +140,9 @@ func run(args []string, out io.Writer) error {
 	}
 	if o.scenario == "smoke" {
 		do("smoke", func() error { return smoke(out, o) })
+	}
+	if o.scenario == "flood" {
+		do("flood", func() error { return flood(out, o) })
 	}
 	if o.scenario == "custom" {
 		do("custom", func() error {
@@ -288,6 +296,13 @@ func adapterRole(o options) error {
 	cfg.Heartbeat = adapter.Duration(o.heartbeat)
 	cfg.Agents = map[string]adapter.AgentConfig{"load": {Type: "agui", URL: o.upstream + "/run", HTTP2: o.h2}}
 	cfg.Debug.Pprof = true
+	cfg.Limits.RunStartsPerSecond = o.runStarts
+	if o.principals > 0 {
+		cfg.Auth.BearerTokens = map[string]string{}
+		for i := range o.principals {
+			cfg.Auth.BearerTokens[fmt.Sprintf("p%d", i)] = principalToken(i)
+		}
+	}
 	if o.runlog == "redis" {
 		cfg.RunLog = adapter.RunLogConfig{Backend: "redis", URL: o.redisURL, Prefix: fmt.Sprintf("loadgen-%d:", time.Now().UnixNano()), Retention: adapter.Duration(time.Minute)}
 	}
@@ -1213,4 +1228,203 @@ func smoke(out io.Writer, o options) error {
 		return fmt.Errorf("%d events lost, %d errors", p.expected-p.got, p.errors)
 	}
 	return nil
+}
+
+// principalToken is principal pi's bearer token (-principals).
+func principalToken(i int) string { return fmt.Sprintf("loadgen-principal-%d", i) }
+
+// bearer sends every request of a client with a principal's token.
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+// floodPhase is one phase of the flood scenario.
+type floodPhase struct {
+	name                  string
+	lat                   []int64 // ns, the others' events
+	expected, got, errors int64   // the others' events and failed streams
+	attempts, ok, limited int64   // the flooder's run starts
+	refused               int64   // the flooder's other answers and failures
+	retryAfter            string  // the first Retry-After the flooder was sent
+	relay                 *usage
+	floodFor              time.Duration
+}
+
+// Flood parameters: others streams of otherRate ev/s for floodDur while
+// floodWorkers connections of one principal start one-event runs,
+// floodRate a second in all or as fast as they are answered.
+const (
+	floodOthers  = 100
+	otherRate    = 20
+	floodDur     = 10 * time.Second
+	floodWorkers = 32
+	floodRate    = 2000
+)
+
+// flood: one principal (p0) starts tiny runs on floodWorkers
+// connections while floodOthers other principals each stream at
+// otherRate ev/s. Four phases, each on a fresh adapter: no flood;
+// floodRate starts a second under the default run-start limit
+// (limits.runStartsPerSecond); the same with the limit off; as many as
+// the adapter answers, under the limit. The flooder's client runs in
+// this process, on the same cores as the others' clients, the upstream
+// and the adapter: on a small machine its own CPU slows the others too.
+// It reports the flooder's answers, the others' event latency and the
+// adapter's CPU and peak RSS. Loopback only; about 50 s.
+func flood(out io.Writer, o options) error {
+	fmt.Fprintf(out, "\n== flood: principal p0 starts 1-event runs on %d connections while %d other principals stream %d ev/s x %s ==\n", floodWorkers, floodOthers, otherRate, floodDur)
+	phases := []struct {
+		name      string
+		runStarts float64
+		rate      int // the flood's starts a second; 0: none; -1: unpaced
+	}{
+		{"no flood", 0, 0},
+		{fmt.Sprintf("%d/s, default limit", floodRate), 0, floodRate},
+		{fmt.Sprintf("%d/s, no limit", floodRate), -1, floodRate},
+		{"unpaced, default limit", 0, -1},
+	}
+	var results []*floodPhase
+	for _, ph := range phases {
+		r, err := floodRun(o, ph.name, ph.runStarts, ph.rate)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ph.name, err)
+		}
+		results = append(results, r)
+	}
+	fmt.Fprintf(out, "%-22s %10s %10s %7s %7s %9s %9s %10s %9s %10s %9s %9s\n", "phase", "others p50", "others p99", "lost", "errors", "starts/s", "200", "429", "other", "relay cpu", "rss idle", "rss peak")
+	for _, r := range results {
+		rate, ok, lim, oth := "—", "—", "—", "—"
+		if r.floodFor > 0 {
+			rate = fmt.Sprintf("%.0f", float64(r.attempts)/r.floodFor.Seconds())
+			ok, lim, oth = strconv.FormatInt(r.ok, 10), strconv.FormatInt(r.limited, 10), strconv.FormatInt(r.refused, 10)
+		}
+		fmt.Fprintf(out, "%-22s %10s %10s %7d %7d %9s %9s %10s %9s %10s %9s %9s\n", r.name, ms(pct(r.lat, .5)), ms(pct(r.lat, .99)), r.expected-r.got, r.errors, rate, ok, lim, oth, secs(r.relay.cpu), mib(r.relay.idle), mib(r.relay.peak))
+	}
+	for _, f := range results[1:] {
+		if q := results[0]; q.relay.cpu > 0 && f.relay.cpu > 0 && f.attempts > 0 {
+			fmt.Fprintf(out, "%s: %.1f µs of the adapter's CPU per run start refused or started (its CPU above the no-flood phase's)\n",
+				f.name, float64((f.relay.cpu-q.relay.cpu).Microseconds())/float64(f.attempts))
+		}
+	}
+	for _, r := range results {
+		if r.retryAfter != "" {
+			fmt.Fprintf(out, "%s: the flooder's first 429 said Retry-After: %s\n", r.name, r.retryAfter)
+		}
+	}
+	fmt.Fprintf(out, "starts/s: the flooder's run-start requests answered per second; 200: its runs started; 429: refused by the limit\n")
+	return nil
+}
+
+// floodRun runs one phase of the flood scenario on a fresh upstream and
+// adapter.
+func floodRun(o options, name string, runStarts float64, rate int) (*floodPhase, error) {
+	up, err := start("upstream", "-role", "upstream")
+	if err != nil {
+		return nil, err
+	}
+	defer up.stop()
+	relay, err := o.start("adapter", "-role", "adapter", "-upstream", "http://"+up.addr, "-heartbeat", o.heartbeat.String(), fmt.Sprintf("-h2=%v", o.h2),
+		"-runstarts", strconv.FormatFloat(runStarts, 'g', -1, 64), "-principals", strconv.Itoa(floodOthers+1))
+	if err != nil {
+		return nil, err
+	}
+	defer relay.stop()
+	url := "http://" + relay.addr + "/agents/load/run"
+	runtime.GC()
+	r := &floodPhase{name: name}
+	ru := watch(relay)
+	n := int(floodDur.Seconds() * otherRate)
+	r.expected = int64(floodOthers * n)
+	base := &http.Transport{MaxIdleConnsPerHost: floodOthers + floodWorkers, DisableCompression: true}
+	defer base.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), floodDur+time.Minute)
+	defer cancel()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	for i := 1; i <= floodOthers; i++ {
+		client := &http.Client{Transport: bearer{principalToken(i), base}}
+		wg.Go(func() {
+			var lat []int64
+			got, err := stream(ctx, client, url, n, otherRate, unpacedMode{}, &lat)
+			mu.Lock()
+			defer mu.Unlock()
+			r.got += got
+			r.lat = append(r.lat, lat...)
+			if err != nil {
+				r.errors++
+				firstErr.CompareAndSwap(nil, err.Error())
+			}
+		})
+		time.Sleep(time.Millisecond) // a crowd arriving, not one SYN burst
+	}
+	if rate != 0 {
+		// The flood starts once every stream has, and ends before them.
+		time.Sleep(500 * time.Millisecond)
+		flooder := &http.Client{Transport: bearer{principalToken(0), base}}
+		var attempts, ok, limited, refused atomic.Int64
+		var retryAfter atomic.Value
+		t0 := time.Now()
+		floodCtx, stop := context.WithTimeout(ctx, floodDur-time.Second)
+		var fw sync.WaitGroup
+		for w := range floodWorkers {
+			fw.Go(func() {
+				for k := 0; floodCtx.Err() == nil; k++ {
+					if rate > 0 { // open loop: attempt k of worker w at its time
+						at := t0.Add(time.Duration(k*floodWorkers+w) * time.Second / time.Duration(rate))
+						select {
+						case <-time.After(time.Until(at)):
+						case <-floodCtx.Done():
+							return
+						}
+					}
+					id := runSeq.Add(1)
+					body := fmt.Sprintf(`{"threadId":"f%d","runId":"f%d","messages":[],"forwardedProps":{"N":1,"Rate":0}}`, id, id)
+					req, _ := http.NewRequestWithContext(floodCtx, http.MethodPost, url, strings.NewReader(body))
+					req.Header.Set("Content-Type", "application/json")
+					resp, err := flooder.Do(req)
+					if err != nil {
+						if floodCtx.Err() == nil {
+							refused.Add(1)
+							attempts.Add(1)
+						}
+						continue
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					attempts.Add(1)
+					switch resp.StatusCode {
+					case http.StatusOK:
+						ok.Add(1)
+					case http.StatusTooManyRequests:
+						limited.Add(1)
+						retryAfter.CompareAndSwap(nil, resp.Header.Get("Retry-After"))
+					default:
+						refused.Add(1)
+					}
+				}
+			})
+		}
+		fw.Wait()
+		stop()
+		r.floodFor = time.Since(t0)
+		r.attempts, r.ok, r.limited, r.refused = attempts.Load(), ok.Load(), limited.Load(), refused.Load()
+		if v, _ := retryAfter.Load().(string); v != "" {
+			r.retryAfter = v
+		}
+	}
+	wg.Wait()
+	ru.done()
+	r.relay = ru
+	if e := firstErr.Load(); e != nil {
+		fmt.Fprintf(os.Stderr, "  %s: first error: %s\n", name, e)
+	}
+	return r, nil
 }
