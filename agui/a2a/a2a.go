@@ -74,7 +74,10 @@ type Agent struct {
 	// CardTTL is how long the agent card is kept (default 5 min).
 	CardTTL time.Duration
 	// ExposeErrors quotes the agent's error answers in RUN_ERROR
-	// (agui.StatusError); off, the client sees only their status.
+	// (agui.StatusError), and its JSON-RPC errors' messages; off, the
+	// client sees only their status or code, and the log the rest. (A
+	// failed task's status message is the agent's word to the user and
+	// is always shown.)
 	ExposeErrors bool
 	// Check filters A2UI messages (the adapter's validator).
 	Check Check
@@ -390,7 +393,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			method = "SendStreamingMessage"
 		}
 		body := map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": map[string]any{"message": msg}}
-		t := &translator{in: in, yield: yield, v1: c.Version == "1.0", check: a.Check, surfaces: map[string]*surface{}}
+		t := &translator{in: in, yield: yield, v1: c.Version == "1.0", check: a.Check, surfaces: map[string]*surface{}, expose: a.ExposeErrors}
 		if id, ok := msg["taskId"].(string); ok {
 			t.resumed = id
 		}

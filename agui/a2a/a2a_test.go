@@ -179,9 +179,15 @@ func TestRPCErrors(t *testing.T) {
 		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32001,\"message\":\"Task not found\"}}\n\n")
 	}))
 	defer srv.Close()
-	evs, err := runAll(t, &Agent{URL: srv.URL}, userInput("hi"))
+	evs, err := runAll(t, &Agent{URL: srv.URL, ExposeErrors: true}, userInput("hi"))
 	if err != nil || evs[len(evs)-1].(*agui.RunError).Message != "Task not found" {
 		t.Errorf("%v %v", evs, err)
+	}
+	// Not exposed: the code and a fixed text; the message is the cause.
+	_, err = runAll(t, &Agent{URL: srv.URL}, userInput("hi"))
+	var re *agui.RunErr
+	if !asRunErr(err, &re) || re.Code != "a2a_error" || strings.Contains(re.Message, "Task not found") || !strings.Contains(err.Error(), "Task not found") {
+		t.Errorf("not exposed: %v", err)
 	}
 	if _, err := runAll(t, &Agent{URL: "http://127.0.0.1:1"}, userInput("hi")); err == nil || !strings.Contains(err.Error(), "agent's card") {
 		t.Errorf("unreachable: %v", err)
@@ -248,6 +254,44 @@ func TestA2UIClientMetadata(t *testing.T) {
 			if err := check(model, got); err != nil {
 				t.Errorf("data model %v: %v", got, err)
 			}
+		}
+	}
+}
+
+// A JSON-RPC error answer is the A2A server's error body (often an
+// exception's text): it reaches the client only when upstream errors are
+// exposed; otherwise RUN_ERROR has a fixed text and the error goes to the
+// log (the yielded error's cause).
+func TestJSONRPCErrorNotExposed(t *testing.T) {
+	const secret = "Traceback: KeyError 'OPENAI_API_KEY' at /srv/agent/secrets.py"
+	frame := []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"` + secret + `"}}`)
+	for _, expose := range []bool{false, true} {
+		var seen []string
+		var cause error
+		tr := &translator{in: &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, expose: expose, surfaces: map[string]*surface{}, yield: func(ev agui.Event, err error) bool {
+			if err != nil {
+				cause = err
+				ev = agui.AsRunError(err)
+			}
+			if re, ok := ev.(*agui.RunError); ok {
+				if re.Code != "a2a_error" {
+					t.Errorf("expose=%v: code %q", expose, re.Code)
+				}
+				seen = append(seen, re.Message)
+			}
+			return true
+		}}
+		if tr.frame(context.Background(), frame) {
+			t.Errorf("expose=%v: the run goes on after a JSON-RPC error", expose)
+		}
+		if len(seen) != 1 {
+			t.Fatalf("expose=%v: RUN_ERRORs %q", expose, seen)
+		}
+		if got := strings.Contains(seen[0], "OPENAI_API_KEY"); got != expose {
+			t.Errorf("expose=%v: RUN_ERROR message %q", expose, seen[0])
+		}
+		if !expose && (cause == nil || !strings.Contains(cause.Error(), "OPENAI_API_KEY")) {
+			t.Errorf("the error is not in the logged cause: %v", cause)
 		}
 	}
 }

@@ -196,7 +196,8 @@ func TestRecordedStreams(t *testing.T) {
 			rp := newReplay(t, g)
 			srv := httptest.NewServer(rp)
 			defer srv.Close()
-			got, err := run(t, &Agent{URL: srv.URL, Graph: g}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
+			// The archives keep the server's error text (ExposeErrors).
+			got, err := run(t, &Agent{URL: srv.URL, Graph: g, ExposeErrors: true}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -641,6 +642,44 @@ func TestSnapshotsShowOnlyOutputKeys(t *testing.T) {
 		}
 		if tc.not != "" && strings.Contains(out, tc.not) {
 			t.Errorf("schemas %q: a private key reached the client:\n%s", tc.schemas, out)
+		}
+	}
+}
+
+// A LangGraph error event carries the server's exception text (internal
+// host names, SQL, secrets in a message): it reaches the client only when
+// upstream errors are exposed; otherwise RUN_ERROR has a fixed text and
+// the exception goes to the log (the yielded error's cause).
+func TestErrorEventNotExposed(t *testing.T) {
+	const secret = "psycopg.OperationalError: connection to db.internal:5432 failed: password authentication failed for user admin"
+	frame := "event: error\ndata: {\"error\":\"OperationalError\",\"message\":\"" + secret + "\"}\n\n"
+	for _, expose := range []bool{false, true} {
+		var seen []string
+		var cause error
+		tr := &translator{in: input(), expose: expose, yield: func(ev agui.Event, err error) bool {
+			if err != nil {
+				cause = err
+				ev = agui.AsRunError(err)
+			}
+			if re, ok := ev.(*agui.RunError); ok {
+				if re.Code != "langgraph_error" {
+					t.Errorf("expose=%v: code %q", expose, re.Code)
+				}
+				seen = append(seen, re.Message)
+			}
+			return true
+		}}
+		if _, err := tr.consume(strings.NewReader(frame), 1<<16); err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != 1 {
+			t.Fatalf("expose=%v: RUN_ERRORs %q", expose, seen)
+		}
+		if got := strings.Contains(seen[0], "db.internal"); got != expose {
+			t.Errorf("expose=%v: RUN_ERROR message %q", expose, seen[0])
+		}
+		if !expose && (cause == nil || !strings.Contains(cause.Error(), "db.internal")) {
+			t.Errorf("the exception is not in the logged cause: %v", cause)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -36,6 +37,7 @@ type translator struct {
 	reasoning     string          // open reasoning message id
 	hidden        map[string]bool // tool calls not emitted (copilotkit:emit-tool-calls false)
 	predicting    map[string]*predicted
+	expose        bool // an error event's text reaches the client (Agent.ExposeErrors)
 }
 
 // emitOpts are the CopilotKit emit settings a chat model call carries in
@@ -481,7 +483,12 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 				msg = "the LangGraph run failed"
 			}
 			t.ended = true
-			t.yield(&agui.RunError{Message: msg, Code: "langgraph_error"}, nil)
+			if t.expose || msg == "the LangGraph run failed" {
+				t.yield(&agui.RunError{Message: msg, Code: "langgraph_error"}, nil)
+			} else {
+				// The server's exception text: to the log, not the user.
+				t.yield(nil, &agui.RunErr{Code: "langgraph_error", Message: "the LangGraph run failed (its error is in the adapter's log)", Err: fmt.Errorf("LangGraph error event: %s", msg)})
+			}
 			return true, nil
 		case "end":
 			return t.finish(), nil
