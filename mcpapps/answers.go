@@ -193,6 +193,12 @@ func (a *Answers) Deliver(ctx context.Context, c Caller, answer json.RawMessage)
 	}
 	k := answerKey(c)
 	if a.Receive(k, answer) {
+		if a.relay != nil {
+			// Answered: withdrawn from the other instances at once, so
+			// that a second answer through one is told none waits (not
+			// "delivered" and dropped). Best effort, as Close's.
+			_ = a.relay.Close(context.WithoutCancel(ctx), k)
+		}
 		return nil
 	}
 	if a.relay == nil {
