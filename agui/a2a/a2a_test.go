@@ -11,7 +11,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.uber.org/goleak"
@@ -293,5 +295,65 @@ func TestJSONRPCErrorNotExposed(t *testing.T) {
 		if !expose && (cause == nil || !strings.Contains(cause.Error(), "OPENAI_API_KEY")) {
 			t.Errorf("the error is not in the logged cause: %v", cause)
 		}
+	}
+}
+
+// Many runs starting at once with no card cached (the first ones, or as
+// the card expires) fetch the card once, not once each; a run whose
+// client leaves stops waiting for another's fetch.
+func TestCardFetchedOnceByConcurrentRuns(t *testing.T) {
+	var cards atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "agent-card.json") {
+			cards.Add(1)
+			<-release
+			fmt.Fprintf(w, `{"url":"http://%s/rpc","protocolVersion":"0.3.0"}`, r.Host)
+			return
+		}
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"status-update\",\"taskId\":\"T\",\"status\":{\"state\":\"completed\"},\"final\":true}}\n\n")
+	}))
+	defer srv.Close()
+	a := &Agent{URL: srv.URL}
+	// A run whose client leaves while another fetches the card.
+	gone, leave := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() { _, err := a.readCard(context.Background()); first <- err }()
+	for cards.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	left := make(chan error, 1)
+	go func() { _, err := a.readCard(gone); left <- err }()
+	leave()
+	select {
+	case err := <-left:
+		if err == nil {
+			t.Error("a run whose client left got a card")
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("a run whose client left still waits for another's card fetch")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for range 50 {
+		wg.Go(func() {
+			_, err := runAll(t, a, userInput("hi"))
+			errs <- err
+		})
+	}
+	time.Sleep(100 * time.Millisecond) // the 50 are waiting
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if n := cards.Load(); n != 1 {
+		t.Errorf("51 runs fetched the card %d times, want 1", n)
 	}
 }
