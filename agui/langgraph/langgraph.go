@@ -84,8 +84,8 @@ type Agent struct {
 	CopilotKitHelpers bool
 
 	schemaMu   sync.Mutex
-	schemaAt   time.Time
-	schemaKeys map[string]bool
+	schemaAt   time.Time       // when the schema was last asked for
+	schemaKeys map[string]bool // nil: every key
 }
 
 // PrincipalKey is the configurable key (the context key when the run has

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -681,5 +682,51 @@ func TestErrorEventNotExposed(t *testing.T) {
 		if !expose && (cause == nil || !strings.Contains(cause.Error(), "db.internal")) {
 			t.Errorf("the exception is not in the logged cause: %v", cause)
 		}
+	}
+}
+
+// The output schema keeps a graph's private state keys on the server: a
+// refresh the server cannot answer (down, overloaded, slow) keeps the
+// keys it gave, rather than turning the filter off for a TTL. A server
+// that answers without a schema (a 404, no properties) shows every key.
+func TestOutputKeysKeptWhenTheServerCannotAnswer(t *testing.T) {
+	var status atomic.Int32
+	status.Store(200)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s := int(status.Load()); s != 200 {
+			w.WriteHeader(s)
+			return
+		}
+		io.WriteString(w, `{"output_schema":{"properties":{"answer":{}}}}`)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	expire := func(a *Agent) {
+		a.schemaMu.Lock()
+		a.schemaAt = time.Now().Add(-2 * schemaTTL)
+		a.schemaMu.Unlock()
+	}
+	a := &Agent{URL: srv.URL, Graph: "g"}
+	if keys := a.outputKeys(ctx); !keys["answer"] || len(keys) != 1 {
+		t.Fatalf("keys %v", keys)
+	}
+	for _, s := range []int32{503, 500, 429} {
+		status.Store(s)
+		expire(a)
+		if keys := a.outputKeys(ctx); !keys["answer"] || len(keys) != 1 {
+			t.Errorf("a %d on refresh: keys %v, want the last known {answer}", s, keys)
+		}
+	}
+	a.URL = "http://127.0.0.1:1"
+	expire(a)
+	if keys := a.outputKeys(ctx); !keys["answer"] || len(keys) != 1 {
+		t.Errorf("unreachable on refresh: keys %v, want the last known {answer}", keys)
+	}
+	// The server says it has no schema now (a redeployed graph): every key.
+	a.URL = srv.URL
+	status.Store(404)
+	expire(a)
+	if keys := a.outputKeys(ctx); keys != nil {
+		t.Errorf("a 404: keys %v, want nil (every key)", keys)
 	}
 }
