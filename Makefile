@@ -1,6 +1,6 @@
 # make test runs everything CI runs: formatting, vet and staticcheck, Go tests with the race
 # detector, and the Node end-to-end suite against the real clients.
-.PHONY: docs docs-check vendor-check test fmt-check vet gotest benchsmoke e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak
+.PHONY: docs docs-check e2e-venv vendor-check test fmt-check vet gotest benchsmoke e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak
 
 GO ?= go
 
@@ -42,7 +42,18 @@ e2e/copilotkit/node_modules/.installed: e2e/copilotkit/package.json e2e/copilotk
 	cd e2e/copilotkit && npm ci --no-audit --no-fund
 	touch $@
 
-e2e-deps: e2e/node_modules/.installed e2e/copilotkit/node_modules/.installed
+# The Python peers of the LangGraph e2e tests (langgraph dev, the official
+# ag-ui-langgraph endpoint): a virtualenv of exact pins, made again when
+# the pins change.
+e2e/.venv/requirements.txt: e2e/python/requirements.txt
+	rm -rf e2e/.venv
+	python3 -m venv e2e/.venv
+	e2e/.venv/bin/pip install -q --disable-pip-version-check -r e2e/python/requirements.txt
+	cp e2e/python/requirements.txt $@
+
+e2e-venv: e2e/.venv/requirements.txt
+
+e2e-deps: e2e/node_modules/.installed e2e/copilotkit/node_modules/.installed e2e-venv
 
 e2e: e2e-deps vendor-check
 	cd e2e && npm test

@@ -442,13 +442,21 @@ type AgentConfig struct {
 	// MessagesSnapshot (langgraph only, default true) ends each run with
 	// the thread's messages, as @ag-ui/langgraph does.
 	MessagesSnapshot *bool `yaml:"messagesSnapshot,omitempty"`
-	// Subgraphs (langgraph only, default true) streams subgraphs' work.
+	// Subgraphs (langgraph only, default true) asks the LangGraph server to
+	// stream subgraphs' work (stream_subgraphs), unless the client's
+	// forwardedProps.streamSubgraphs is false, when a probe shows the
+	// server can: once per agent, and again every 10 minutes, a run on a
+	// scratch thread interrupted before its first node (the JavaScript
+	// server 2.0.0 fails such runs or never ends them). false never asks.
 	Subgraphs *bool `yaml:"subgraphs,omitempty"`
-	// CopilotKitHelpers (langgraph only) reads the custom events of the
-	// CopilotKit SDKs' LangGraph helpers (emit message, tool call, state;
-	// exit) from the "events" stream mode, which repeats every node's
-	// input and output: on only when the graph uses them.
-	CopilotKitHelpers bool `yaml:"copilotkitHelpers,omitempty"`
+	// CopilotKitHelpers (langgraph only, default true) reads the custom
+	// events of the CopilotKit SDKs' LangGraph helpers (copilotkit_emit_state,
+	// copilotkit_emit_message, copilotkit_emit_tool_call, copilotkit_exit)
+	// from the "events" stream mode, as @ag-ui/langgraph does. That mode
+	// repeats every node's input and output and every model token, about
+	// doubling what the LangGraph server sends: false leaves it out for
+	// graphs that use no helpers.
+	CopilotKitHelpers *bool `yaml:"copilotkitHelpers,omitempty"`
 	// Delay paces the demo agent's events (demo only).
 	Delay Duration `yaml:"delay,omitempty"`
 	// A2UI configures structured tool results as A2UI surfaces.
@@ -530,8 +538,10 @@ func DefaultConfig() Config {
 	return Config{
 		Listen:               DefaultListen,
 		ExposeUpstreamErrors: true,
-		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM): say table, record, metrics, chart, form, app or error",
+		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM)",
 			Delay: Duration(30 * time.Millisecond), MCPServers: []string{"refunds", "genui"}}},
+		// The demo's render_url shows the adapter's own page.
+		Toolkit: ToolkitConfig{URLAllowlist: []string{"http://" + DefaultListen}},
 	}
 }
 

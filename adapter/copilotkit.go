@@ -115,8 +115,9 @@ func handleCPKStop(s *Server) echo.HandlerFunc {
 // connect replays the principal's thread history as one synthetic run
 // carrying a MESSAGES_SNAPSHOT (activity messages included, so surfaces
 // and cards render again), then follows the thread's active run, if any,
-// until its terminal event. A thread the principal does not have gets an
-// empty stream, like a new one.
+// until its terminal event. A thread the run log does not hold comes from
+// the agent's backend when it keeps its threads (threadKeeper); one the
+// principal does not have anywhere gets an empty stream, like a new one.
 func (s *Server) connect(c *echo.Context, agentID string, body []byte) error {
 	if _, ok := s.agents[agentID]; !ok {
 		return cpkError(&httpError{Status: http.StatusNotFound, Code: "agent_not_found", Msg: fmt.Sprintf("Agent '%s' does not exist", agentID)})
@@ -135,6 +136,11 @@ func (s *Server) connect(c *echo.Context, agentID string, body []byte) error {
 	th, err := s.runs.Thread(ctx, principal, req.ThreadID)
 	if err != nil {
 		return err
+	}
+	if len(th.Messages) == 0 && th.ActiveRunID == "" {
+		// Not in the run log (restart, retention): from the agent's
+		// backend, if it keeps its threads (a LangGraph thread's state).
+		th.Messages = s.keptMessages(ctx, principal, req.ThreadID, agentID)
 	}
 	var rd *runs.Reader
 	if th.ActiveRunID != "" {

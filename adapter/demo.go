@@ -20,6 +20,26 @@ import (
 // the shipments table.
 type demoAgent struct {
 	delay time.Duration
+	// pageURL is the page the url scenario asks render_url to show.
+	pageURL string
+}
+
+// demoPageURL is the page the demo's render_url shows: the adapter's own
+// /playground/page.html when its origin is on the toolkit's URL allowlist
+// (the built-in configuration's is), else the first allowlisted origin,
+// else a page the toolkit refuses (the refusal is the demo then).
+func demoPageURL(cfg Config) string {
+	allowed := origins(cfg.Toolkit.URLAllowlist)
+	self := "http://" + strings.ToLower(cfg.Listen)
+	for _, o := range allowed {
+		if o == self {
+			return self + "/playground/page.html"
+		}
+	}
+	if len(allowed) > 0 {
+		return allowed[0] + "/"
+	}
+	return "https://example.com/"
 }
 
 // demoScenarios lists the keywords, in the greeting's order.
@@ -52,8 +72,9 @@ var toolkitDemos = map[string]struct {
 			map[string]any{"id": "SO-9033", "customer": "Barbara Liskov", "total": 77.25, "placed": "2026-11-29", "paid": false},
 			map[string]any{"id": "SO-9040", "customer": "Donald Knuth", "total": 512, "placed": "2026-11-30", "paid": true},
 		}, "sort": map[string]any{"key": "total", "desc": true}}},
+	"chart": {"Sales by region, in thousands.", "render_chart", map[string]any{"type": "bar", "title": "Sales by region", "unit": "k€",
+		"labels": []string{"North", "South", "East", "West", "Central"}, "series": []any{map[string]any{"name": "2026", "values": []float64{120, 95, 143, 88, 61}}}}},
 	"html": {"A styled summary, written as HTML.", "render_html", map[string]any{"title": "Release notes", "html": "<h3 style='margin:0'>Version 2.0</h3><ul><li><b>Charts</b>: eight kinds</li><li><b>Tables</b>: sort and page</li></ul><p id='probe'>No scripts, no network.</p>"}},
-	"url":  {"Opening the page in a card.", "render_url", map[string]any{"url": "https://example.com/", "title": "Example"}},
 	"ask":  {"One question first.", "ask_user", map[string]any{"question": "Which plan should I prepare?", "mode": "single", "options": []string{"Basic", "Pro", "Enterprise"}}},
 }
 
@@ -71,8 +92,6 @@ var customer = map[string]any{
 }
 
 var kpis = map[string]any{"revenue": 128400, "orders": 342, "conversionRate": 3.4, "activeUsers": 1893}
-
-var salesByRegion = map[string]any{"North": 120, "South": 95, "East": 143, "West": 88, "Central": 61}
 
 func lastUserText(in *agui.RunAgentInput) string {
 	for i := len(in.Messages) - 1; i >= 0; i-- {
@@ -239,6 +258,12 @@ func (d *demoAgent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[a
 			}
 		}
 		ok := true
+		if scenario == "url" {
+			if text("Opening the page in a card.") && call("render_url", map[string]any{"url": d.pageURL, "title": "A page in a card"}, nil) {
+				finish()
+			}
+			return
+		}
 		if d, isToolkit := toolkitDemos[scenario]; isToolkit {
 			if text(d.say) && call(d.tool, d.args, nil) {
 				finish() // not reached when the adapter runs the tool: it runs this agent again
@@ -250,8 +275,6 @@ func (d *demoAgent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[a
 			ok = text("Here is the customer record.") && call("get_customer", map[string]string{"email": "grace@example.com"}, customer) && state(scenario)
 		case "metrics":
 			ok = text("These are this week's KPIs.") && call("get_kpis", map[string]string{"period": "week"}, kpis) && state(scenario)
-		case "chart":
-			ok = text("Sales by region, in thousands.") && call("sales_by_region", map[string]string{"unit": "k"}, salesByRegion) && state(scenario)
 		case "form":
 			ops := []json.RawMessage{}
 			for _, m := range feedbackForm(catalogOf(in)) {

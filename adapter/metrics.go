@@ -12,6 +12,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/langgraph"
 )
 
 // metrics are the service's Prometheus metrics, in their own registry.
@@ -73,7 +74,7 @@ var knownCodes = map[string]bool{
 	agui.CodeUpstreamTruncated: true, agui.CodeUpstreamInvalid: true, agui.CodeUpstreamUnreachable: true,
 	agui.CodeUpstreamStatus: true, agui.CodeUpstreamTooLarge: true, agui.CodeShutdown: true, agui.CodeInternal: true, agui.CodeOriginNotAllowed: true,
 	"cancelled": true, "abort": true, "superseded": true, "detached": true, "owner_lost": true,
-	"langgraph_error": true, "resume_gap": true, "run_log_error": true, "": true,
+	langgraph.CodeGraphError: true, langgraph.CodeInterruptNotPending: true, "resume_gap": true, "run_log_error": true, "": true,
 }
 
 // RunStarted implements runs.Observer.

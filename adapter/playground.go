@@ -22,7 +22,7 @@ func handlePlaygroundIndex() echo.HandlerFunc {
 }
 
 func handlePlaygroundFile() echo.HandlerFunc {
-	types := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+	types := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".html": "text/html; charset=utf-8"}
 	return func(c *echo.Context) error {
 		name := filepath.Base(c.Param("file"))
 		b, err := playgroundFS.ReadFile("playground/" + name)

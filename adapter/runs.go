@@ -295,7 +295,9 @@ func handleRunCancel(s *Server) echo.HandlerFunc {
 	}
 }
 
-// handleThreadMessages returns a thread's compacted history.
+// handleThreadMessages returns a thread's compacted history. A thread
+// the run log does not hold comes from the backend that keeps it, if one
+// does (threadKeeper; ?agentId= names the agent to ask, else every one).
 func handleThreadMessages(s *Server) echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		id := c.Param("threadId")
@@ -305,6 +307,13 @@ func handleThreadMessages(s *Server) echo.HandlerFunc {
 		th, err := s.runs.Thread(c.Request().Context(), principalOf(c), id)
 		if err != nil {
 			return err
+		}
+		if len(th.Messages) == 0 && th.ActiveRunID == "" {
+			// Not in the run log (restart, retention): from the backend
+			// that keeps the thread (?agentId= names it), if one does.
+			if kept := s.keptMessages(c.Request().Context(), principalOf(c), id, c.QueryParam("agentId")); kept != nil {
+				th.Messages = kept
+			}
 		}
 		out := map[string]any{"threadId": id, "messages": s.renewCards(c, id, th.Messages), "activeRunId": th.ActiveRunID}
 		if th.Trimmed > 0 {

@@ -391,3 +391,36 @@ func TestResumeMayReuseARunID(t *testing.T) {
 		t.Errorf("a plain run with a used id = %d, want 409", code)
 	}
 }
+
+// TestThreadMessagesDuringRun: while a run streams, the thread's messages
+// already hold the user's message and name the active run, so a client
+// that reloads shows the message and resumes the run
+// (GET /runs/{id}/events).
+func TestThreadMessagesDuringRun(t *testing.T) {
+	up := newCountingUpstream(t, 1000, 20*time.Millisecond)
+	ts := newTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	resp := doReq(t, "POST", ts.URL+"/agents/a/run", `{"threadId":"tm","runId":"rm","messages":[{"id":"u1","role":"user","content":"hello during the run"}]}`, nil)
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	frames := make(chan []frame, 1)
+	go func() { frames <- readFrames(br, nil) }()
+	time.Sleep(80 * time.Millisecond)
+	hr := doReq(t, "GET", ts.URL+"/threads/tm/messages", "", nil)
+	var th struct {
+		Messages []struct {
+			ID, Role string
+			Content  any
+		}
+		ActiveRunID string
+	}
+	json.NewDecoder(hr.Body).Decode(&th)
+	hr.Body.Close()
+	if th.ActiveRunID != "rm" {
+		t.Errorf("activeRunId = %q, want rm", th.ActiveRunID)
+	}
+	if len(th.Messages) == 0 || th.Messages[0].ID != "u1" || th.Messages[0].Content != "hello during the run" {
+		t.Errorf("messages during the run = %+v, want the user's message", th.Messages)
+	}
+	doReq(t, "POST", ts.URL+"/runs/rm/cancel", "", nil).Body.Close()
+	<-frames
+}

@@ -446,9 +446,17 @@ agents: {d: {type: demo}}`)
 	// second gets 429 with Retry-After; bob is not affected.
 	c := rawConn(t, ts.URL)
 	io.WriteString(c, "POST /a2ui/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer "+aliceTok+"\r\nContent-Length: 1000\r\n\r\n[")
-	time.Sleep(100 * time.Millisecond)
-	r = doReq(t, "POST", ts.URL+"/a2ui/validate", msg, alice)
-	r.Body.Close()
+	// The server takes the slot once it has read the first request's
+	// head: ask again until it has (no fixed sleep, so a loaded machine
+	// cannot make the test flaky).
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		r = doReq(t, "POST", ts.URL+"/a2ui/validate", msg, alice)
+		r.Body.Close()
+		if r.StatusCode == http.StatusTooManyRequests || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if r.StatusCode != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" {
 		t.Errorf("alice's second concurrent validate = %d (Retry-After %q), want 429 with Retry-After", r.StatusCode, r.Header.Get("Retry-After"))
 	}

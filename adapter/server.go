@@ -36,9 +36,10 @@ import (
 
 // agentEntry is a configured agent with its middleware chain.
 type agentEntry struct {
-	id    string
-	cfg   AgentConfig
-	chain agui.Agent
+	id     string
+	cfg    AgentConfig
+	chain  agui.Agent
+	keeper threadKeeper // the backend, when it keeps its threads' conversations
 }
 
 // Server is the HTTP service. It implements http.Handler.
@@ -211,6 +212,10 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("agent %s: %w", id, err)
 		}
 		s.agents[id] = &agentEntry{id: id, cfg: ac, chain: s.chain(id, ac, backend)}
+		s.agents[id].keeper, _ = backend.(threadKeeper)
+		if lg, ok := backend.(*langgraph.Agent); ok {
+			lg.Logger = s.logger
+		}
 	}
 	e := echo.New()
 	e.Logger = logger
@@ -259,7 +264,7 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 	}
 	switch ac.Type {
 	case "demo":
-		return &demoAgent{delay: time.Duration(ac.Delay)}, nil
+		return &demoAgent{delay: time.Duration(ac.Delay), pageURL: demoPageURL(cfg)}, nil
 	case "agui":
 		return &agui.HTTPAgent{
 			Client:          client,
@@ -288,22 +293,22 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 		}, nil
 	case "langgraph":
 		return &langgraph.Agent{
-			URL:                ac.URL,
-			Graph:              ac.Graph,
-			APIKey:             ac.APIKey,
-			AssistantConfig:    ac.AssistantConfig,
-			Headers:            ac.Headers,
-			ForwardHeaders:     ac.ForwardHeaders,
-			ConnectTimeout:     time.Duration(ac.ConnectTimeout),
-			IdleTimeout:        time.Duration(ac.IdleTimeout),
-			MaxEventSize:       cfg.MaxEventBytes,
-			Client:             client,
-			Origins:            origins,
-			ExposeErrors:       cfg.ExposeUpstreamErrors,
-			ClientConfigKeys:   ac.ClientConfigKeys,
-			NoMessagesSnapshot: ac.MessagesSnapshot != nil && !*ac.MessagesSnapshot,
-			NoSubgraphs:        ac.Subgraphs != nil && !*ac.Subgraphs,
-			CopilotKitHelpers:  ac.CopilotKitHelpers,
+			URL:                 ac.URL,
+			Graph:               ac.Graph,
+			APIKey:              ac.APIKey,
+			AssistantConfig:     ac.AssistantConfig,
+			Headers:             ac.Headers,
+			ForwardHeaders:      ac.ForwardHeaders,
+			ConnectTimeout:      time.Duration(ac.ConnectTimeout),
+			IdleTimeout:         time.Duration(ac.IdleTimeout),
+			MaxEventSize:        cfg.MaxEventBytes,
+			Client:              client,
+			Origins:             origins,
+			ExposeErrors:        cfg.ExposeUpstreamErrors,
+			ClientConfigKeys:    ac.ClientConfigKeys,
+			NoMessagesSnapshot:  ac.MessagesSnapshot != nil && !*ac.MessagesSnapshot,
+			NoSubgraphs:         ac.Subgraphs != nil && !*ac.Subgraphs,
+			NoCopilotKitHelpers: ac.CopilotKitHelpers != nil && !*ac.CopilotKitHelpers,
 		}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown agent type %q", ErrConfig, ac.Type)

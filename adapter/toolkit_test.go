@@ -68,7 +68,7 @@ func TestToolkitThroughTheChain(t *testing.T) {
 		}
 	}
 	// render_url outside the allowlist: refused with what to do instead.
-	url2 := toolkitServer(t, nil)
+	url2 := toolkitServer(t, func(c *Config) { c.Toolkit.URLAllowlist = nil })
 	_, out := post(t, url2+"/agents/demo/run", "application/json", sayBody("u", "u1", "url", cards))
 	// The card shows the refusal (an error result reaches the View).
 	if !strings.Contains(out, "not on this deployment") || !strings.Contains(out, `"isError":true`) || strings.Contains(out, `"kind":"url"`) {

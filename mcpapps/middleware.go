@@ -451,6 +451,9 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 				return
 			}
 			if held != nil {
+				// A later round's ids are ours (-round-N): the client's
+				// run ends, not a repair of the agent's ids.
+				held.ThreadID, held.RunID = in.ThreadID, in.RunID
 				r.yield(held, nil)
 			}
 			return

@@ -57,6 +57,13 @@ async function loadAgents() {
 // iframe moved in the DOM would reload) and their cards torn down
 // (ui/resource-teardown) before they are removed.
 function reset() {
+  // The active run is cancelled (a waiting ask would hold the thread for
+  // minutes) and the page stops reading it.
+  if (state.running) stop().then((abort) => abort?.abort());
+  state.running = false;
+  state.runId = null;
+  $("composer").classList.remove("busy");
+  $("stop").hidden = true;
   const old = [...state.cards.values()];
   state.cards.clear();
   const gone = [...$("pairs").children];
@@ -83,12 +90,26 @@ function addMessage(cls, text) {
   return li;
 }
 
+// DELTAS are the streamed pieces the log shows as one row per message or
+// tool call: the row counts them and shows what they add up to.
+const DELTAS = { TEXT_MESSAGE_CONTENT: "messageId", TOOL_CALL_ARGS: "toolCallId", REASONING_MESSAGE_CONTENT: "messageId" };
+
 function logEvent(ev, t0, repair) {
   state.types.add(ev.type);
+  window.__playground.events.push(ev);
   if (![...$("filter").options].some((o) => o.value === ev.type)) {
     const o = document.createElement("option");
     o.value = o.textContent = ev.type;
     $("filter").appendChild(o);
+  }
+  const key = DELTAS[ev.type] && `${ev.type} ${ev[DELTAS[ev.type]]}`;
+  const last = $("events").lastElementChild;
+  if (key && !repair && last?.dataset.group === key) {
+    last.count += 1;
+    last.joined += ev.delta ?? "";
+    last.querySelector(".n").textContent = `×${last.count}`;
+    last.querySelector(".body").textContent = `${DELTAS[ev.type]} ${ev[DELTAS[ev.type]]}: ${JSON.stringify(last.joined)}`;
+    return;
   }
   const li = document.createElement("li");
   li.dataset.type = ev.type;
@@ -99,10 +120,23 @@ function logEvent(ev, t0, repair) {
   const ty = document.createElement("span");
   ty.className = "type";
   ty.textContent = ev.type;
-  li.append(t, ty, document.createTextNode(JSON.stringify(ev)));
+  const body = document.createElement("span");
+  body.className = "body";
+  body.textContent = JSON.stringify(ev);
+  li.append(t, ty);
+  if (key) {
+    li.dataset.group = key;
+    li.count = 1;
+    li.joined = ev.delta ?? "";
+    const n = document.createElement("span");
+    n.className = "n";
+    n.textContent = "×1";
+    li.append(n);
+    body.textContent = `${DELTAS[ev.type]} ${ev[DELTAS[ev.type]]}: ${JSON.stringify(li.joined)}`;
+  }
+  li.append(body);
   li.hidden = $("filter").value !== "" && $("filter").value !== ev.type;
   $("events").appendChild(li);
-  window.__playground.events.push(ev);
 }
 $("filter").onchange = () => {
   for (const li of $("events").children) li.hidden = $("filter").value !== "" && $("filter").value !== li.dataset.type;
@@ -305,12 +339,6 @@ async function readSSE(res, onEvent) {
 async function run(forwardedProps = {}, { side = false } = {}) {
   if (!state.agent || (state.running && !side)) return;
   const runId = crypto.randomUUID();
-  if (!side) {
-    state.running = true;
-    $("composer").classList.add("busy");
-    state.runId = runId;
-    saveThread();
-  }
   // This host mounts a card when its tool call starts.
   // and sends a card's requests and a surface's actions while a run
   // streams, so a question's answer can come in the same run.
@@ -326,19 +354,48 @@ async function run(forwardedProps = {}, { side = false } = {}) {
     }
   }
   window.__playground.runs.push({ runId, context });
+  const body = JSON.stringify({ threadId: state.threadId, runId, messages: state.history, tools: [], context, forwardedProps: fp });
+  // Calls of tools only a card shows, while nothing showed them.
+  return follow(runId, { side, mcpOnly: fp.genuiRender ? null : new Map() }, (signal) => fetch(`/agents/${state.agent}/run`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+    body,
+    signal,
+  }));
+}
+
+// resume follows a run that is still going (a reload mid-run): its events
+// from the first, so nothing is lost.
+function resume(runId) {
+  if (state.running) return;
+  addMessage("call", `Resuming the active run ${runId}`);
+  return follow(runId, { side: false, mcpOnly: null }, (signal) => fetch(`/runs/${encodeURIComponent(runId)}/events`, { headers: { Accept: "text/event-stream" }, signal }));
+}
+
+// follow shows one run's stream (open(signal) starts it). A run that is
+// not a side run owns the composer until it ends, and is stopped by Stop
+// and New thread; events of a run whose thread was left are dropped.
+async function follow(runId, { side, mcpOnly }, open) {
+  const thread = state.threadId;
+  const ctrl = new AbortController();
+  if (!side) {
+    state.running = true;
+    state.runId = runId;
+    state.abort = ctrl;
+    $("composer").classList.add("busy");
+    $("stop").hidden = false;
+    saveThread();
+  }
   const t0 = performance.now();
   const texts = new Map();
   const names = new Map();
   const args = new Map();
   let repairPending = false;
   try {
-    const res = await fetch(`/agents/${state.agent}/run`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-      body: JSON.stringify({ threadId: state.threadId, runId, messages: state.history, tools: [], context, forwardedProps: fp }),
-    });
+    const res = await open(ctrl.signal);
     if (!res.ok) { addMessage("error", `HTTP ${res.status}: ${await res.text()}`); return; }
     await readSSE(res, (ev) => {
+      if (state.threadId !== thread) return;
       if (ev.type === "CUSTOM" && ev.name === "genui-adapter.repairs") { repairPending = true; logEvent(ev, t0, true); return; }
       logEvent(ev, t0, repairPending);
       repairPending = false;
@@ -346,7 +403,10 @@ async function run(forwardedProps = {}, { side = false } = {}) {
         case "TEXT_MESSAGE_START": texts.set(ev.messageId, addMessage(ev.role === "user" ? "user" : "assistant", "")); break;
         case "TEXT_MESSAGE_CONTENT": { const li = texts.get(ev.messageId); if (li) li.textContent += ev.delta; break; }
         case "TEXT_MESSAGE_END": { const li = texts.get(ev.messageId); if (li) state.history.push({ id: ev.messageId, role: "assistant", content: li.textContent }); break; }
-        case "TOOL_CALL_START": names.set(ev.toolCallId, ev.toolCallName); args.set(ev.toolCallId, ""); break;
+        case "TOOL_CALL_START":
+          names.set(ev.toolCallId, ev.toolCallName); args.set(ev.toolCallId, "");
+          if (mcpOnly && MCP_ONLY[ev.toolCallName]) mcpOnly.set(ev.toolCallId, ev.toolCallName);
+          break;
         case "TOOL_CALL_ARGS": args.set(ev.toolCallId, args.get(ev.toolCallId) + ev.delta); break;
         case "TOOL_CALL_END":
           addMessage("call", `→ ${names.get(ev.toolCallId)}(${args.get(ev.toolCallId)})`);
@@ -359,6 +419,7 @@ async function run(forwardedProps = {}, { side = false } = {}) {
         case "ACTIVITY_SNAPSHOT": {
           if (ev.activityType === "a2ui-surface") {
             const tc = ev.messageId.replace(/^a2ui-surface-/, "");
+            mcpOnly?.delete(tc); // shown after all (a link to the page, say)
             renderSurface(ev, tc, names.get(tc));
           } else if (ev.activityType === "mcp-apps") {
             const tc = ev.content.toolCallId || ev.messageId;
@@ -380,7 +441,7 @@ async function run(forwardedProps = {}, { side = false } = {}) {
       }
     });
   } catch (e) {
-    addMessage("error", String(e.message || e));
+    if (e.name !== "AbortError" && state.threadId === thread) addMessage("error", String(e.message || e));
   } finally {
     // A card of this run whose call got no result never will.
     for (const entry of state.cards.values()) {
@@ -389,12 +450,55 @@ async function run(forwardedProps = {}, { side = false } = {}) {
         entry.card?.cancel(entry.cancelled);
       }
     }
-    if (side) return;
-    state.running = false;
-    $("composer").classList.remove("busy");
-    const next = state.queue.shift();
-    if (next) { next.li.classList.remove("queued"); next.li.textContent = next.label; state.history.push(next.msg); run({ userTurn: true }); }
+    // A side run, or a run whose thread was left (New thread), owns
+    // nothing any more.
+    if (!side && state.runId === runId) {
+      state.running = false;
+      state.runId = null;
+      state.abort = null;
+      $("composer").classList.remove("busy");
+      $("stop").hidden = true;
+      // A result A2UI cannot show: turn on the renderer that can, say so,
+      // and ask again.
+      const unshown = [...(mcpOnly?.values() || [])][0];
+      if (unshown && !$("side").checked && state.lastUserText) {
+        $("side").checked = true;
+        notice(`${unshown} shows ${MCP_ONLY[unshown]}, which A2UI has no component for: Side-by-side (MCP Apps cards) is now on, and your message was sent again.`);
+        if (!state.queue.length) send(state.lastUserText);
+      } else {
+        const next = state.queue.shift();
+        if (next) { next.li.classList.remove("queued"); next.li.textContent = next.label; state.history.push(next.msg); run({ userTurn: true }); }
+      }
+    }
   }
+}
+
+// stop cancels the active run on the server (its stream then ends with
+// RUN_ERROR cancelled); the page stops reading it.
+async function stop() {
+  const id = state.runId;
+  if (!id) return;
+  const abort = state.abort;
+  try {
+    await fetch(`/runs/${encodeURIComponent(id)}/cancel`, { method: "POST" });
+  } catch (e) {
+    window.__playground.errors.push("cancel: " + String(e.message || e));
+  }
+  return abort;
+}
+$("stop").onclick = () => stop();
+
+// MCP_ONLY names the tools only an MCP Apps card shows, and what they show.
+const MCP_ONLY = { render_html: "HTML", render_url: "a web page" };
+
+// notice says something about the results in the results pane.
+function notice(text) {
+  const p = document.createElement("p");
+  p.className = "notice";
+  p.setAttribute("role", "status");
+  p.textContent = text;
+  $("pairs").appendChild(p);
+  p.scrollIntoView({ block: "nearest" });
 }
 
 // send adds a user turn; one typed while a run streams waits its turn
@@ -404,6 +508,7 @@ function send(text, { from } = {}) {
   const content = from ? `[Sent by the ${from}, not typed by the user]\n${text}` : text;
   const label = from ? `${from}: ${text}` : text;
   const msg = { id, role: "user", content };
+  if (!from) state.lastUserText = text;
   if (state.running) {
     const li = addMessage("user queued", label + " (queued: sent when the current run ends)");
     state.queue.push({ msg, li, label });
@@ -434,11 +539,11 @@ $("composer").addEventListener("submit", (e) => {
 });
 
 // restore shows a thread again after a reload: its messages, surfaces and
-// cards, from the thread's history.
+// cards, from the thread's history; it returns the thread's active run.
 async function restore() {
   const res = await fetch(`/threads/${encodeURIComponent(state.threadId)}/messages`);
-  if (!res.ok) return;
-  const { messages = [] } = await res.json();
+  if (!res.ok) return null;
+  const { messages = [], activeRunId } = await res.json();
   const names = new Map();
   for (const m of messages) {
     if (m.role === "activity") {
@@ -458,6 +563,7 @@ async function restore() {
       for (const c of m.toolCalls || []) { names.set(c.id, c.function.name); addMessage("call", `→ ${c.function.name}(${c.function.arguments})`); }
     } else if (m.role === "tool") addMessage("tool", `← ${names.get(m.toolCallId) || m.toolCallId}: ${String(m.content).slice(0, 400)}`);
   }
+  return activeRunId;
 }
 
 // The theme reaches every card as host context.
@@ -469,6 +575,8 @@ $("theme").value = document.documentElement.dataset.theme || "light";
 $("theme").onchange = () => applyTheme($("theme").value);
 
 await loadAgents();
-if (threadFromHash()) await restore();
+const active = threadFromHash() ? await restore() : null;
 saveThread();
 window.__playground.ready = true;
+// A reload mid-run: the run goes on, and so does the page.
+if (active) resume(active);

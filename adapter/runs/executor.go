@@ -88,6 +88,13 @@ func (m *Manager) newExecution(ctx context.Context, lr *localRun, req StartReque
 		x.trimmed = h.Trimmed
 		x.tr.Merge(req.Input.Messages)
 		x.tr.SetBudget(x.budget.reserve)
+		// The run's new input (the user's message) is in the thread's
+		// history from the start, so a client that reloads mid-run shows
+		// it and resumes the active run: one write per run, none per
+		// event.
+		if len(x.tr.Messages()) > len(h.Messages) {
+			x.saveHistory()
+		}
 	}
 	x.c = newCommitter(m, lr, client)
 	return x

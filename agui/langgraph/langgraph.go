@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"log/slog"
 	"maps"
 	"net/http"
 	"strings"
@@ -74,18 +75,125 @@ type Agent struct {
 	// of a run (the official adapter sends one; CopilotKit reconciles
 	// message ids with it).
 	NoMessagesSnapshot bool
-	// NoSubgraphs does not ask for subgraph streaming.
+	// NoSubgraphs does not ask for subgraph streaming. Otherwise it is
+	// asked for, unless the client's forwardedProps.streamSubgraphs is
+	// false, from a server that streams subgraphs: each agent finds out
+	// with a probe run that executes no node (see subgraphsOK), again
+	// every subgraphsRecheck, because a server that cannot (the
+	// JavaScript server 2.0.0 with @langchain/langgraph 1.7) fails such
+	// runs or never ends them. A run that fails before the graph streamed
+	// anything while asked for subgraphs is run again without them.
 	NoSubgraphs bool
-	// CopilotKitHelpers adds the "events" stream mode, which carries the
-	// custom events of @copilotkit/sdk-js and the copilotkit Python
-	// package (emit a message, a tool call or state from inside a node;
-	// exit). That mode repeats every node's input and output, so it is
-	// off unless asked for.
-	CopilotKitHelpers bool
+	// Logger receives what the agent notices outside a run (a server
+	// that cannot stream subgraphs). Default slog.Default().
+	Logger *slog.Logger
+	// NoCopilotKitHelpers leaves out the "events" stream mode, which
+	// carries the custom events of @copilotkit/sdk-js and the copilotkit
+	// Python package (emit a message, a tool call or state from inside a
+	// node; exit), as @ag-ui/langgraph always asks for it. That mode
+	// repeats every node's input and output and every model token, so a
+	// graph that uses no helpers may go without it.
+	NoCopilotKitHelpers bool
 
 	schemaMu   sync.Mutex
 	schemaAt   time.Time       // when the schema was last asked for
 	schemaKeys map[string]bool // nil: every key
+
+	subgraphsMu sync.Mutex
+	subgraphsAt time.Time // when the server was last probed
+	subgraphsOn bool      // what the probe found
+}
+
+// subgraphsRecheck is how long a probe's finding holds (an upgraded or
+// replaced server is probed again).
+const subgraphsRecheck = 10 * time.Minute
+
+// subgraphsProbeTimeout bounds a probe: a server that has not streamed
+// the graph's first state by then does not stream subgraphs.
+const subgraphsProbeTimeout = 10 * time.Second
+
+// subgraphsOK reports whether runs may ask the server for subgraph
+// streaming, probing it when the last finding is older than
+// subgraphsRecheck. Concurrent runs wait for one probe.
+func (a *Agent) subgraphsOK(ctx context.Context) bool {
+	a.subgraphsMu.Lock()
+	defer a.subgraphsMu.Unlock()
+	if !a.subgraphsAt.IsZero() && time.Since(a.subgraphsAt) < subgraphsRecheck {
+		return a.subgraphsOn
+	}
+	err := a.probeSubgraphs(ctx)
+	if ctx.Err() != nil {
+		return false // the run's client left: no finding
+	}
+	a.subgraphsAt, a.subgraphsOn = time.Now(), err == nil
+	if err != nil {
+		l := a.Logger
+		if l == nil {
+			l = slog.Default()
+		}
+		l.WarnContext(ctx, "the LangGraph server does not stream subgraphs; runs go without", "url", a.URL, "graph", a.Graph, "error", err)
+	}
+	return a.subgraphsOn
+}
+
+func (a *Agent) refuseSubgraphs() {
+	a.subgraphsMu.Lock()
+	a.subgraphsAt, a.subgraphsOn = time.Now(), false
+	a.subgraphsMu.Unlock()
+}
+
+// probeSubgraphs runs the graph asked for subgraph streaming on a scratch
+// thread, interrupted before its first node (so no node runs), and
+// deletes the thread: nil when the stream carried the graph's state and
+// ended, the server's complaint otherwise.
+func (a *Agent) probeSubgraphs(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, subgraphsProbeTimeout)
+	defer cancel()
+	resp, err := a.call(ctx, http.MethodPost, "/threads", map[string]any{"metadata": map[string]any{"genui_probe": "stream_subgraphs"}}, nil, "create probe thread")
+	if err != nil {
+		return err
+	}
+	var th struct {
+		ThreadID string `json:"thread_id"`
+	}
+	err = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&th)
+	resp.Body.Close()
+	if err != nil || th.ThreadID == "" {
+		return fmt.Errorf("create probe thread: no thread id")
+	}
+	defer func() {
+		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer dcancel()
+		if r, err := a.do(dctx, http.MethodDelete, "/threads/"+th.ThreadID, nil, nil); err == nil {
+			r.Body.Close()
+		}
+	}()
+	resp, err = a.call(ctx, http.MethodPost, "/threads/"+th.ThreadID+"/runs/stream", map[string]any{
+		"assistant_id": a.Graph, "input": map[string]any{"messages": []any{}}, "stream_mode": []string{"values"},
+		"stream_subgraphs": true, "interrupt_before": "*",
+	}, map[string]string{"Accept": "text/event-stream"}, "probe run")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	values := false
+	for f, err := range agui.ScanFrames(resp.Body, a.MaxEventSize) {
+		if err != nil {
+			return err
+		}
+		switch f.Event {
+		case "values":
+			values = true
+		case "error":
+			var e struct{ Message string }
+			_ = json.Unmarshal(f.Data, &e)
+			return fmt.Errorf("probe run failed: %s", e.Message)
+		}
+	}
+	if !values {
+		return fmt.Errorf("probe run streamed no state")
+	}
+	return nil
 }
 
 // PrincipalKey is the configurable key (the context key when the run has
@@ -185,7 +293,7 @@ func lcMessages(msgs []agui.Message) []map[string]any {
 // runBody is the POST .../runs/stream request for a run.
 func (a *Agent) runBody(in *agui.RunAgentInput, principal string) map[string]any {
 	modes := []string{"messages-tuple", "updates", "values", "custom"}
-	if a.CopilotKitHelpers {
+	if !a.NoCopilotKitHelpers {
 		modes = append(modes, "events")
 	}
 	body := map[string]any{
@@ -196,9 +304,7 @@ func (a *Agent) runBody(in *agui.RunAgentInput, principal string) map[string]any
 		// client that goes away cancels the run explicitly (see Run).
 		"on_disconnect": "continue",
 	}
-	if !a.NoSubgraphs && string(in.ForwardedProp("streamSubgraphs")) != "false" {
-		body["stream_subgraphs"] = true
-	}
+
 	for k, apiKey := range clientRunKeys {
 		if raw := in.ForwardedProp(k); raw != nil && string(raw) != "null" {
 			body[apiKey] = json.RawMessage(raw)
@@ -236,19 +342,7 @@ func (a *Agent) runBody(in *agui.RunAgentInput, principal string) map[string]any
 		}
 	}
 	if len(in.Resume) > 0 {
-		var payload any
-		if len(in.Resume) == 1 {
-			_ = json.Unmarshal(in.Resume[0].Payload, &payload)
-		} else {
-			m := map[string]any{}
-			for _, r := range in.Resume {
-				var p any
-				_ = json.Unmarshal(r.Payload, &p)
-				m[r.InterruptID] = p
-			}
-			payload = m
-		}
-		command["resume"] = payload
+		command["resume"], _ = resumeValue(in.Resume, nil, false)
 	}
 	if len(command) > 0 {
 		body["command"] = command
@@ -356,6 +450,20 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			return
 		}
 		body := a.runBody(in, principal)
+		if !a.NoSubgraphs && string(in.ForwardedProp("streamSubgraphs")) != "false" && a.subgraphsOK(ctx) {
+			body["stream_subgraphs"] = true
+		}
+		if len(in.Resume) > 0 {
+			// Each answer goes to the interrupt it names: the thread's
+			// pending interrupts decide the Command.resume's shape.
+			pending, perr := a.pendingInterrupts(ctx, tid)
+			v, err := resumeValue(in.Resume, pending, perr == nil)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			body["command"].(map[string]any)["resume"] = v
+		}
 		if _, cmd := body["command"]; !cmd && body["checkpoint_id"] == nil {
 			// A state or history the server cannot give means no fork: the
 			// run appends, as it would without an edit.
@@ -363,6 +471,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 				body["checkpoint_id"] = cp
 			}
 		}
+		_, t.subgraphs = body["stream_subgraphs"]
 		resp, err = a.call(ctx, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
 		if err != nil {
 			if ctx.Err() == nil {
@@ -385,9 +494,28 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		if maxRe == 0 {
 			maxRe = 5
 		}
+		resumed := false
 		for attempt := 0; ; attempt++ {
 			before := t.lastID
 			done, err := t.consume(resp.Body, a.MaxEventSize)
+			if errors.Is(err, errSubgraphsRefused) {
+				// The run failed before the graph streamed anything, asked
+				// for subgraphs: run it again without them. Its input is
+				// applied again, by message id, so nothing is doubled.
+				resp.Body.Close()
+				a.refuseSubgraphs()
+				delete(body, "stream_subgraphs")
+				t.subgraphs, t.runID, t.lastID = false, "", ""
+				resp, err = a.call(ctx, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
+				if err != nil {
+					if ctx.Err() == nil {
+						yield(nil, err)
+					}
+					return
+				}
+				attempt--
+				continue
+			}
 			if t.lastID != before {
 				attempt = 0 // progress: the retry budget is per silence, not per run
 			}
@@ -402,11 +530,17 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 				case serr != nil:
 					err = serr
 				case st == "success" || st == "interrupted":
+					if resumed {
+						// The frames after the break may be gone (the Python
+						// server replays nothing of a finished run): the
+						// final messages come from the thread.
+						a.refreshMessages(ctx, tid, t)
+					}
 					t.finish()
 					return
 				case st == "error" || st == "timeout":
 					t.ended = true
-					yield(&agui.RunError{Message: "the LangGraph run ended with status " + st, Code: "langgraph_error"}, nil)
+					yield(nil, &agui.RunErr{Code: CodeGraphError, Message: "the LangGraph run ended with status " + st})
 					return
 				}
 			}
@@ -423,6 +557,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			if t.lastID != "" {
 				hdr["Last-Event-ID"] = t.lastID
 			}
+			resumed = true
 			resp, err = a.do(ctx, http.MethodGet, "/threads/"+tid+"/runs/"+t.runID+"/stream", nil, hdr)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -441,6 +576,85 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 	}
 }
 
+// CodeInterruptNotPending is the RUN_ERROR code of a resume that names
+// interrupts the LangGraph thread does not have pending.
+const CodeInterruptNotPending = "interrupt_not_pending"
+
+// cancelledKey marks the resume value of an interrupt the user cancelled
+// (resume status "cancelled"), as @ag-ui/langgraph sends it:
+// {"__agui_cancelled__": true, "interrupt_id": id}.
+const cancelledKey = "__agui_cancelled__"
+
+// resumeValue is the Command.resume for a run's AG-UI resume entries.
+// With the thread's pending interrupt ids known, one answer to the only
+// pending interrupt is the answer itself (what every LangGraph server
+// reads); otherwise a map from interrupt id to answer, as LangGraph
+// resumes several interrupts each by its id, and an entry naming an
+// interrupt that is not pending is an error. Unknown (the state could not
+// be read): one entry is its answer, several a map. A cancelled entry
+// answers {"__agui_cancelled__": true, "interrupt_id": id}.
+func resumeValue(entries []agui.ResumeEntry, pending []string, known bool) (any, error) {
+	answer := func(e agui.ResumeEntry) any {
+		if e.Status == "cancelled" {
+			return map[string]any{cancelledKey: true, "interrupt_id": e.InterruptID}
+		}
+		var p any
+		if len(e.Payload) > 0 {
+			_ = json.Unmarshal(e.Payload, &p)
+		}
+		return p
+	}
+	isPending := make(map[string]bool, len(pending))
+	for _, id := range pending {
+		isPending[id] = true
+	}
+	if len(entries) == 1 && (!known || len(pending) <= 1) {
+		// A 0.0.5x client's or CopilotKit's answer names no LangGraph id.
+		return answer(entries[0]), nil
+	}
+	out := make(map[string]any, len(entries))
+	var unknown []string
+	for _, e := range entries {
+		if known && !isPending[e.InterruptID] {
+			unknown = append(unknown, e.InterruptID)
+		}
+		out[e.InterruptID] = answer(e)
+	}
+	if len(unknown) > 0 {
+		return nil, &agui.RunErr{Code: CodeInterruptNotPending, Message: fmt.Sprintf("resume names interrupts the thread does not have pending: %s (pending: %s)", strings.Join(unknown, ", "), strings.Join(pending, ", "))}
+	}
+	return out, nil
+}
+
+// pendingInterrupts are the ids of the interrupts a thread waits on
+// (GET /threads/{id}/state, tasks[].interrupts[].id).
+func (a *Agent) pendingInterrupts(ctx context.Context, tid string) ([]string, error) {
+	resp, err := a.call(ctx, http.MethodGet, "/threads/"+tid+"/state", nil, nil, "thread state")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Tasks []struct {
+			Interrupts []struct {
+				ID string `json:"id"`
+			} `json:"interrupts"`
+		} `json:"tasks"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxStateBytes)).Decode(&st); err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, t := range st.Tasks {
+		for _, it := range t.Interrupts {
+			if it.ID != "" {
+				ids = append(ids, it.ID)
+			}
+		}
+	}
+	return ids, nil
+}
+
 // runStatus is the status of a run: pending, running, success, error,
 // timeout or interrupted.
 func (a *Agent) runStatus(ctx context.Context, tid, rid string) (string, error) {
@@ -456,4 +670,55 @@ func (a *Agent) runStatus(ctx context.Context, tid, rid string) (string, error) 
 		return "", fmt.Errorf("LangGraph run status: %w", err)
 	}
 	return r.Status, nil
+}
+
+// refreshMessages sets the messages the run ends with to the thread's
+// (GET /threads/{id}/state), when the server gives them.
+func (a *Agent) refreshMessages(ctx context.Context, tid string, t *translator) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := a.do(cctx, http.MethodGet, "/threads/"+tid+"/state", nil, nil)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Values struct {
+			Messages json.RawMessage `json:"messages"`
+		} `json:"values"`
+	}
+	if resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, maxStateBytes)).Decode(&st) == nil && len(st.Values.Messages) > 0 {
+		t.lastMessages = st.Values.Messages
+	}
+}
+
+// ThreadMessages is the conversation of the LangGraph thread the AG-UI
+// thread maps to (for the principal in ctx): its state's messages as
+// AG-UI messages, so a thread the adapter's run log no longer holds can be
+// shown again. nil when the LangGraph server has no such thread.
+func (a *Agent) ThreadMessages(ctx context.Context, threadID string) ([]agui.Message, error) {
+	tid := ThreadID(agui.ScopedThreadID(agui.Principal(ctx), threadID))
+	resp, err := a.do(ctx, http.MethodGet, "/threads/"+tid+"/state", nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, nil
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, agui.StatusError(resp, "LangGraph thread state", a.ExposeErrors)
+	}
+	var st struct {
+		Values struct {
+			Messages json.RawMessage `json:"messages"`
+		} `json:"values"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxStateBytes)).Decode(&st); err != nil {
+		return nil, fmt.Errorf("LangGraph thread state: %w", err)
+	}
+	if len(st.Values.Messages) == 0 {
+		return nil, nil
+	}
+	return aguiMessages(st.Values.Messages), nil
 }

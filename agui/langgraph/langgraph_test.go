@@ -45,7 +45,20 @@ type replay struct {
 	resumed bool
 	state   string // GET .../state (default: empty values)
 	history string // POST .../history (default: [])
-	schemas string // GET /assistants/{id}/schemas (default: 404)
+	stall   bool   // a run's stream sends its first frame, then nothing; resumptions nothing
+	// noSubgraphs fails a run asked for stream_subgraphs before it
+	// streams anything, as the JavaScript server 2.0.0 does; the probe
+	// run too, unless probePasses.
+	noSubgraphs, probePasses bool
+	probes                   int    // probe runs served
+	schemas                  string // GET /assistants/{id}/schemas (default: 404; "500": fails)
+	// assistant, when set, is the only id the schemas route takes (422
+	// for any other, as the Python server answers a graph id); POST
+	// /assistants/search names it.
+	assistant string
+	// finished: a resume request gets no frames, as the Python server
+	// answers one for a run that has ended.
+	finished bool
 }
 
 // archive reads testdata/streams/name.txtar: the recorded upstream.sse,
@@ -89,9 +102,34 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.bodies = append(r.bodies, body)
 	r.lastID = append(r.lastID, req.Header.Get("Last-Event-ID"))
 	r.mu.Unlock()
+	refused := "event: metadata\ndata: {\"run_id\":\"refused-run\",\"attempt\":1}\nid: 0\n\n" +
+		"event: error\ndata: {\ndata:   \"error\": \"TypeError\",\ndata:   \"message\": \"Cannot read properties of undefined (reading 'map')\"\ndata: }\nid: 1\n\n"
 	switch {
 	case req.Method == http.MethodPost && req.URL.Path == "/threads":
-		w.Write([]byte(`{}`))
+		id, _ := body["thread_id"].(string)
+		if id == "" {
+			id = "probe-thread"
+		}
+		json.NewEncoder(w).Encode(map[string]string{"thread_id": id})
+	case req.Method == http.MethodPost && req.URL.Path == "/assistants/search" && r.assistant != "":
+		fmt.Fprintf(w, `[{"assistant_id":%q,"graph_id":%q}]`, r.assistant, body["graph_id"])
+	case strings.HasSuffix(req.URL.Path, "/schemas") && r.assistant != "" && req.URL.Path != "/assistants/"+r.assistant+"/schemas":
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		io.WriteString(w, `{"detail":"Invalid assistant ID: must be a UUID"}`)
+	case req.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case req.URL.Path == "/threads/probe-thread/runs/stream":
+		r.mu.Lock()
+		r.probes++
+		r.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		if r.noSubgraphs && !r.probePasses {
+			io.WriteString(w, refused)
+			return
+		}
+		io.WriteString(w, "event: metadata\ndata: {\"run_id\":\"probe-run\"}\n\nevent: values\ndata: {\"messages\":[]}\n\n")
+	case strings.HasSuffix(req.URL.Path, "/schemas") && r.schemas == "500":
+		http.Error(w, `{"detail":"Cannot find module 'typescript'"}`, http.StatusInternalServerError)
 	case strings.HasSuffix(req.URL.Path, "/schemas") && r.schemas != "":
 		io.WriteString(w, r.schemas)
 	case strings.HasSuffix(req.URL.Path, "/state"):
@@ -112,13 +150,26 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		io.WriteString(w, h)
 	case strings.HasSuffix(req.URL.Path, "/cancel"):
 		w.WriteHeader(http.StatusAccepted)
+	case strings.HasSuffix(req.URL.Path, "/stream") && r.noSubgraphs && body["stream_subgraphs"] == true:
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, refused)
 	case strings.HasSuffix(req.URL.Path, "/stream"):
 		w.Header().Set("Content-Type", "text/event-stream")
 		frames := r.frames
-		if req.Method == http.MethodGet { // resume after Last-Event-ID
+		if r.stall {
+			if req.Method == http.MethodGet {
+				frames = nil
+			} else {
+				frames = frames[:1]
+			}
+			r.hold = true
+		} else if req.Method == http.MethodGet { // resume after Last-Event-ID
 			var from int
 			fmt.Sscan(req.Header.Get("Last-Event-ID"), &from)
 			frames = frames[from+1:]
+			if r.finished {
+				frames = nil
+			}
 			r.mu.Lock()
 			r.resumed = true
 			r.mu.Unlock()
@@ -200,7 +251,9 @@ func TestRecordedStreams(t *testing.T) {
 			// The archives keep the server's error text (ExposeErrors).
 			got, err := run(t, &Agent{URL: srv.URL, Graph: g, ExposeErrors: true}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
 			if err != nil {
-				t.Fatal(err)
+				// A failed run ends with the RUN_ERROR Normalize makes of it.
+				j, _ := json.Marshal(agui.AsRunError(err))
+				got += string(j) + "\n"
 			}
 			golden(t, g, got)
 			// Every stream is one valid AG-UI run.
@@ -299,8 +352,17 @@ func TestRequestBody(t *testing.T) {
 	if rp.paths[0] != "POST /threads" || rp.bodies[0]["thread_id"] != tid || rp.bodies[0]["if_exists"] != "do_nothing" {
 		t.Fatalf("thread create: %v %v", rp.paths[0], rp.bodies[0])
 	}
-	if rp.paths[1] != "GET /assistants/chat/schemas" || rp.paths[3] != "POST /threads/"+tid+"/runs/stream" || rp.paths[2] != "GET /threads/"+tid+"/state" {
+	var paths []string // without the subgraph probe's
+	for _, p := range rp.paths[1:] {
+		if !strings.Contains(p, "probe-thread") && p != "POST /threads" {
+			paths = append(paths, p)
+		}
+	}
+	if paths[0] != "GET /assistants/chat/schemas" || paths[1] != "GET /threads/"+tid+"/state" || paths[2] != "POST /threads/"+tid+"/runs/stream" {
 		t.Fatalf("requests %v", rp.paths)
+	}
+	if b := rp.bodies[3]; b["stream_subgraphs"] != true || b["interrupt_before"] != "*" || rp.paths[4] != "DELETE /threads/probe-thread" {
+		t.Fatalf("subgraph probe: %v %v", rp.paths, b)
 	}
 	b, _ := json.Marshal(rp.runBody())
 	for _, want := range []string{`"assistant_id":"chat"`, `"recursion_limit":7`, `"type":"human"`, `"tool_calls":[{"args":{"x":1},"id":"c1","name":"f","type":"tool_call"}]`, `"tool_call_id":"c1","type":"tool"`, `"stream_resumable":true`} {
@@ -310,6 +372,82 @@ func TestRequestBody(t *testing.T) {
 	}
 	if ThreadID("thread-1") != tid || ThreadID("thread-2") == tid || len(tid) != 36 {
 		t.Errorf("thread id mapping not stable or not a UUID: %s", tid)
+	}
+}
+
+// A server that cannot stream subgraphs (the JavaScript server 2.0.0
+// fails such runs, or never ends them) is found out by one probe run that
+// executes no node; runs then go without, and the next runs do not probe
+// again. A run that fails before the graph streamed anything while asked
+// for subgraphs is run again without them; a graph that fails after it
+// started is not run again.
+func TestSubgraphsProbedAndRefused(t *testing.T) {
+	whole := httptest.NewServer(newReplay(t, "chat"))
+	defer whole.Close()
+	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := func(rp *replay) (asked []any) {
+		rp.mu.Lock()
+		defer rp.mu.Unlock()
+		for i, p := range rp.paths {
+			if p == "POST /threads/"+ThreadID("thread-1")+"/runs/stream" {
+				asked = append(asked, rp.bodies[i]["stream_subgraphs"])
+			}
+		}
+		return asked
+	}
+	for _, c := range []struct {
+		name         string
+		probePasses  bool
+		first, later string
+	}{
+		{"probe refused", false, "[<nil>]", "[<nil> <nil>]"},
+		{"probe passed, run refused", true, "[true <nil>]", "[true <nil> <nil>]"},
+	} {
+		rp := newReplay(t, "chat")
+		rp.noSubgraphs, rp.probePasses = true, c.probePasses
+		srv := httptest.NewServer(rp)
+		a := &Agent{URL: srv.URL, Graph: "chat"}
+		got, err := run(t, a, input())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("%s: run differs:\n%s\nwant\n%s", c.name, got, want)
+		}
+		if s := fmt.Sprint(asked(rp)); s != c.first {
+			t.Fatalf("%s: stream_subgraphs of the run requests: %s, want %s", c.name, s, c.first)
+		}
+		if _, err := run(t, a, input()); err != nil {
+			t.Fatal(err)
+		}
+		if s := fmt.Sprint(asked(rp)); s != c.later {
+			t.Fatalf("%s: stream_subgraphs of the run requests: %s, want %s", c.name, s, c.later)
+		}
+		if rp.probes != 1 {
+			t.Fatalf("%s: %d probes", c.name, rp.probes)
+		}
+		srv.Close()
+	}
+
+	fail := newReplay(t, "fail")
+	srv2 := httptest.NewServer(fail)
+	defer srv2.Close()
+	_, err = run(t, &Agent{URL: srv2.URL, Graph: "fail", ExposeErrors: true}, input())
+	var re *agui.RunErr
+	if !errors.As(err, &re) || re.Code != CodeGraphError || re.Message != "graph exploded" {
+		t.Fatalf("failing graph: %v", err)
+	}
+	n := 0
+	for _, p := range fail.paths {
+		if strings.HasSuffix(p, "/runs/stream") && !strings.Contains(p, "probe-thread") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("a graph that failed after it started was run %d times", n)
 	}
 }
 
@@ -359,6 +497,41 @@ func TestDroppedStreamResumes(t *testing.T) {
 	}
 	if resumes != 1 {
 		t.Fatalf("%d resume requests in %v", resumes, rp.paths)
+	}
+}
+
+// A stream that drops before the run's last values, resumed when the
+// run has ended and the server replays nothing: the run still ends with
+// the thread's messages, the answer among them.
+func TestDroppedStreamOfEndedRunEndsWithThreadMessages(t *testing.T) {
+	whole := httptest.NewServer(newReplay(t, "chat"))
+	defer whole.Close()
+	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := newReplay(t, "chat")
+	last := rp.frames[len(rp.frames)-1] // event: values, the run's last
+	data := last[strings.Index(last, "data: ")+len("data: "):]
+	rp.state = `{"values":` + data[:strings.Index(data, "\n")] + `}`
+	rp.cut = len(rp.frames) - 1
+	rp.finished = true
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	got, err := run(t, &Agent{URL: srv.URL, Graph: "chat"}, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshot := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, `"MESSAGES_SNAPSHOT"`) {
+				return l
+			}
+		}
+		return ""
+	}
+	if snapshot(got) == "" || snapshot(got) != snapshot(want) {
+		t.Fatalf("messages snapshot after the resume:\n%s\nwant\n%s", snapshot(got), snapshot(want))
 	}
 }
 
@@ -542,6 +715,17 @@ func TestForwardedCommand(t *testing.T) {
 	if b := runBodyFor(t, &Agent{}, t.Context(), in); !strings.Contains(b, `"resume":"from input.resume"`) || !strings.Contains(b, `"goto":"review"`) {
 		t.Errorf("input.resume did not win: %s", b)
 	}
+	// A resume never carries input, whatever messages the client sends
+	// (Aegra answers 422 to both).
+	in = input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("new words")})
+	in.Resume = []agui.ResumeEntry{{InterruptID: "i1", Status: "resolved", Payload: agui.JSON(`true`)}}
+	if b := runBodyFor(t, &Agent{}, t.Context(), in); strings.Contains(b, `"input"`) || strings.Contains(b, "new words") {
+		t.Errorf("a resume with messages sent input: %s", b)
+	}
+	in.Resume, in.ForwardedProps = nil, agui.JSON(`{"command":{"resume":true}}`)
+	if b := runBodyFor(t, &Agent{}, t.Context(), in); strings.Contains(b, `"input"`) || !strings.Contains(b, `"command":{"resume":true}`) {
+		t.Errorf("a command.resume with messages sent input: %s", b)
+	}
 	// goto without resume still sends the messages.
 	in = input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")})
 	in.ForwardedProps = agui.JSON(`{"command":{"goto":"review"}}`)
@@ -625,12 +809,17 @@ func TestSnapshotsShowOnlyOutputKeys(t *testing.T) {
 		"event: values\ndata: {\"messages\":[],\"plan\":[\"a\"],\"secret\":\"s3\"}\nid: 1\n\n",
 		"event: custom\ndata: 1\nid: 2\n\n",
 	}
-	for _, tc := range []struct{ schemas, want, not string }{
-		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, `{"plan":["a"]}`, "s3"},
-		{``, `{"plan":["a"],"secret":"s3"}`, ""},
-		{`{"output_schema":{}}`, `{"plan":["a"],"secret":"s3"}`, ""},
+	for _, tc := range []struct{ schemas, assistant, want, not string }{
+		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, "", `{"plan":["a"]}`, "s3"},
+		{``, "", `{"plan":["a"],"secret":"s3"}`, ""},
+		{`{"output_schema":{}}`, "", `{"plan":["a"],"secret":"s3"}`, ""},
+		// The Python server: the schemas of the graph's assistant.
+		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, "5f1e5d2c-0d1e-5b8e-9d44-6a0f3c1b2a77", `{"plan":["a"]}`, "s3"},
+		// A schema route that fails (the JavaScript server without
+		// typescript) does not fail the run.
+		{`500`, "", `{"plan":["a"],"secret":"s3"}`, ""},
 	} {
-		rp := &replay{t: t, frames: frames, status: "success", schemas: tc.schemas}
+		rp := &replay{t: t, frames: frames, status: "success", schemas: tc.schemas, assistant: tc.assistant}
 		srv := httptest.NewServer(rp)
 		a := &Agent{URL: srv.URL, Graph: "g"}
 		out, err := run(t, a, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
@@ -644,6 +833,168 @@ func TestSnapshotsShowOnlyOutputKeys(t *testing.T) {
 		if tc.not != "" && strings.Contains(out, tc.not) {
 			t.Errorf("schemas %q: a private key reached the client:\n%s", tc.schemas, out)
 		}
+	}
+}
+
+// A server that goes silent mid-run, and stays silent on every
+// resumption, ends the run with upstream_truncated after the bounded
+// retries: never a hang.
+func TestSilentStreamEnds(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	rp := newReplay(t, "chat")
+	rp.stall = true
+	srv := httptest.NewServer(rp)
+	defer srv.Close()
+	defer srv.CloseClientConnections()
+	start := time.Now()
+	_, err := run(t, &Agent{URL: srv.URL, Graph: "chat", IdleTimeout: 100 * time.Millisecond, MaxReconnects: 2}, input())
+	var re *agui.RunErr
+	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamTruncated {
+		t.Fatalf("silent stream: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}
+
+// Each resume entry answers the interrupt it names: one answer to the
+// only pending interrupt is the bare answer, several (or one of several
+// pending) a map by interrupt id, a cancelled one the official adapter's
+// marker, and an id that is not pending an error before any run.
+func TestResumeValue(t *testing.T) {
+	e := func(id, status, payload string) agui.ResumeEntry {
+		return agui.ResumeEntry{InterruptID: id, Status: status, Payload: agui.JSON(payload)}
+	}
+	for _, c := range []struct {
+		name    string
+		entries []agui.ResumeEntry
+		pending []string
+		known   bool
+		want    string
+	}{
+		{"one of one", []agui.ResumeEntry{e("i1", "resolved", `{"ok":true}`)}, []string{"i1"}, true, `{"ok":true}`},
+		{"legacy id, one pending", []agui.ResumeEntry{e("legacy", "resolved", `"yes"`)}, []string{"i1"}, true, `"yes"`},
+		{"one of two", []agui.ResumeEntry{e("i2", "resolved", `"yes"`)}, []string{"i1", "i2"}, true, `{"i2":"yes"}`},
+		{"two of two", []agui.ResumeEntry{e("i1", "resolved", `1`), e("i2", "cancelled", ``)}, []string{"i1", "i2"}, true, `{"i1":1,"i2":{"__agui_cancelled__":true,"interrupt_id":"i2"}}`},
+		{"state unknown", []agui.ResumeEntry{e("i1", "resolved", `1`), e("i2", "resolved", `2`)}, nil, false, `{"i1":1,"i2":2}`},
+		{"not pending", []agui.ResumeEntry{e("i1", "resolved", `1`), e("gone", "resolved", `2`)}, []string{"i1", "i2"}, true, `error`},
+		{"none pending", []agui.ResumeEntry{e("i1", "resolved", `1`), e("i2", "resolved", `2`)}, nil, true, `error`},
+	} {
+		v, err := resumeValue(c.entries, c.pending, c.known)
+		got := "error"
+		if err == nil {
+			b, _ := json.Marshal(v)
+			got = string(b)
+		} else if re := (*agui.RunErr)(nil); !errors.As(err, &re) || re.Code != CodeInterruptNotPending {
+			t.Errorf("%s: error %v", c.name, err)
+		}
+		if got != c.want {
+			t.Errorf("%s: resume %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// A LangGraph interrupt becomes the AG-UI interrupt @ag-ui/langgraph
+// makes of it.
+func TestInterruptShape(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"id":"i1","value":{"question":"Refund?"}}`:     `{"id":"i1","reason":"langgraph:interrupt","metadata":{"langgraph":{"raw":{"question":"Refund?"}},"value":{"question":"Refund?"}}}`,
+		`{"id":"i2","value":"Approve?","when":"during"}`: `{"id":"i2","reason":"langgraph:interrupt","message":"Approve?","metadata":{"langgraph":{"raw":"Approve?","when":"during"},"value":"Approve?"}}`,
+		`{"id":"i3","value":{"reason":"tool_approval","message":"Run refund?","tool_call_id":"c1","response_schema":{"type":"boolean"},"expiresAt":"2027-01-01T00:00:00Z"}}`: `{"id":"i3","reason":"tool_approval","message":"Run refund?","toolCallId":"c1","responseSchema":{"type":"boolean"},"expiresAt":"2027-01-01T00:00:00Z","metadata":{"langgraph":{"raw":{"reason":"tool_approval","message":"Run refund?","tool_call_id":"c1","response_schema":{"type":"boolean"},"expiresAt":"2027-01-01T00:00:00Z"}},"value":{"reason":"tool_approval","message":"Run refund?","tool_call_id":"c1","response_schema":{"type":"boolean"},"expiresAt":"2027-01-01T00:00:00Z"}}}`,
+	} {
+		b, _ := json.Marshal(aguiInterrupt(json.RawMessage(raw)))
+		if string(b) != want {
+			t.Errorf("%s:\n got %s\nwant %s", raw, b, want)
+		}
+	}
+}
+
+// BenchmarkEventsMode measures what the "events" stream mode (on by
+// default for CopilotKit's helpers; copilotkitHelpers: false leaves it
+// out) costs the adapter: the same recorded runs read with and without
+// their events frames. Bytes/op is what the LangGraph server sends.
+func BenchmarkEventsMode(b *testing.B) {
+	for _, g := range []string{"chat", "helpers"} {
+		ar, err := txtar.ParseFile(filepath.Join("testdata", "streams", "events-"+g+".txtar"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		with := section(ar, "upstream.sse")
+		var without strings.Builder
+		for _, f := range strings.SplitAfter(with, "\n\n") {
+			if !strings.HasPrefix(f, "event: events") {
+				without.WriteString(f)
+			}
+		}
+		for _, c := range []struct{ name, stream string }{{"with", with}, {"without", without.String()}} {
+			b.Run(g+"/"+c.name, func(b *testing.B) {
+				b.SetBytes(int64(len(c.stream)))
+				b.ReportAllocs()
+				for b.Loop() {
+					t := &translator{in: input(), yield: func(agui.Event, error) bool { return true }, snapshot: true}
+					if _, err := t.consume(strings.NewReader(c.stream), agui.DefaultMaxEventSize); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// The JavaScript server 2.0.0 indents the JSON it streams: tool call
+// arguments passed on as text are compact all the same.
+func TestIndentedJSONArgumentsAreCompact(t *testing.T) {
+	stream := "event: metadata\ndata: {\n  \"run_id\": \"r1\"\n}\n\n" +
+		"event: events\ndata: {\ndata:   \"event\": \"on_custom_event\",\ndata:   \"name\": \"copilotkit_manually_emit_tool_call\",\ndata:   \"data\": {\ndata:     \"id\": \"c1\", \"name\": \"show\",\ndata:     \"args\": {\ndata:       \"percent\": 50\ndata:     }\ndata:   }\ndata: }\n\n" +
+		"event: messages\ndata: [\ndata:   {\"id\": \"m1\", \"type\": \"ai\", \"content\": \"\", \"tool_calls\": [{\"id\": \"c2\", \"name\": \"f\", \"args\": {\ndata:     \"x\": 1\ndata:   }}]},\ndata:   {\"langgraph_node\": \"n\"}\ndata: ]\n\n"
+	var args []string
+	tr := &translator{in: input(), yield: func(ev agui.Event, _ error) bool {
+		if a, ok := ev.(*agui.ToolCallArgs); ok {
+			args = append(args, a.Delta)
+		}
+		return true
+	}}
+	if _, err := tr.consume(strings.NewReader(stream), 0); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(args) != `[{"percent":50} {"x":1}]` {
+		t.Fatalf("arguments %q", args)
+	}
+}
+
+// A thread's conversation comes from the state of the LangGraph thread the
+// AG-UI thread maps to for the principal; a thread the server does not
+// have is none, and a failing server an error.
+func TestThreadMessages(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path)
+		switch r.URL.Path {
+		case "/threads/" + ThreadID(agui.ScopedThreadID("alice", "t1")) + "/state":
+			io.WriteString(w, `{"values":{"messages":[{"id":"u1","type":"human","content":"hi"},{"id":"a1","type":"ai","content":"","tool_calls":[{"id":"c1","name":"f","args":{"x":1}}]},{"id":"t1","type":"tool","tool_call_id":"c1","content":"ok"}]}}`)
+		case "/threads/" + ThreadID("t1") + "/state":
+			http.Error(w, `{"detail":"boom"}`, http.StatusInternalServerError)
+		default:
+			http.Error(w, `{"detail":"Thread not found"}`, http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	a := &Agent{URL: srv.URL, Graph: "g"}
+	msgs, err := a.ThreadMessages(agui.WithPrincipal(t.Context(), "alice"), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(msgs)
+	if want := `[{"id":"u1","role":"user","content":"hi"},{"id":"a1","role":"assistant","content":"","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]},{"id":"t1","role":"tool","content":"ok","toolCallId":"c1"}]`; string(b) != want {
+		t.Fatalf("messages\n%s\nwant\n%s", b, want)
+	}
+	if msgs, err := a.ThreadMessages(agui.WithPrincipal(t.Context(), "bob"), "t1"); msgs != nil || err != nil {
+		t.Fatalf("another principal's thread: %v %v", msgs, err)
+	}
+	// The server's answer goes to the log (Err), not to the client.
+	var re *agui.RunErr
+	if _, err := a.ThreadMessages(t.Context(), "t1"); !errors.As(err, &re) || !strings.Contains(re.Message, "HTTP 500") || !strings.Contains(re.Err.Error(), "boom") {
+		t.Fatalf("failing server: %v", err)
 	}
 }
 

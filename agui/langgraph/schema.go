@@ -3,7 +3,6 @@ package langgraph
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -17,12 +16,14 @@ const schemaTTL = time.Minute
 // outputKeys are the state keys the graph declares as its output
 // (GET /assistants/{id}/schemas, output_schema.properties), the only ones
 // a STATE_SNAPSHOT shows, as @ag-ui/langgraph filters them: a graph's
-// private keys stay on the server. nil when the server cannot say (no
-// schema, or one without properties, as for JavaScript graphs without
-// type information): then every key is shown, where the official adapter
-// shows only messages. Once the server has given keys, a refresh it
-// cannot answer (unreachable, a 5xx, a timeout) keeps them: a server
-// down or overloaded for a moment does not turn the filter off.
+// private keys stay on the server (the Python server itself streams them
+// in "values" once the "events" mode is asked for). nil when the server
+// cannot say (no schema, or one without properties, as for JavaScript
+// graphs without type information): then every key is shown, where the
+// official adapter shows only messages. Once the server has given keys,
+// a refresh it cannot answer (unreachable, a 5xx or 429, a timeout)
+// keeps them: a server down or overloaded for a moment does not turn the
+// filter off.
 func (a *Agent) outputKeys(ctx context.Context) map[string]bool {
 	a.schemaMu.Lock()
 	defer a.schemaMu.Unlock()
@@ -30,45 +31,66 @@ func (a *Agent) outputKeys(ctx context.Context) map[string]bool {
 		return a.schemaKeys
 	}
 	a.schemaAt = time.Now()
-	if keys, ok := a.fetchOutputKeys(ctx); ok || a.schemaKeys == nil {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	keys, status := a.schemaOf(cctx, a.Graph)
+	if status == http.StatusUnprocessableEntity {
+		// The Python server's route takes only an assistant id (a UUID),
+		// not a graph id: ask it for the graph's assistant.
+		if id := a.assistantOf(cctx); id != "" && id != a.Graph {
+			keys, status = a.schemaOf(cctx, id)
+		}
+	}
+	answered := status != 0 && status < 500 && status != http.StatusTooManyRequests
+	if answered || a.schemaKeys == nil {
 		a.schemaKeys = keys
 	}
 	return a.schemaKeys
 }
 
-// fetchOutputKeys asks the server for the output keys; ok is false when
-// it could not answer.
-func (a *Agent) fetchOutputKeys(ctx context.Context) (keys map[string]bool, ok bool) {
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	resp, err := a.do(cctx, http.MethodGet, "/assistants/"+url.PathEscape(a.Graph)+"/schemas", nil, nil)
+// schemaOf reads the output keys of assistant id, with the server's HTTP
+// status (0 when it could not be reached, or its answer was cut short).
+func (a *Agent) schemaOf(ctx context.Context, id string) (keys map[string]bool, status int) {
+	resp, err := a.do(ctx, http.MethodGet, "/assistants/"+url.PathEscape(id)+"/schemas", nil, nil)
 	if err != nil {
-		return nil, false
+		return nil, 0
 	}
 	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
-		return nil, false
-	case resp.StatusCode != http.StatusOK:
-		return nil, true
+	if resp.StatusCode != http.StatusOK {
+		return nil, resp.StatusCode
 	}
 	var s struct {
 		Output struct {
 			Properties map[string]json.RawMessage `json:"properties"`
 		} `json:"output_schema"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&s); err != nil {
-		// A body cut short (the read timed out) is no answer.
-		return nil, !errors.Is(err, io.ErrUnexpectedEOF) && cctx.Err() == nil
-	}
-	if len(s.Output.Properties) == 0 {
-		return nil, true
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&s); err != nil && ctx.Err() != nil {
+		return nil, 0 // the read timed out: no answer
+	} else if err != nil || len(s.Output.Properties) == 0 {
+		return nil, resp.StatusCode
 	}
 	keys = make(map[string]bool, len(s.Output.Properties))
 	for k := range s.Output.Properties {
 		keys[k] = true
 	}
-	return keys, true
+	return keys, resp.StatusCode
+}
+
+// assistantOf is the id of an assistant of the graph a.Graph names
+// (POST /assistants/search), "" when the server names none.
+func (a *Agent) assistantOf(ctx context.Context) string {
+	resp, err := a.do(ctx, http.MethodPost, "/assistants/search", map[string]any{"graph_id": a.Graph, "limit": 1}, nil)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var found []struct {
+		ID string `json:"assistant_id"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&found) != nil || len(found) == 0 {
+		return ""
+	}
+	return found[0].ID
 }
 
 // shown is the part of a state object a snapshot shows: the keys in

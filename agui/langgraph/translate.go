@@ -12,7 +12,17 @@ import (
 	"github.com/genui-adapter/genui-adapter/agui"
 )
 
+// CodeGraphError is the RUN_ERROR code of a run the LangGraph server
+// failed (a node raised, the server could not run the graph): the
+// message is the server's.
+const CodeGraphError = "langgraph_error"
+
 var errStop = errors.New("client stopped")
+
+// errSubgraphsRefused is a run that failed before the graph streamed
+// anything while subgraph streaming was asked for: a server that cannot
+// stream subgraphs fails that way.
+var errSubgraphsRefused = errors.New("the LangGraph server failed the run asked for subgraph streaming")
 
 // translator turns a LangGraph run stream into AG-UI events.
 type translator struct {
@@ -21,6 +31,8 @@ type translator struct {
 
 	runID, lastID string
 	ended         bool
+	subgraphs     bool // the run asked for subgraph streaming
+	seen          bool // the graph streamed something
 	node          string
 	text          string          // open text message id
 	textSent      map[string]bool // ids whose text was streamed
@@ -363,7 +375,7 @@ func (t *translator) message(m lcMessage, node string, streamed bool, o emitOpts
 		if o.noToolCalls {
 			continue
 		}
-		args := string(c.Args)
+		args := compactJSON(c.Args)
 		if args == "" || args == "null" {
 			args = "{}"
 		}
@@ -389,6 +401,10 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 			t.lastID = f.ID
 		}
 		name, ns, _ := strings.Cut(f.Event, "|") // subgraph events: "values|outer:<id>|inner:<id>"
+		switch name {
+		case "messages", "updates", "values", "custom", "checkpoints":
+			t.seen = true
+		}
 		switch name {
 		case "metadata":
 			var m struct {
@@ -482,12 +498,18 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 			if msg == "" {
 				msg = "the LangGraph run failed"
 			}
+			if t.subgraphs && !t.seen {
+				return false, fmt.Errorf("%w: %s", errSubgraphsRefused, msg)
+			}
+			// An error the adapter logs (agui.Stats.Failed) and the client
+			// sees as RUN_ERROR, with the server's message only when
+			// upstream errors are exposed.
 			t.ended = true
 			if t.expose || msg == "the LangGraph run failed" {
-				t.yield(&agui.RunError{Message: msg, Code: "langgraph_error"}, nil)
+				t.yield(nil, &agui.RunErr{Code: CodeGraphError, Message: msg})
 			} else {
 				// The server's exception text: to the log, not the user.
-				t.yield(nil, &agui.RunErr{Code: "langgraph_error", Message: "the LangGraph run failed (its error is in the adapter's log)", Err: fmt.Errorf("LangGraph error event: %s", msg)})
+				t.yield(nil, &agui.RunErr{Code: CodeGraphError, Message: "the LangGraph run failed (its error is in the adapter's log)", Err: fmt.Errorf("LangGraph error event: %s", msg)})
 			}
 			return true, nil
 		case "end":
@@ -516,35 +538,98 @@ func (t *translator) finish() bool {
 	}
 	fin := &agui.RunFinished{ThreadID: t.in.ThreadID, RunID: t.in.RunID}
 	if len(t.interrupts) > 0 {
-		var list []agui.Interrupt
+		list := make([]agui.Interrupt, 0, len(t.interrupts))
 		for i, raw := range t.interrupts {
-			var it struct {
-				ID    string          `json:"id"`
-				Value json.RawMessage `json:"value"`
-			}
-			_ = json.Unmarshal(raw, &it)
+			it := aguiInterrupt(raw)
 			if it.ID == "" {
 				it.ID = t.in.RunID + "-interrupt-" + strconv.Itoa(i)
 			}
-			meta, _ := json.Marshal(map[string]json.RawMessage{"value": it.Value})
-			list = append(list, agui.Interrupt{ID: it.ID, Reason: "interrupt", Metadata: agui.JSON(meta)})
+			list = append(list, it)
+			// 0.0.5x clients (and CopilotKit's useLangGraphInterrupt) read
+			// the legacy event, one per interrupt as @ag-ui/langgraph
+			// sends it: a string value as is, any other as JSON text.
+			var v struct {
+				Value json.RawMessage `json:"value"`
+			}
+			_ = json.Unmarshal(raw, &v)
+			legacy := compactJSON(v.Value)
+			if len(v.Value) > 0 && v.Value[0] == '"' {
+				_ = json.Unmarshal(v.Value, &legacy)
+			} else if len(v.Value) == 0 {
+				legacy = "null"
+			}
+			s, _ := json.Marshal(legacy)
+			if !t.out(&agui.Custom{Name: "on_interrupt", Value: agui.JSON(s)}) {
+				return true
+			}
 		}
-		// 0.0.5x clients know the legacy event; 1.0 clients read the outcome.
-		val := t.interrupts[0]
-		var it struct {
-			Value json.RawMessage `json:"value"`
-		}
-		if json.Unmarshal(val, &it) == nil && it.Value != nil {
-			val = it.Value
-		}
-		s, _ := json.Marshal(string(val))
-		if !t.out(&agui.Custom{Name: "on_interrupt", Value: agui.JSON(s)}) {
-			return true
-		}
+		// 1.0 clients read the outcome.
 		fin.Outcome = &agui.Outcome{Type: "interrupt", Interrupts: list}
 	}
 	t.out(fin)
 	return true
+}
+
+// aguiInterrupt is a LangGraph interrupt ({id, value, ns, resumable,
+// when}) as AG-UI 1.0 names it, the way @ag-ui/langgraph maps it: reason,
+// message, toolCallId, responseSchema and expiresAt from the value when it
+// is an object that has them (camelCase or snake_case), a string value
+// as the message, and the raw interrupt in metadata.langgraph (and the
+// value in metadata.value).
+func aguiInterrupt(raw json.RawMessage) agui.Interrupt {
+	var lg struct {
+		ID        string          `json:"id"`
+		Value     json.RawMessage `json:"value"`
+		NS        json.RawMessage `json:"ns"`
+		Resumable json.RawMessage `json:"resumable"`
+		When      json.RawMessage `json:"when"`
+	}
+	_ = json.Unmarshal(raw, &lg)
+	if len(lg.Value) == 0 {
+		lg.Value = json.RawMessage("null")
+	}
+	it := agui.Interrupt{ID: lg.ID, Reason: "langgraph:interrupt"}
+	var str string
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(lg.Value, &str) == nil {
+		it.Message = str
+	} else if json.Unmarshal(lg.Value, &obj) == nil && obj != nil {
+		pick := func(keys ...string) json.RawMessage {
+			for _, k := range keys {
+				if v, ok := obj[k]; ok && string(v) != "null" {
+					return v
+				}
+			}
+			return nil
+		}
+		if r := pick("reason"); r != nil {
+			_ = json.Unmarshal(r, &it.Reason)
+		}
+		if m := pick("message"); m != nil {
+			_ = json.Unmarshal(m, &it.Message)
+		}
+		if c := pick("toolCallId", "tool_call_id"); c != nil {
+			_ = json.Unmarshal(c, &it.ToolCallID)
+		}
+		if r := pick("responseSchema", "response_schema"); r != nil {
+			it.ResponseSchema = agui.JSON(r)
+		}
+		if e := pick("expiresAt", "expires_at"); e != nil {
+			it.ExpiresAt = agui.JSON(e)
+		}
+	}
+	if it.Reason == "" {
+		it.Reason = "langgraph:interrupt"
+	}
+	detail := map[string]json.RawMessage{"raw": lg.Value}
+	for k, v := range map[string]json.RawMessage{"ns": lg.NS, "resumable": lg.Resumable, "when": lg.When} {
+		if len(v) > 0 {
+			detail[k] = v
+		}
+	}
+	meta, _ := json.Marshal(map[string]any{"value": lg.Value, "langgraph": detail})
+	it.Metadata = agui.JSON(meta)
+	return it
 }
 
 // addInterrupts records interrupts once each (a subgraph's interrupt is
@@ -605,7 +690,7 @@ func aguiMessages(raw json.RawMessage) []agui.Message {
 			}
 			am := agui.Message{ID: m.ID, Role: agui.RoleAssistant, Content: agui.Text(textOf(m.Content))}
 			for _, c := range m.ToolCalls {
-				args := string(c.Args)
+				args := compactJSON(c.Args)
 				if args == "" || args == "null" {
 					args = "{}"
 				}
@@ -631,6 +716,7 @@ func (t *translator) customEvent(data []byte) bool {
 	if !bytes.Contains(data, []byte(`"on_custom_event"`)) {
 		return true
 	}
+	t.seen = true
 	var e struct {
 		Event string          `json:"event"`
 		Name  string          `json:"name"`
@@ -663,7 +749,7 @@ func (t *translator) customEvent(data []byte) bool {
 		if json.Unmarshal(e.Data, &v) != nil || v.ID == "" || v.Name == "" {
 			return true
 		}
-		args := string(v.Args)
+		args := compactJSON(v.Args)
 		var str string
 		if json.Unmarshal(v.Args, &str) == nil {
 			args = str // already a JSON string
@@ -697,4 +783,15 @@ func (t *translator) customEvent(data []byte) bool {
 		v = json.RawMessage("null")
 	}
 	return t.out(&agui.Custom{Name: e.Name, Value: agui.JSON(v)})
+}
+
+// compactJSON is a JSON value as compact text: the JavaScript server 2.0.0
+// indents the JSON it streams, and tool call arguments are passed on as
+// text.
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }

@@ -168,6 +168,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if cfg.SandboxOrigin == "" {
 		cfg.SandboxOrigin = "http://" + sandboxLn.Addr().String()
 	}
+	if opts.config == "" {
+		// The built-in demo's url keyword shows the adapter's own page:
+		// allow the address it really listens on (--listen may move it).
+		self := loopbackAddr(ln.Addr().String())
+		cfg.Listen = self
+		cfg.Toolkit.URLAllowlist = []string{"http://" + self}
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	// The stores' budgets are sized to fit under the soft memory limit;
 	// GOMEMLIMIT, when set, wins.
@@ -257,11 +264,7 @@ func tryLine(cfg adapter.Config, addr string) string {
 			break
 		}
 	}
-	if host, port, err := net.SplitHostPort(addr); err == nil {
-		if ip, err := netip.ParseAddr(host); err == nil && ip.IsUnspecified() {
-			addr = net.JoinHostPort("127.0.0.1", port)
-		}
-	}
+	addr = loopbackAddr(addr)
 	auth, note := "", ""
 	switch a := cfg.Auth; {
 	case a.TrustedHeader != "":
@@ -271,4 +274,15 @@ func tryLine(cfg adapter.Config, addr string) string {
 		note = "(with TOKEN set to one of auth.bearerTokens or a JWT the issuer signed)\n"
 	}
 	return fmt.Sprintf(`try: curl -N http://%s/agents/%s/run -H 'content-type: application/json'%s -d '{"threadId":"t-'$(date +%%s%%N)'","runId":"r-'$(date +%%s%%N)'","messages":[{"id":"u1","role":"user","content":"hi"}]}'`+"\n%s", addr, agent, auth, note)
+}
+
+// loopbackAddr is addr with a wildcard host (0.0.0.0, ::) written as
+// 127.0.0.1, the address a browser or curl on this machine uses.
+func loopbackAddr(addr string) string {
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		if ip, err := netip.ParseAddr(host); err == nil && ip.IsUnspecified() {
+			return net.JoinHostPort("127.0.0.1", port)
+		}
+	}
+	return addr
 }

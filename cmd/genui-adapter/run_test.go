@@ -79,6 +79,17 @@ func TestRunServesDemoAndShutsDown(t *testing.T) {
 	if !strings.Contains(string(b), `"type":"RUN_FINISHED"`) {
 		t.Errorf("demo run did not finish:\n%s", b)
 	}
+	// The demo's url keyword shows the adapter's own page on the address
+	// it listens on, not the default port's.
+	resp, err = http.Post("http://"+addr+"/agents/demo/run", "application/json", strings.NewReader(`{"threadId":"t2","runId":"r2","messages":[{"id":"u","role":"user","content":"url"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if page := "http://" + addr + "/playground/page.html"; !strings.Contains(string(b), page) || strings.Contains(string(b), "not allowed") {
+		t.Errorf("the url keyword on --listen %s does not show %s:\n%s", addr, page, b)
+	}
 	cancel()
 	select {
 	case err := <-done:

@@ -21,7 +21,10 @@ before(async () => {
   up = await startUpstream(routes);
   // The relay scenarios run with A2UI off: they compare pure relaying.
   const agents = Object.keys(scenarios).map((n) => `  ${n}: {type: agui, url: ${up.url}/raw/${n}, a2ui: {disabled: true}}`).join("\n");
-  adapter = await startAdapter(`agents:\n${agents}\n  a2ui_on: {type: agui, url: ${up.url}/raw/full_run}\n  dead: {type: agui, url: http://127.0.0.1:9/nothing-listens-here}\n  demo: {type: demo}\n`);
+  // This suite starts about 80 runs back to back from one address: the
+  // per-principal run-start limit (10/s, bursts of 40) is off here; the Go
+  // tests hold the limit itself.
+  adapter = await startAdapter(`limits: {runStartsPerSecond: -1}\nagents:\n${agents}\n  a2ui_on: {type: agui, url: ${up.url}/raw/full_run}\n  dead: {type: agui, url: http://127.0.0.1:9/nothing-listens-here}\n  demo: {type: demo}\n`);
 });
 after(async () => {
   await adapter?.stop();

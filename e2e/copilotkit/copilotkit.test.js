@@ -15,10 +15,11 @@ import { randomUUID } from "node:crypto";
 import { startAdapter } from "../lib/adapter.js";
 import { launch, artifacts } from "../lib/browser.js";
 import { startLangGraph } from "../lib/langgraph.js";
+import { startPythonLangGraph } from "../lib/langgraph-python.js";
 import { startA2A } from "../lib/a2a.js";
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), "web", "dist");
-let adapter, web, browser, lg, a2a;
+let adapter, web, browser, lg, pylg, a2a;
 
 async function serveDist() {
   const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
@@ -37,7 +38,7 @@ async function serveDist() {
 
 before(async () => {
   web = await serveDist();
-  lg = await startLangGraph();
+  [lg, pylg] = await Promise.all([startLangGraph(), startPythonLangGraph()]);
   a2a = await startA2A("1.0");
   adapter = await startAdapter(`cors: {origins: ["${web.url}"]}
 agents:
@@ -47,6 +48,8 @@ agents:
   toolkitcards: {type: demo, delay: 5ms, mcpServers: [genui], render: [mcp-apps], description: "the genui toolkit as MCP Apps cards"}
   lg: {type: langgraph, url: "${lg.url}", graph: tools, description: "LangGraph"}
   approve: {type: langgraph, url: "${lg.url}", graph: approve, description: "LangGraph approval"}
+  pytools: {type: langgraph, url: "${pylg.url}", graph: tools, description: "LangGraph (Python)"}
+  pyapprove: {type: langgraph, url: "${pylg.url}", graph: approve, description: "LangGraph approval (Python)"}
   a2a: {type: a2a, url: "${a2a.url}", description: "an A2A agent (protocol 1.0) sending A2UI"}
 `);
   browser = await launch();
@@ -56,6 +59,7 @@ after(async () => {
   await adapter?.stop();
   await web?.close();
   lg?.stop();
+  pylg?.stop();
   await a2a?.close();
 });
 
@@ -208,6 +212,30 @@ test("a LangGraph interrupt answered in the page resumes the graph", async () =>
   await page.getByRole("button", { name: "Approve refund" }).click();
   await page.getByText('Decision: {"approved":true}', { exact: false }).first().waitFor({ timeout: 30000 });
   await page.screenshot({ path: join(artifacts, "copilotkit-langgraph-interrupt.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// The same two through the Python LangGraph Agent Server (`langgraph dev`,
+// e2e/langgraph-python): a ToolNode's JSON result as an A2UI surface and
+// the answer; interrupt() answered in the page.
+test("a Python LangGraph agent: its tool's result as an A2UI surface and the answer", async () => {
+  const { page, errors } = await open({ agent: "pytools" });
+  await say(page, "What is the weather in Rome?");
+  await page.getByText("The tool said:", { exact: false }).first().waitFor({ timeout: 30000 });
+  await page.getByText("Get weather", { exact: true }).first().waitFor({ timeout: 20000 }); // the A2UI card's title
+  await page.screenshot({ path: join(artifacts, "copilotkit-langgraph-python.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a Python LangGraph interrupt() answered in the page resumes the graph", async () => {
+  const { page, errors } = await open({ agent: "pyapprove" });
+  await say(page, "refund A-1 please");
+  await page.getByText("Refund order A-1?", { exact: false }).first().waitFor({ timeout: 30000 });
+  await page.getByRole("button", { name: "Approve refund" }).click();
+  await page.getByText('Decision: {"approved":true}', { exact: false }).first().waitFor({ timeout: 30000 });
+  await page.screenshot({ path: join(artifacts, "copilotkit-langgraph-python-interrupt.png"), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -1,7 +1,8 @@
 // Scripted LangGraph graphs (no LLM) served by `langgraphjs dev` for the
 // e2e suite: token streaming, parallel tool calls through a ToolNode,
-// interrupt/resume, a throwing node, a reasoning stream, a subgraph, a
-// graph that shows the configurable it was given and CopilotKit's helpers.
+// interrupt/resume (one; two in one step; two in parallel tool calls), a
+// throwing node, a reasoning stream, a subgraph, a graph that shows the
+// configurable it was given and CopilotKit's helpers.
 import { StateGraph, MessagesAnnotation, Annotation, START, END, interrupt } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
@@ -157,3 +158,26 @@ export const helpers = new StateGraph(HelperState)
     return { progress: 1, steps: ["a", "b"], messages: [new AIMessage({ content: "Done." })] };
   })
   .addEdge(START, "work").addEdge("work", END).compile();
+
+// parallel: two branches ask for a decision in the same step; the join
+// answers with both (each interrupt is resumed by its id).
+const Decisions = Annotation.Root({ ...MessagesAnnotation.spec, decisions: Annotation({ reducer: (a, b) => ({ ...a, ...b }), default: () => ({}) }) });
+const sorted = (o) => JSON.stringify(Object.fromEntries(Object.entries(o).sort()));
+export const parallel = new StateGraph(Decisions)
+  .addNode("refund", async () => ({ decisions: { refund: interrupt({ question: "Refund order A-1?" }) } }))
+  .addNode("ship", async () => ({ decisions: { ship: interrupt({ question: "Ship order A-2?" }) } }))
+  .addNode("answer", async (s) => ({ messages: [new AIMessage({ content: "Decisions: " + sorted(s.decisions) })] }))
+  .addEdge(START, "refund").addEdge(START, "ship").addEdge(["refund", "ship"], "answer").addEdge("answer", END).compile();
+
+// gated: one AI message with two tool calls, run in parallel by a
+// ToolNode whose tools each ask for approval before they act.
+const gatedTool = (name) => tool(async ({ order }) => JSON.stringify({ tool: name, order, decision: interrupt({ tool: name, order }) }),
+  { name, description: name, schema: { type: "object", properties: { order: { type: "string" } } } });
+export const gated = new StateGraph(MessagesAnnotation)
+  .addNode("plan", async () => ({ messages: [new AIMessage({ content: "", tool_calls: [
+    { id: "call_refund", name: "refund", args: { order: "A-1" } },
+    { id: "call_cancel", name: "cancel", args: { order: "A-2" } },
+  ] })] }))
+  .addNode("tools", new ToolNode([gatedTool("refund"), gatedTool("cancel")]))
+  .addNode("answer", async (s) => ({ messages: [new AIMessage({ content: "Done: " + s.messages.filter((m) => m.getType() === "tool").map((m) => m.content).join(" | ") })] }))
+  .addEdge(START, "plan").addEdge("plan", "tools").addEdge("tools", "answer").addEdge("answer", END).compile();

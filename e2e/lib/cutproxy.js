@@ -1,5 +1,6 @@
 // A TCP proxy that cuts each client connection after `every` SSE frames
-// (plus `extra` bytes of the next one) went to the client.
+// (plus `extra` bytes of the next one) went to the client; frames end
+// with a blank line, LF or CRLF.
 import net from "node:net";
 
 export async function startCutProxy(targetPort, every, extra = 0) {
@@ -31,7 +32,7 @@ export async function startCutProxy(targetPort, every, extra = 0) {
           sentExtra++;
           continue;
         }
-        if (chunk[i] === 10 && i > 0 && chunk[i - 1] === 10) frames++;
+        if (frameEnd(chunk, i)) frames++;
       }
       client.write(chunk);
     });
@@ -50,6 +51,13 @@ export async function startCutProxy(targetPort, every, extra = 0) {
 
 function count(buf) {
   let n = 0;
-  for (let i = 1; i < buf.length; i++) if (buf[i] === 10 && buf[i - 1] === 10) n++;
+  for (let i = 1; i < buf.length; i++) if (frameEnd(buf, i)) n++;
   return n;
+}
+
+// frameEnd: buf[i] ends an SSE frame ("\n\n", or "\r\n\r\n" as the
+// Python LangGraph server writes them).
+function frameEnd(buf, i) {
+  if (buf[i] !== 10 || i < 1) return false;
+  return buf[i - 1] === 10 || (i > 2 && buf[i - 1] === 13 && buf[i - 2] === 10 && buf[i - 3] === 13);
 }

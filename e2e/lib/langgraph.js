@@ -1,7 +1,7 @@
-// Starts a real LangGraph Agent Server (`langgraphjs dev` from the pinned
+// Starts a real LangGraph Agent Server (`langgraphjs dev` from a pinned
 // @langchain/langgraph-cli) serving e2e/langgraph/graph.mjs.
 import { spawn } from "node:child_process";
-import { mkdtempSync, copyFileSync, symlinkSync } from "node:fs";
+import { mkdtempSync, copyFileSync, symlinkSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,15 +18,33 @@ async function freePort() {
   return port;
 }
 
-// startLangGraph runs `langgraphjs dev` on the graphs in a scratch
-// directory (it writes .langgraph_api state where it runs).
-export async function startLangGraph() {
+// The JavaScript servers the suite runs against, by name: the pinned
+// @langchain/langgraph-cli and the newest published one (an npm alias in
+// package.json). Each brings its own @langchain/langgraph-api.
+export const servers = {
+  pinned: "@langchain/langgraph-cli",
+  newest: "langgraph-cli-2",
+};
+
+// serverVersion is the version of a server's CLI and API packages.
+export function serverVersion(name = "pinned") {
+  const cli = join(e2eDir, "node_modules", servers[name]);
+  const v = (p) => JSON.parse(readFileSync(join(p, "package.json"), "utf8")).version;
+  let api;
+  try { api = v(join(cli, "node_modules", "@langchain", "langgraph-api")); } catch { api = v(join(e2eDir, "node_modules", "@langchain", "langgraph-api")); }
+  return { cli: v(cli), api };
+}
+
+// startLangGraph runs `langgraphjs dev` of the named server (see servers)
+// on the graphs in a scratch directory (it writes .langgraph_api state
+// where it runs).
+export async function startLangGraph({ server = "pinned" } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "genui-lg-"));
   copyFileSync(join(graphs, "graph.mjs"), join(dir, "graph.mjs"));
   copyFileSync(join(graphs, "langgraph.json"), join(dir, "langgraph.json"));
   symlinkSync(join(e2eDir, "node_modules"), join(dir, "node_modules"));
   const port = await freePort();
-  const child = spawn(join(e2eDir, "node_modules", ".bin", "langgraphjs"), ["dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload"], {
+  const child = spawn(process.execPath, [join(e2eDir, "node_modules", servers[server], "dist", "cli", "cli.mjs"), "dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload"], {
     cwd: dir,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
@@ -48,6 +66,8 @@ export async function startLangGraph() {
   return {
     url,
     port,
+    version: serverVersion(server),
+    logs: () => log,
     stop: () => {
       try { process.kill(-child.pid, "SIGTERM"); } catch {}
     },

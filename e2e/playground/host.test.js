@@ -55,7 +55,7 @@ mcpServers:
 agents:
   host: {type: agui, url: "${up.url}/agent", mcpServers: [recorder], a2ui: {disabled: true}}
   basic: {type: agui, url: "${up.url}/agent", mcpServers: [basic], a2ui: {disabled: true}}
-  demo: {type: demo, delay: 1ms, mcpServers: [refunds]}
+  demo: {type: demo, delay: 1ms, mcpServers: [refunds, genui]}
 `);
   browser = await launch();
   page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });

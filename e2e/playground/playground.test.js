@@ -16,7 +16,7 @@ const consoleProblems = [];
 before(async () => {
   adapter = await startAdapter(`
 agents:
-  demo: {type: demo, delay: 1ms, mcpServers: [refunds]}
+  demo: {type: demo, delay: 1ms, mcpServers: [refunds, genui]}
 `);
   browser = await launch();
   page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
@@ -64,6 +64,14 @@ test("table: conversation, event log and an A2UI surface", async () => {
     assert.ok(await page.locator(`#events li[data-type=${type}]`).count() > 0, `no ${type} in the log`);
   }
   assert.match(await page.locator("#events li").first().innerText(), /^\+\d+ms\s*RUN_STARTED/);
+  // Consecutive deltas of one message are one row that counts them.
+  const deltas = await page.evaluate(() => {
+    const evs = window.__playground.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT");
+    return { events: evs.length, messages: new Set(evs.map((e) => e.messageId)).size };
+  });
+  assert.ok(deltas.events > deltas.messages);
+  assert.equal(await page.locator("#events li[data-type=TEXT_MESSAGE_CONTENT]").count(), deltas.messages);
+  assert.match(await page.locator("#events li[data-type=TEXT_MESSAGE_CONTENT]").first().innerText(), /×\d+\s*messageId \S+: "Here are this week's shipments\."/);
   const text = await deepText(".pair .a2ui .body");
   for (const w of ["List shipments", "3 rows", "Lyon, FR", "FedEx"]) assert.ok(text.includes(w), `A2UI surface lacks ${w}: ${text.slice(0, 300)}`);
   // The surface says where it came from.
@@ -94,6 +102,20 @@ test("app: the refund review MCP App card renders inside the sandbox iframe", as
   await view.locator("#approve").click();
   await view.getByText("Decision: approved").waitFor({ timeout: 15000 });
   assert.match(await page.locator("#messages").innerText(), /The refund review card is above/);
+  // The adapter's own follow-up round is not a repair.
+  assert.equal(await page.locator("#events li.repair").count(), 0);
+  // After the decision the frame still holds the whole card (its
+  // "Decision:" line included).
+  await page.waitForTimeout(500);
+  const frame = await page.locator(".pair .mcp iframe").last().elementHandle();
+  const doc = await (await frame.contentFrame()).childFrames()[0].evaluate(() => document.documentElement.scrollHeight);
+  assert.ok((await frame.evaluate((f) => f.getBoundingClientRect().height)) + 1 >= doc, "the decided card is cut off");
+  // A new thread's card is undecided: decisions are per thread.
+  await page.locator("#reset").click();
+  await say("app");
+  const fresh = page.frameLocator(".pair:not([hidden]) .mcp iframe").last().frameLocator("iframe");
+  await fresh.getByText("pending").waitFor({ timeout: 15000 });
+  assert.equal(await fresh.locator("#approve").isEnabled(), true);
   await page.screenshot({ path: join(artifacts, "playground-app.png"), fullPage: true });
 });
 
@@ -105,7 +127,7 @@ test("side-by-side: the same tool call as an A2UI surface and an MCP Apps data v
   await pair.locator(".cols.both").waitFor();
   assert.equal(await pair.locator(".col.a2ui").count(), 1);
   assert.equal(await pair.locator(".col.mcp").count(), 1);
-  assert.match(await pair.locator(".col.a2ui .meta").innerText(), /3 A2UI messages, \d+ bytes/);
+  assert.match(await pair.locator(".col.a2ui .meta").innerText(), /\d+ A2UI messages, \d+ bytes/);
   const view = pair.locator(".col.mcp iframe").first();
   const inner = page.frameLocator(".pair .col.mcp iframe").first().frameLocator("iframe");
   await inner.locator("svg[aria-label='bar chart']").waitFor({ timeout: 15000 });
@@ -115,6 +137,20 @@ test("side-by-side: the same tool call as an A2UI surface and an MCP Apps data v
   await pair.locator(".col.a2ui button").click();
   assert.match(await pair.locator(".col.a2ui pre.raw").innerText(), /a2ui_operations/);
   await page.screenshot({ path: join(artifacts, "playground-side-by-side.png"), fullPage: true });
+  await page.uncheck("#side");
+});
+
+test("html in the default mode: the page turns on MCP Apps, says so and shows the HTML", async () => {
+  await page.locator("#reset").click();
+  await page.uncheck("#side");
+  await say("html");
+  // The refused A2UI-only run is followed by the same message, sent again.
+  await page.waitForFunction(() => window.__playground.events.filter((e) => e.type === "RUN_FINISHED").length >= 2 && !window.__playground.state.running, null, { timeout: 20000 }).catch(() => {});
+  assert.equal(await page.isChecked("#side"), true);
+  assert.match(await page.locator("#pairs .notice").innerText(), /render_html shows HTML, which A2UI has no component for: Side-by-side \(MCP Apps cards\) is now on/);
+  const html = page.frameLocator(".pair .mcp iframe").last().frameLocator("iframe").frameLocator("iframe#content");
+  await html.locator("#probe").waitFor({ timeout: 15000 });
+  assert.match(await page.locator("#input").getAttribute("placeholder"), /table, record, metrics, chart, dashboard, kpis, orders, form, ask, app, html, url, error/);
   await page.uncheck("#side");
 });
 

@@ -184,7 +184,7 @@
       frame.style.width = pref[0] + "px";
       frame.style.maxWidth = "100%";
     } else if (content.appData !== undefined) frame.style.height = "400px";
-    if (sandbox.prefersBorder) frame.style.border = "1px solid #ddd";
+    if (sandbox.prefersBorder) frame.style.border = "1px solid var(--color-border-secondary, #ddd)";
     wrap.appendChild(frame);
 
     let initialized = false;

@@ -7,6 +7,10 @@
 // a host convention; authorization happens here, and a decision without
 // an identity is refused). The card then tells the model the outcome with
 // ui/update-model-context. refund_policy is model only.
+//
+// The refunds are example data: every conversation (the thread the host
+// names in the caller metadata) has its own copy, so a decision in one
+// thread leaves another thread's card undecided.
 package refund
 
 import (
@@ -46,18 +50,47 @@ func caller(meta mcp.Meta) string {
 	return p
 }
 
-// store holds the refunds; decisions are made once.
-type store struct {
-	mu      sync.Mutex
-	refunds map[string]*refund
+// thread returns the thread a request is made for, or "".
+func thread(meta mcp.Meta) string {
+	c, _ := meta[callerMetaKey].(map[string]any)
+	t, _ := c["threadId"].(string)
+	return t
 }
 
-// NewStore returns the example refunds.
-func newStore() *store {
-	return &store{refunds: map[string]*refund{
+// maxThreads bounds the threads whose refunds the store keeps; the
+// oldest thread's are dropped first.
+const maxThreads = 1000
+
+// store holds the refunds of every thread; decisions are made once.
+type store struct {
+	mu      sync.Mutex
+	threads map[string]map[string]*refund
+	order   []string // thread ids, oldest first
+}
+
+func newStore() *store { return &store{threads: map[string]map[string]*refund{}} }
+
+// examples returns a fresh copy of the example refunds.
+func examples() map[string]*refund {
+	return map[string]*refund{
 		"RF-1001": {ID: "RF-1001", Customer: "Ada Lovelace", Order: "SO-5531", Amount: 129.90, Currency: "EUR", Reason: "Damaged in transit", Status: "pending"},
 		"RF-1002": {ID: "RF-1002", Customer: "Alan Turing", Order: "SO-5540", Amount: 2400, Currency: "GBP", Reason: "Duplicate charge", Status: "pending"},
-	}}
+	}
+}
+
+// refunds returns thread's refunds, created on first use; st.mu is held.
+func (st *store) refunds(thread string) map[string]*refund {
+	if r, ok := st.threads[thread]; ok {
+		return r
+	}
+	if len(st.order) >= maxThreads {
+		delete(st.threads, st.order[0])
+		st.order = st.order[1:]
+	}
+	r := examples()
+	st.threads[thread] = r
+	st.order = append(st.order, thread)
+	return r
 }
 
 // NewServer builds the refund review MCP App server with its own store.
@@ -74,7 +107,7 @@ func newServer(st *store) *mcp.Server {
 		func(ctx context.Context, req *mcp.CallToolRequest, in reviewIn) (*mcp.CallToolResult, *refund, error) {
 			st.mu.Lock()
 			defer st.mu.Unlock()
-			r, ok := st.refunds[in.RefundID]
+			r, ok := st.refunds(thread(req.Params.Meta))[in.RefundID]
 			if !ok {
 				return nil, nil, fmt.Errorf("no refund %q", in.RefundID)
 			}
@@ -101,7 +134,7 @@ func newServer(st *store) *mcp.Server {
 			}
 			st.mu.Lock()
 			defer st.mu.Unlock()
-			r, ok := st.refunds[in.RefundID]
+			r, ok := st.refunds(thread(req.Params.Meta))[in.RefundID]
 			if !ok {
 				return nil, nil, fmt.Errorf("no refund %q", in.RefundID)
 			}

@@ -72,3 +72,45 @@ func TestRefundServer(t *testing.T) {
 		}
 	}
 }
+
+// TestRefundPerThread: a decision in one thread leaves the same refund
+// pending in another thread (a new conversation's card is undecided).
+func TestRefundPerThread(t *testing.T) {
+	s := newServer(newStore())
+	pool, err := mcpapps.NewPool([]mcpapps.ServerConfig{{ID: "refunds", Transport: func() mcp.Transport {
+		st, ct := mcp.NewInMemoryTransports()
+		go s.Connect(context.Background(), st, nil)
+		return ct
+	}}}, mcpapps.PoolOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ctx := context.Background()
+	if err := pool.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	status := func(thread, tool string, args map[string]any) string {
+		t.Helper()
+		res, err := pool.Call(mcpapps.WithCaller(ctx, mcpapps.Caller{Principal: "alice", ThreadID: thread, Source: "app"}), "refunds", tool, args)
+		if err != nil || res.IsError {
+			t.Fatalf("%s in %s: %v %+v", tool, thread, err, res)
+		}
+		var out struct {
+			Status string
+			Refund struct{ Status string }
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &out)
+		return out.Status + out.Refund.Status
+	}
+	if got := status("a", "decide_refund", map[string]any{"refundId": "RF-1001", "decision": "approve"}); got != "approved" {
+		t.Fatalf("decision in thread a: %q", got)
+	}
+	if got := status("a", "review_refund", map[string]any{"refundId": "RF-1001"}); got != "approved" {
+		t.Errorf("thread a after its decision: %q", got)
+	}
+	if got := status("b", "review_refund", map[string]any{"refundId": "RF-1001"}); got != "pending" {
+		t.Errorf("thread b sees thread a's decision: %q", got)
+	}
+}
