@@ -265,3 +265,50 @@ func TestAnswerRelayIsPerPrincipal(t *testing.T) {
 		t.Errorf("an answer to a gone instance's question: %v", err)
 	}
 }
+
+// TestAnsweredQuestionIsWithdrawnAtOnce: a question answered through its
+// own instance is withdrawn from the other instances at once, not when
+// its run gets round to closing it: a second answer (a double click, a
+// replayed request) through another instance is told no run waits,
+// rather than "delivered" and dropped.
+func TestAnsweredQuestionIsWithdrawnAtOnce(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rl, err := runlog.NewRedis(ctx, testRedisURL(), runlog.RedisOptions{Prefix: randomPrefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.Close()
+	answers := map[string]*mcpapps.Answers{}
+	for _, inst := range []string{"a", "b"} {
+		relay := rl.AnswerRelay(inst)
+		answers[inst] = mcpapps.NewAnswers(relay)
+		lctx, stop := context.WithCancel(ctx)
+		done, err := relay.Listen(lctx, answers[inst].Receive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { stop(); <-done }()
+	}
+	a, b := answers["a"], answers["b"]
+	alice := mcpapps.Caller{Principal: "alice", ThreadID: "t", ToolCallID: "q1"}
+	q, err := a.Open(ctx, alice, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close(ctx)
+	if err := a.Deliver(ctx, alice, json.RawMessage(`"first"`)); err != nil {
+		t.Fatalf("the answer through A: %v", err)
+	}
+	// The run has not closed its question yet.
+	if b.Waiting(ctx, alice) {
+		t.Error("B still sees the answered question waiting")
+	}
+	if err := b.Deliver(ctx, alice, json.RawMessage(`"second"`)); !errors.Is(err, mcpapps.ErrNoQuestion) {
+		t.Errorf("a second answer through B: %v, want ErrNoQuestion", err)
+	}
+	if got, err := q.Wait(ctx); err != nil || string(got) != `"first"` {
+		t.Errorf("the question got %s, %v; want the first answer", got, err)
+	}
+}

@@ -26,6 +26,17 @@ const AppResponseMethod = "genui-adapter/app-response"
 // ended, or the wait expired), on this instance or, with a Relay, on any.
 var ErrNoQuestion = errors.New("this question is no longer open (the run ended or the wait expired); answer in the chat instead")
 
+// MaxAnswerBytes caps an answer (its JSON): a choice or a form's values.
+// A relayed answer crosses Redis as an escaped string (up to six times
+// its size), and a message over the pub/sub output buffer of the
+// instance it goes to (Redis's default hard limit is 32 MiB) makes Redis
+// drop that instance's subscription, with every answer in flight to it.
+const MaxAnswerBytes = 256 << 10
+
+// ErrAnswerTooLarge: an answer over MaxAnswerBytes, refused; the question
+// stays open.
+var ErrAnswerTooLarge = fmt.Errorf("the answer is larger than %d bytes; shorten it", MaxAnswerBytes)
+
 // Relay carries answers between instances that share a run log, so that
 // an answer given through any instance reaches the run that waits for it
 // on another. Keys are opaque to it (Answers names a question by
@@ -186,13 +197,23 @@ const ConcurrentRequestsFeature = "concurrentRequests"
 
 // Deliver answers the call c names: on this instance if its run waits
 // here, else, with a Relay, on the instance whose run waits for it.
-// ErrNoQuestion if none waits; another error if the Relay failed.
+// ErrNoQuestion if none waits; ErrAnswerTooLarge over MaxAnswerBytes;
+// another error if the Relay failed.
 func (a *Answers) Deliver(ctx context.Context, c Caller, answer json.RawMessage) error {
 	if a == nil || c.ToolCallID == "" {
 		return ErrNoQuestion
 	}
+	if len(answer) > MaxAnswerBytes {
+		return ErrAnswerTooLarge
+	}
 	k := answerKey(c)
 	if a.Receive(k, answer) {
+		if a.relay != nil {
+			// Answered: withdrawn from the other instances at once, so
+			// that a second answer through one is told none waits (not
+			// "delivered" and dropped). Best effort, as Close's.
+			_ = a.relay.Close(context.WithoutCancel(ctx), k)
+		}
 		return nil
 	}
 	if a.relay == nil {

@@ -74,14 +74,18 @@ type Agent struct {
 	// CardTTL is how long the agent card is kept (default 5 min).
 	CardTTL time.Duration
 	// ExposeErrors quotes the agent's error answers in RUN_ERROR
-	// (agui.StatusError); off, the client sees only their status.
+	// (agui.StatusError), and its JSON-RPC errors' messages; off, the
+	// client sees only their status or code, and the log the rest. (A
+	// failed task's status message is the agent's word to the user and
+	// is always shown.)
 	ExposeErrors bool
 	// Check filters A2UI messages (the adapter's validator).
 	Check Check
 
-	mu      sync.Mutex
-	card    *card
-	fetched time.Time
+	mu       sync.Mutex
+	card     *card
+	fetched  time.Time
+	fetching *cardFetch // nil: none under way
 }
 
 // card is what the client reads of an agent card.
@@ -108,7 +112,18 @@ func (a *Agent) do(ctx context.Context, p *origin.Policy, method, url string, bo
 	return u.Do(ctx, method, url, body, hdr)
 }
 
-// readCard fetches (or reuses) the agent card.
+// cardFetch is a fetch of the agent card that runs wait for.
+type cardFetch struct {
+	done chan struct{} // closed when card and err are set
+	card *card
+	err  error
+}
+
+// readCard reuses the agent card, or waits for its fetch: one at a time,
+// which the runs that need the card meanwhile share (many runs starting
+// as the card expires do not each fetch it). The fetch does not end when
+// the run that started it does (it is bounded by its own timeout); a run
+// stops waiting when its ctx ends.
 func (a *Agent) readCard(ctx context.Context) (*card, error) {
 	ttl := a.CardTTL
 	if ttl == 0 {
@@ -120,7 +135,35 @@ func (a *Agent) readCard(ctx context.Context) (*card, error) {
 		a.mu.Unlock()
 		return c, nil
 	}
+	f := a.fetching
+	if f == nil {
+		f = &cardFetch{done: make(chan struct{})}
+		a.fetching = f
+		// Not the run's: it may end first, and its hook with it.
+		fctx := agui.WithBeforeRead(context.WithoutCancel(ctx), func() {})
+		go func() { // ends with the fetch, within its timeout
+			defer close(f.done)
+			f.card, f.err = a.fetchCard(fctx)
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if f.err == nil {
+				a.card, a.fetched = f.card, time.Now()
+			}
+			a.fetching = nil
+		}()
+	}
 	a.mu.Unlock()
+	agui.BeforeRead(ctx)() // what the client is owed goes out before the wait
+	select {
+	case <-f.done:
+		return f.card, f.err
+	case <-ctx.Done():
+		return nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the A2A agent's card", Err: ctx.Err()}
+	}
+}
+
+// fetchCard fetches the agent card.
+func (a *Agent) fetchCard(ctx context.Context) (*card, error) {
 	p, err := a.policy()
 	if err != nil {
 		return nil, &agui.RunErr{Code: agui.CodeInternal, Message: "the A2A agent's url is not usable", Err: err}
@@ -203,9 +246,6 @@ func (a *Agent) readCard(ctx context.Context) (*card, error) {
 			c.Catalogs = e.Params.SupportedCatalogIDs
 		}
 	}
-	a.mu.Lock()
-	a.card, a.fetched = c, time.Now()
-	a.mu.Unlock()
 	return c, nil
 }
 
@@ -390,7 +430,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			method = "SendStreamingMessage"
 		}
 		body := map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": map[string]any{"message": msg}}
-		t := &translator{in: in, yield: yield, v1: c.Version == "1.0", check: a.Check, surfaces: map[string]*surface{}}
+		t := &translator{in: in, yield: yield, v1: c.Version == "1.0", check: a.Check, surfaces: map[string]*surface{}, expose: a.ExposeErrors}
 		if id, ok := msg["taskId"].(string); ok {
 			t.resumed = id
 		}

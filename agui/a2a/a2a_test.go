@@ -11,7 +11,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.uber.org/goleak"
@@ -179,9 +181,15 @@ func TestRPCErrors(t *testing.T) {
 		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32001,\"message\":\"Task not found\"}}\n\n")
 	}))
 	defer srv.Close()
-	evs, err := runAll(t, &Agent{URL: srv.URL}, userInput("hi"))
+	evs, err := runAll(t, &Agent{URL: srv.URL, ExposeErrors: true}, userInput("hi"))
 	if err != nil || evs[len(evs)-1].(*agui.RunError).Message != "Task not found" {
 		t.Errorf("%v %v", evs, err)
+	}
+	// Not exposed: the code and a fixed text; the message is the cause.
+	_, err = runAll(t, &Agent{URL: srv.URL}, userInput("hi"))
+	var re *agui.RunErr
+	if !asRunErr(err, &re) || re.Code != "a2a_error" || strings.Contains(re.Message, "Task not found") || !strings.Contains(err.Error(), "Task not found") {
+		t.Errorf("not exposed: %v", err)
 	}
 	if _, err := runAll(t, &Agent{URL: "http://127.0.0.1:1"}, userInput("hi")); err == nil || !strings.Contains(err.Error(), "agent's card") {
 		t.Errorf("unreachable: %v", err)
@@ -249,5 +257,103 @@ func TestA2UIClientMetadata(t *testing.T) {
 				t.Errorf("data model %v: %v", got, err)
 			}
 		}
+	}
+}
+
+// A JSON-RPC error answer is the A2A server's error body (often an
+// exception's text): it reaches the client only when upstream errors are
+// exposed; otherwise RUN_ERROR has a fixed text and the error goes to the
+// log (the yielded error's cause).
+func TestJSONRPCErrorNotExposed(t *testing.T) {
+	const secret = "Traceback: KeyError 'OPENAI_API_KEY' at /srv/agent/secrets.py"
+	frame := []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"` + secret + `"}}`)
+	for _, expose := range []bool{false, true} {
+		var seen []string
+		var cause error
+		tr := &translator{in: &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, expose: expose, surfaces: map[string]*surface{}, yield: func(ev agui.Event, err error) bool {
+			if err != nil {
+				cause = err
+				ev = agui.AsRunError(err)
+			}
+			if re, ok := ev.(*agui.RunError); ok {
+				if re.Code != "a2a_error" {
+					t.Errorf("expose=%v: code %q", expose, re.Code)
+				}
+				seen = append(seen, re.Message)
+			}
+			return true
+		}}
+		if tr.frame(context.Background(), frame) {
+			t.Errorf("expose=%v: the run goes on after a JSON-RPC error", expose)
+		}
+		if len(seen) != 1 {
+			t.Fatalf("expose=%v: RUN_ERRORs %q", expose, seen)
+		}
+		if got := strings.Contains(seen[0], "OPENAI_API_KEY"); got != expose {
+			t.Errorf("expose=%v: RUN_ERROR message %q", expose, seen[0])
+		}
+		if !expose && (cause == nil || !strings.Contains(cause.Error(), "OPENAI_API_KEY")) {
+			t.Errorf("the error is not in the logged cause: %v", cause)
+		}
+	}
+}
+
+// Many runs starting at once with no card cached (the first ones, or as
+// the card expires) fetch the card once, not once each; a run whose
+// client leaves stops waiting for another's fetch.
+func TestCardFetchedOnceByConcurrentRuns(t *testing.T) {
+	var cards atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "agent-card.json") {
+			cards.Add(1)
+			<-release
+			fmt.Fprintf(w, `{"url":"http://%s/rpc","protocolVersion":"0.3.0"}`, r.Host)
+			return
+		}
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"status-update\",\"taskId\":\"T\",\"status\":{\"state\":\"completed\"},\"final\":true}}\n\n")
+	}))
+	defer srv.Close()
+	a := &Agent{URL: srv.URL}
+	// A run whose client leaves while another fetches the card.
+	gone, leave := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() { _, err := a.readCard(context.Background()); first <- err }()
+	for cards.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	left := make(chan error, 1)
+	go func() { _, err := a.readCard(gone); left <- err }()
+	leave()
+	select {
+	case err := <-left:
+		if err == nil {
+			t.Error("a run whose client left got a card")
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("a run whose client left still waits for another's card fetch")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for range 50 {
+		wg.Go(func() {
+			_, err := runAll(t, a, userInput("hi"))
+			errs <- err
+		})
+	}
+	time.Sleep(100 * time.Millisecond) // the 50 are waiting
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if n := cards.Load(); n != 1 {
+		t.Errorf("51 runs fetched the card %d times, want 1", n)
 	}
 }

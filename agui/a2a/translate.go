@@ -3,6 +3,7 @@ package a2a
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/genui-adapter/genui-adapter/agui"
@@ -20,6 +21,7 @@ type translator struct {
 	text     string              // open text message id
 	surfaces map[string]*surface // by surfaceId, this run
 	ops      int                 // A2UI messages kept this run (bounded)
+	expose   bool                // a JSON-RPC error's text reaches the client (Agent.ExposeErrors)
 }
 
 // surface is one A2UI surface the run shows: its messages so far.
@@ -97,7 +99,11 @@ func (t *translator) frame(ctx context.Context, data []byte) bool {
 	}
 	if resp.Error != nil {
 		t.ended = true
-		return t.closeText() && t.out(&agui.RunError{Code: "a2a_error", Message: resp.Error.Message}) && false
+		if t.expose {
+			return t.closeText() && t.out(&agui.RunError{Code: "a2a_error", Message: resp.Error.Message}) && false
+		}
+		// The server's error answer: to the log, not the user.
+		return t.closeText() && t.yield(nil, &agui.RunErr{Code: "a2a_error", Message: fmt.Sprintf("the A2A agent answered JSON-RPC error %d (its message is in the adapter's log)", resp.Error.Code), Err: fmt.Errorf("A2A JSON-RPC error %d: %s", resp.Error.Code, resp.Error.Message)}) && false
 	}
 	var ev event
 	if json.Unmarshal(resp.Result, &ev) != nil {

@@ -59,7 +59,8 @@ type Agent struct {
 	// within URL's origin only.
 	Origins *origin.Policy
 	// ExposeErrors quotes the server's error answers in RUN_ERROR
-	// (agui.StatusError); off, the client sees only their status.
+	// (agui.StatusError), and its error events' text; off, the client
+	// sees only their status or a fixed text, and the log the rest.
 	ExposeErrors bool
 	// MaxReconnects bounds stream resumptions (default 5).
 	MaxReconnects int
@@ -95,8 +96,8 @@ type Agent struct {
 	NoCopilotKitHelpers bool
 
 	schemaMu   sync.Mutex
-	schemaAt   time.Time
-	schemaKeys map[string]bool
+	schemaAt   time.Time       // when the schema was last asked for
+	schemaKeys map[string]bool // nil: every key
 
 	subgraphsMu sync.Mutex
 	subgraphsAt time.Time // when the server was last probed
@@ -444,7 +445,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		}
 		resp.Body.Close()
 
-		t := &translator{in: in, yield: yield, snapshot: !a.NoMessagesSnapshot, keys: a.outputKeys(ctx)}
+		t := &translator{in: in, yield: yield, snapshot: !a.NoMessagesSnapshot, keys: a.outputKeys(ctx), expose: a.ExposeErrors}
 		if !t.out(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}) {
 			return
 		}

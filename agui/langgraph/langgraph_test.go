@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -247,7 +248,8 @@ func TestRecordedStreams(t *testing.T) {
 			rp := newReplay(t, g)
 			srv := httptest.NewServer(rp)
 			defer srv.Close()
-			got, err := run(t, &Agent{URL: srv.URL, Graph: g}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
+			// The archives keep the server's error text (ExposeErrors).
+			got, err := run(t, &Agent{URL: srv.URL, Graph: g, ExposeErrors: true}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
 			if err != nil {
 				// A failed run ends with the RUN_ERROR Normalize makes of it.
 				j, _ := json.Marshal(agui.AsRunError(err))
@@ -433,7 +435,7 @@ func TestSubgraphsProbedAndRefused(t *testing.T) {
 	fail := newReplay(t, "fail")
 	srv2 := httptest.NewServer(fail)
 	defer srv2.Close()
-	_, err = run(t, &Agent{URL: srv2.URL, Graph: "fail"}, input())
+	_, err = run(t, &Agent{URL: srv2.URL, Graph: "fail", ExposeErrors: true}, input())
 	var re *agui.RunErr
 	if !errors.As(err, &re) || re.Code != CodeGraphError || re.Message != "graph exploded" {
 		t.Fatalf("failing graph: %v", err)
@@ -993,5 +995,89 @@ func TestThreadMessages(t *testing.T) {
 	var re *agui.RunErr
 	if _, err := a.ThreadMessages(t.Context(), "t1"); !errors.As(err, &re) || !strings.Contains(re.Message, "HTTP 500") || !strings.Contains(re.Err.Error(), "boom") {
 		t.Fatalf("failing server: %v", err)
+	}
+}
+
+// A LangGraph error event carries the server's exception text (internal
+// host names, SQL, secrets in a message): it reaches the client only when
+// upstream errors are exposed; otherwise RUN_ERROR has a fixed text and
+// the exception goes to the log (the yielded error's cause).
+func TestErrorEventNotExposed(t *testing.T) {
+	const secret = "psycopg.OperationalError: connection to db.internal:5432 failed: password authentication failed for user admin"
+	frame := "event: error\ndata: {\"error\":\"OperationalError\",\"message\":\"" + secret + "\"}\n\n"
+	for _, expose := range []bool{false, true} {
+		var seen []string
+		var cause error
+		tr := &translator{in: input(), expose: expose, yield: func(ev agui.Event, err error) bool {
+			if err != nil {
+				cause = err
+				ev = agui.AsRunError(err)
+			}
+			if re, ok := ev.(*agui.RunError); ok {
+				if re.Code != "langgraph_error" {
+					t.Errorf("expose=%v: code %q", expose, re.Code)
+				}
+				seen = append(seen, re.Message)
+			}
+			return true
+		}}
+		if _, err := tr.consume(strings.NewReader(frame), 1<<16); err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != 1 {
+			t.Fatalf("expose=%v: RUN_ERRORs %q", expose, seen)
+		}
+		if got := strings.Contains(seen[0], "db.internal"); got != expose {
+			t.Errorf("expose=%v: RUN_ERROR message %q", expose, seen[0])
+		}
+		if !expose && (cause == nil || !strings.Contains(cause.Error(), "db.internal")) {
+			t.Errorf("the exception is not in the logged cause: %v", cause)
+		}
+	}
+}
+
+// The output schema keeps a graph's private state keys on the server: a
+// refresh the server cannot answer (down, overloaded, slow) keeps the
+// keys it gave, rather than turning the filter off for a TTL. A server
+// that answers without a schema (a 404, no properties) shows every key.
+func TestOutputKeysKeptWhenTheServerCannotAnswer(t *testing.T) {
+	var status atomic.Int32
+	status.Store(200)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s := int(status.Load()); s != 200 {
+			w.WriteHeader(s)
+			return
+		}
+		io.WriteString(w, `{"output_schema":{"properties":{"answer":{}}}}`)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	expire := func(a *Agent) {
+		a.schemaMu.Lock()
+		a.schemaAt = time.Now().Add(-2 * schemaTTL)
+		a.schemaMu.Unlock()
+	}
+	a := &Agent{URL: srv.URL, Graph: "g"}
+	if keys := a.outputKeys(ctx); !keys["answer"] || len(keys) != 1 {
+		t.Fatalf("keys %v", keys)
+	}
+	for _, s := range []int32{503, 500, 429} {
+		status.Store(s)
+		expire(a)
+		if keys := a.outputKeys(ctx); !keys["answer"] || len(keys) != 1 {
+			t.Errorf("a %d on refresh: keys %v, want the last known {answer}", s, keys)
+		}
+	}
+	a.URL = "http://127.0.0.1:1"
+	expire(a)
+	if keys := a.outputKeys(ctx); !keys["answer"] || len(keys) != 1 {
+		t.Errorf("unreachable on refresh: keys %v, want the last known {answer}", keys)
+	}
+	// The server says it has no schema now (a redeployed graph): every key.
+	a.URL = srv.URL
+	status.Store(404)
+	expire(a)
+	if keys := a.outputKeys(ctx); keys != nil {
+		t.Errorf("a 404: keys %v, want nil (every key)", keys)
 	}
 }

@@ -20,14 +20,17 @@ const schemaTTL = time.Minute
 // in "values" once the "events" mode is asked for). nil when the server
 // cannot say (no schema, or one without properties, as for JavaScript
 // graphs without type information): then every key is shown, where the
-// official adapter shows only messages.
+// official adapter shows only messages. Once the server has given keys,
+// a refresh it cannot answer (unreachable, a 5xx or 429, a timeout)
+// keeps them: a server down or overloaded for a moment does not turn the
+// filter off.
 func (a *Agent) outputKeys(ctx context.Context) map[string]bool {
 	a.schemaMu.Lock()
 	defer a.schemaMu.Unlock()
 	if !a.schemaAt.IsZero() && time.Since(a.schemaAt) < schemaTTL {
 		return a.schemaKeys
 	}
-	a.schemaAt, a.schemaKeys = time.Now(), nil
+	a.schemaAt = time.Now()
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	keys, status := a.schemaOf(cctx, a.Graph)
@@ -35,15 +38,18 @@ func (a *Agent) outputKeys(ctx context.Context) map[string]bool {
 		// The Python server's route takes only an assistant id (a UUID),
 		// not a graph id: ask it for the graph's assistant.
 		if id := a.assistantOf(cctx); id != "" && id != a.Graph {
-			keys, _ = a.schemaOf(cctx, id)
+			keys, status = a.schemaOf(cctx, id)
 		}
 	}
-	a.schemaKeys = keys
-	return keys
+	answered := status != 0 && status < 500 && status != http.StatusTooManyRequests
+	if answered || a.schemaKeys == nil {
+		a.schemaKeys = keys
+	}
+	return a.schemaKeys
 }
 
 // schemaOf reads the output keys of assistant id, with the server's HTTP
-// status (0 when it could not be reached).
+// status (0 when it could not be reached, or its answer was cut short).
 func (a *Agent) schemaOf(ctx context.Context, id string) (keys map[string]bool, status int) {
 	resp, err := a.do(ctx, http.MethodGet, "/assistants/"+url.PathEscape(id)+"/schemas", nil, nil)
 	if err != nil {
@@ -58,7 +64,9 @@ func (a *Agent) schemaOf(ctx context.Context, id string) (keys map[string]bool, 
 			Properties map[string]json.RawMessage `json:"properties"`
 		} `json:"output_schema"`
 	}
-	if json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&s) != nil || len(s.Output.Properties) == 0 {
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&s); err != nil && ctx.Err() != nil {
+		return nil, 0 // the read timed out: no answer
+	} else if err != nil || len(s.Output.Properties) == 0 {
 		return nil, resp.StatusCode
 	}
 	keys = make(map[string]bool, len(s.Output.Properties))

@@ -49,6 +49,7 @@ type translator struct {
 	reasoning     string          // open reasoning message id
 	hidden        map[string]bool // tool calls not emitted (copilotkit:emit-tool-calls false)
 	predicting    map[string]*predicted
+	expose        bool // an error event's text reaches the client (Agent.ExposeErrors)
 }
 
 // emitOpts are the CopilotKit emit settings a chat model call carries in
@@ -501,9 +502,15 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 				return false, fmt.Errorf("%w: %s", errSubgraphsRefused, msg)
 			}
 			// An error the adapter logs (agui.Stats.Failed) and the client
-			// sees as RUN_ERROR with the server's message.
+			// sees as RUN_ERROR, with the server's message only when
+			// upstream errors are exposed.
 			t.ended = true
-			t.yield(nil, &agui.RunErr{Code: CodeGraphError, Message: msg})
+			if t.expose || msg == "the LangGraph run failed" {
+				t.yield(nil, &agui.RunErr{Code: CodeGraphError, Message: msg})
+			} else {
+				// The server's exception text: to the log, not the user.
+				t.yield(nil, &agui.RunErr{Code: CodeGraphError, Message: "the LangGraph run failed (its error is in the adapter's log)", Err: fmt.Errorf("LangGraph error event: %s", msg)})
+			}
 			return true, nil
 		case "end":
 			return t.finish(), nil

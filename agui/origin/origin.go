@@ -7,10 +7,12 @@
 // forwarded headers) go only to the configured origin.
 //
 // Origins are compared in canonical form, "scheme://host:port": the
-// scheme http or https, the host lower case, without a trailing dot,
-// international names in punycode (IDNA lookup rules), IPv6 literals in
-// brackets in their shortest form, and the port always written (80 and
-// 443 by default). URLs carrying userinfo (user:password@) are refused.
+// scheme http or https, the host lower case, international names in
+// punycode (IDNA lookup rules), IPv6 literals in brackets in their
+// shortest form, and the port always written (80 and 443 by default). A
+// trailing dot is kept: the absolute name "agent.dev." is another host
+// than "agent.dev", which the resolver first tries under its search
+// domains. URLs carrying userinfo (user:password@) are refused.
 package origin
 
 import (
@@ -108,11 +110,15 @@ func canonicalHost(host string) (string, error) {
 		}
 		host = a
 	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if host == "" || len(host) > 253 {
+	// A trailing dot stays: "agent.dev." is the absolute name, while
+	// "agent.dev" is first tried under the resolver's search domains (in
+	// Kubernetes, the service agent of namespace dev): two hosts.
+	host = strings.ToLower(host)
+	name, absolute := strings.CutSuffix(host, ".")
+	if name == "" || len(name) > 253 {
 		return "", errors.New("bad host name length")
 	}
-	for label := range strings.SplitSeq(host, ".") {
+	for label := range strings.SplitSeq(name, ".") {
 		if label == "" || len(label) > 63 {
 			return "", fmt.Errorf("bad host name %q", host)
 		}
@@ -123,7 +129,7 @@ func canonicalHost(host string) (string, error) {
 			}
 		}
 	}
-	if a, err := netip.ParseAddr(host); err == nil {
+	if a, err := netip.ParseAddr(host); err == nil && !absolute {
 		return a.String(), nil
 	}
 	return host, nil

@@ -17,8 +17,10 @@ func TestOf(t *testing.T) {
 		{"http://example.com", "http://example.com:80"},
 		{"https://example.com/a/b?c#d", "https://example.com:443"},
 		{"HTTPS://Example.COM", "https://example.com:443"},
-		{"https://example.com.", "https://example.com:443"},
-		{"https://example.com.:443/x", "https://example.com:443"},
+		{"https://example.com.", "https://example.com.:443"},
+		{"https://Example.com.:443/x", "https://example.com.:443"},
+		{"http://127.0.0.1.:1", "http://127.0.0.1.:1"},
+		{"http://example.com..", ""},
 		{"http://example.com:80", "http://example.com:80"},
 		{"http://example.com:8080", "http://example.com:8080"},
 		{"http://example.com:08080", "http://example.com:8080"},
@@ -104,7 +106,8 @@ func TestPolicy(t *testing.T) {
 	}{
 		{"https://agent.example.com/a2a", true, true},
 		{"https://agent.example.com:443/a2a", true, true},
-		{"https://AGENT.example.com./a2a", true, true},
+		{"https://AGENT.example.com/a2a", true, true},
+		{"https://agent.example.com./a2a", false, false}, // the absolute name, not the configured one
 		{"https://api.agent.example.com/v1", true, false},
 		{"http://[0::1]:9000/x", true, false},
 		{"http://agent.example.com/a2a", false, false},       // scheme
@@ -285,4 +288,33 @@ func FuzzOf(f *testing.F) {
 			t.Fatalf("policy home %q: Allowed(%q) = %v, origin %q", p.Home(), raw, allowed, o)
 		}
 	})
+}
+
+// A name with a trailing dot is absolute; without, the resolver tries its
+// search domains first. In Kubernetes "http://agent.dev:8080" is the
+// service agent of namespace dev (agent.dev.svc.cluster.local) while
+// "http://agent.dev.:8080" is the public name agent.dev, which anyone may
+// register: a peer naming the latter must not count as home and get the
+// credentials.
+func TestTrailingDotIsAnotherHost(t *testing.T) {
+	p, err := NewPolicy("http://agent.dev:8080", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{"http://agent.dev.:8080/rpc", "http://AGENT.dev.:8080/"} {
+		u, _ := url.Parse(raw)
+		if p.IsHome(u) || p.Allowed(raw) == nil {
+			t.Errorf("home %s: %s is treated as home", p.Home(), raw)
+		}
+	}
+	q, err := NewPolicy("https://api.example.com./", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := url.Parse("https://api.example.com/x"); q.IsHome(u) {
+		t.Errorf("home %s: the relative name is treated as home", q.Home())
+	}
+	if u, _ := url.Parse("https://API.example.com.:443/x"); !q.IsHome(u) {
+		t.Errorf("home %s: its own absolute name is not home", q.Home())
+	}
 }
