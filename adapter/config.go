@@ -274,6 +274,12 @@ type ToolkitConfig struct {
 	// ask_user (or an app's mcp-app-response) before the agent is told
 	// there was none (default 10m).
 	AnswerWait Duration `yaml:"answerWait,omitempty"`
+	// MaxAnswerBytes caps the JSON of one answer to ask_user (or an app's
+	// mcp-app-response); a larger one is refused and the question stays
+	// open (default 256 KiB). Relayed between instances an answer crosses
+	// Redis pub/sub, whose output limit (32 MiB by default) it must stay
+	// well under.
+	MaxAnswerBytes int `yaml:"maxAnswerBytes,omitempty"`
 }
 
 // MCPAppsConfig is the MCP Apps trust boundary.

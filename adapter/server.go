@@ -190,6 +190,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		}
 		s.stopAnswers, s.answersDone = cancel, done
 	}
+	s.answers.MaxBytes = cfg.Toolkit.MaxAnswerBytes
 	if s.pool, err = newPool(cfg, logger, s.tracing.Transport, s.a2ui, s.answers); err != nil {
 		s.Close()
 		return nil, err

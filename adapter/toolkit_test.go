@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -272,4 +273,20 @@ func get(t *testing.T, url string) (*http.Response, string) {
 	var b strings.Builder
 	_, _ = io.Copy(&b, resp.Body)
 	return resp, b.String()
+}
+
+// toolkit.maxAnswerBytes reaches the answers' cap.
+func TestMaxAnswerBytesConfigured(t *testing.T) {
+	cfg, err := ParseConfig([]byte("toolkit: {maxAnswerBytes: 1024}\nagents: {d: {type: demo}}\n"), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewServer(slog.New(slog.DiscardHandler), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.answers.MaxBytes != 1024 {
+		t.Errorf("answers cap = %d, want 1024 from toolkit.maxAnswerBytes", s.answers.MaxBytes)
+	}
 }

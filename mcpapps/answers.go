@@ -26,16 +26,16 @@ const AppResponseMethod = "genui-adapter/app-response"
 // ended, or the wait expired), on this instance or, with a Relay, on any.
 var ErrNoQuestion = errors.New("this question is no longer open (the run ended or the wait expired); answer in the chat instead")
 
-// MaxAnswerBytes caps an answer (its JSON): a choice or a form's values.
-// A relayed answer crosses Redis as an escaped string (up to six times
+// MaxAnswerBytes is the default cap on an answer (its JSON): a choice or
+// a form's values (Answers.MaxBytes sets another). A relayed answer crosses Redis as an escaped string (up to six times
 // its size), and a message over the pub/sub output buffer of the
 // instance it goes to (Redis's default hard limit is 32 MiB) makes Redis
 // drop that instance's subscription, with every answer in flight to it.
 const MaxAnswerBytes = 256 << 10
 
-// ErrAnswerTooLarge: an answer over MaxAnswerBytes, refused; the question
-// stays open.
-var ErrAnswerTooLarge = fmt.Errorf("the answer is larger than %d bytes; shorten it", MaxAnswerBytes)
+// ErrAnswerTooLarge: an answer over the cap, refused; the question stays
+// open.
+var ErrAnswerTooLarge = errors.New("the answer is larger than this service takes (toolkit.maxAnswerBytes); shorten it")
 
 // Relay carries answers between instances that share a run log, so that
 // an answer given through any instance reaches the run that waits for it
@@ -63,7 +63,10 @@ type Relay interface {
 // With a Relay, an answer this instance does not wait for goes to the
 // instance that does.
 type Answers struct {
-	relay   Relay // nil: this instance only
+	// MaxBytes caps an answer's JSON (0: MaxAnswerBytes); set it before
+	// the first Deliver.
+	MaxBytes int
+	relay    Relay // nil: this instance only
 	mu      sync.Mutex
 	waiting map[string]chan json.RawMessage
 }
@@ -197,13 +200,17 @@ const ConcurrentRequestsFeature = "concurrentRequests"
 
 // Deliver answers the call c names: on this instance if its run waits
 // here, else, with a Relay, on the instance whose run waits for it.
-// ErrNoQuestion if none waits; ErrAnswerTooLarge over MaxAnswerBytes;
+// ErrNoQuestion if none waits; ErrAnswerTooLarge over MaxBytes;
 // another error if the Relay failed.
 func (a *Answers) Deliver(ctx context.Context, c Caller, answer json.RawMessage) error {
 	if a == nil || c.ToolCallID == "" {
 		return ErrNoQuestion
 	}
-	if len(answer) > MaxAnswerBytes {
+	max := a.MaxBytes
+	if max <= 0 {
+		max = MaxAnswerBytes
+	}
+	if len(answer) > max {
 		return ErrAnswerTooLarge
 	}
 	k := answerKey(c)

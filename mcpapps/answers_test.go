@@ -64,4 +64,14 @@ func TestAnswerSizeCapped(t *testing.T) {
 	if got, err := q.Wait(ctx); err != nil || string(got) != `"fits"` {
 		t.Fatalf("Wait = %s, %v", got, err)
 	}
+	// A configured cap (toolkit.maxAnswerBytes) wins over the default.
+	a.MaxBytes = 8
+	q2, err := a.Open(ctx, c, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q2.Close(ctx)
+	if err := a.Deliver(ctx, c, json.RawMessage(`"too long"`)); !errors.Is(err, mcpapps.ErrAnswerTooLarge) {
+		t.Fatalf("a 10-byte answer under an 8-byte cap: %v, want ErrAnswerTooLarge", err)
+	}
 }
