@@ -67,8 +67,8 @@ type Answers struct {
 	// the first Deliver.
 	MaxBytes int
 	relay    Relay // nil: this instance only
-	mu      sync.Mutex
-	waiting map[string]chan json.RawMessage
+	mu       sync.Mutex
+	waiting  map[string]chan json.RawMessage
 }
 
 // NewAnswers returns an empty rendezvous; relay (nil: none) reaches the
