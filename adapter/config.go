@@ -357,6 +357,23 @@ type AuthConfig struct {
 	TrustedProxies []string `yaml:"trustedProxies,omitempty"`
 }
 
+// on reports whether any auth is configured (else everyone is
+// "anonymous").
+func (a AuthConfig) on() bool {
+	return len(a.BearerTokens) > 0 || a.JWT != nil || a.TrustedHeader != ""
+}
+
+// hasCards reports whether any agent may show MCP Apps cards (it uses an
+// MCP server, configured or built in).
+func (c Config) hasCards() bool {
+	for _, a := range c.Agents {
+		if len(a.MCPServers) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // JWTConfig verifies JWT bearer tokens against the issuer's JWKS.
 type JWTConfig struct {
 	// JWKSURL is the issuer's key set (JWKS) URL.

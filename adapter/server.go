@@ -104,6 +104,11 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Auth.on() && cfg.hasCards() && len(cfg.PublicOrigins) == 0 {
+		// With auth on this is a shared deployment: without publicOrigins
+		// a client with credentials may name any Origin for a ticket.
+		logger.Warn("publicOrigins is not set: sandbox tickets go to whatever Origin a ticket request names; list the origins of the pages that embed cards (docs/security.md)")
+	}
 	v, err := a2ui.NewValidator(a2ui.Options{})
 	if err != nil {
 		return nil, err

@@ -167,3 +167,32 @@ agents: {demo: {type: demo, mcpServers: [refunds]}}`)
 }
 
 var _ = agui.CheckID
+
+// A shared deployment (auth on) with MCP servers and no publicOrigins is
+// told at start that tickets follow the request's Origin.
+func TestPublicOriginsWarning(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		warn       bool
+	}{
+		{"auth, no publicOrigins", twoPrincipals + "agents: {d: {type: demo, mcpServers: [genui]}}\n", true},
+		{"auth and publicOrigins", twoPrincipals + "publicOrigins: [\"https://app.example\"]\nagents: {d: {type: demo, mcpServers: [genui]}}\n", false},
+		{"no auth (one person's demo)", "agents: {d: {type: demo, mcpServers: [genui]}}\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := ParseConfig([]byte(tc.yaml), func(string) string { return "" })
+			if err != nil {
+				t.Fatal(err)
+			}
+			logger, logs := keptLog()
+			s, err := NewServer(logger, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			if got := strings.Contains(logs(), "publicOrigins is not set"); got != tc.warn {
+				t.Errorf("warned = %v, want %v; log:\n%s", got, tc.warn, logs())
+			}
+		})
+	}
+}
