@@ -103,12 +103,12 @@ benchsmoke:
 # and the adapter (memory and Redis run logs) under 1,000 x 20 ev/s and
 # 10,000 x 1 ev/s, one stream, and A2UI validation.
 loadgen:
-	$(GO) run ./examples/loadgen
+	$(GO) run ./cmd/loadgen
 
 # A few seconds of 200 streams through the adapter; fails on a lost event
 # or an error (part of make test).
 loadsmoke:
-	$(GO) run ./examples/loadgen -scenario smoke
+	$(GO) run ./cmd/loadgen -scenario smoke
 
 # The bounded soak (about 2 minutes; not part of make test): the real
 # binary under a 60 s flood read by a slow client, 3 M small deltas and

@@ -11,8 +11,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// scanJSONMaps is scanJSON as it was before keys became spans: a map of
-// strings per object. The fuzz target holds the two to the same verdicts.
+// scanJSONMaps is a reference scanJSON that keeps a map of key strings per
+// object instead of spans. The fuzz target holds the two to the same
+// verdicts.
 func scanJSONMaps(b []byte, maxDepth int) (rule, path, msg string) {
 	type frame struct {
 		obj       bool

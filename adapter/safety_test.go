@@ -1,8 +1,9 @@
 package adapter
 
-// Regression tests for the "safe to share" issue: one test (or subtest)
-// per row of its two tables, each black-box over HTTP so that it also runs
-// against the code before the fix (where it fails).
+// Tests that one adapter is safe to share between principals: bounded
+// memory, owned threads, checked input, bounded labels and connections
+// (docs/security.md). One test (or subtest) per property, each black-box
+// over HTTP.
 
 import (
 	"bufio"

@@ -1,10 +1,10 @@
 package agui
 
-// A busy stream decodes a delta event per token, and each one used to cost
-// two heap allocations: the event and a copy of its bytes (which the run
-// log then keeps). Decode gives each stream an arena that, once the stream
-// has shown it is busy, hands both out of blocks shared by a few dozen
-// events instead.
+// A busy stream decodes a delta event per token, and each one needs two
+// heap objects: the event and a copy of its bytes (which the run log then
+// keeps). Decode gives each stream an arena that, once the stream has
+// shown it is busy, hands both out of blocks shared by a few dozen events
+// rather than allocating them one by one.
 //
 // Nothing in a block is ever reused or written twice: a block is garbage
 // once none of its events and bytes is referenced any more, so the arena
@@ -12,8 +12,8 @@ package agui
 // granularity: whatever keeps one event or one event's bytes (the run
 // log's oldest entry, say) keeps its whole block, at most arenaBytes of
 // bytes and arenaEvents events. A quiet stream (most chat streams: a few
-// events a second) never reaches arenaAfter and allocates as before, so an
-// idle connection holds no block at all.
+// events a second) never reaches arenaAfter and allocates each event on
+// its own, so an idle connection holds no block at all.
 
 const (
 	// arenaAfter is how many events a stream decodes one allocation at a

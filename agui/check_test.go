@@ -97,7 +97,7 @@ var sameVerdictCases = []string{
 	`{"threadId":"t","runId":"r","messages":[]} `,
 }
 
-// parseTwice is ParseRunAgentInput as it was before it decoded once: the
+// parseTwice is a reference ParseRunAgentInput that decodes twice: the
 // members into a map first, then the struct. Decoding once must give the
 // same verdicts.
 func parseTwice(b []byte) (*RunAgentInput, error) {

@@ -240,9 +240,10 @@ func (e *InputError) Unwrap() error { return ErrInvalidInput }
 // and a role outside AG-UI's set.
 func ParseRunAgentInput(b []byte) (*RunAgentInput, error) {
 	// One decode: encoding/json checks the whole body's syntax before it
-	// decodes anything, so a malformed body fails here as it would have
-	// first; the required members are then found by a scan of the bytes,
-	// and a decoding error is reported only after them, as before.
+	// decodes anything, so a malformed body fails here first; the required
+	// members are then found by a scan of the bytes, and a decoding error
+	// is reported only after the checks on those members (a missing member
+	// is named first).
 	var in RunAgentInput
 	derr := json.Unmarshal(b, &in)
 	var se *json.SyntaxError

@@ -87,7 +87,7 @@ func TestEntryQueueFreesChunks(t *testing.T) {
 }
 
 // An ended run keeps no unused end of a chunk (it is kept for an hour),
-// whichever blocks the chunk spans, and its events read as before.
+// whichever blocks the chunk spans, and its events still read back whole.
 func TestEntryQueueSealGivesBackTheSpareEnd(t *testing.T) {
 	var q entryQueue
 	var model [][]byte

@@ -20,7 +20,7 @@ import * as c100 from "agui-client-100";
 const N = Number(process.env.N || 200000);
 const NAPPLIED = Number(process.env.NAPPLIED || 20000);
 const RUNS = Number(process.env.RUNS || 5);
-const loadgen = goBinary("./examples/loadgen");
+const loadgen = goBinary("./cmd/loadgen");
 const children = [];
 
 function role(...args) {
@@ -61,7 +61,7 @@ async function applied(mod, url, n) {
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
 // The adapter's memory run log fills before anything is measured, as the
-// load tool's one-stream scenario does (examples/loadgen fillRunLog):
+// load tool's one-stream scenario does (cmd/loadgen fillRunLog):
 // until then every event it keeps lands in memory the process has never
 // touched, and a page fault on this kind of VM costs about 10 µs.
 const logBudget = 128 * 1024 * 1024; // runlog.DefaultMaxBytes

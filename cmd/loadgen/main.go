@@ -6,14 +6,14 @@
 // own process (this program, re-executed with -role), so the CPU and RSS
 // figures are the relay's own; the clients run here.
 //
-//	go run ./examples/loadgen                      # every scenario below (about 4 minutes)
-//	go run ./examples/loadgen -scenario fanout     # 1,000 streams x 20 ev/s x 30 s, memory and Redis run logs
-//	go run ./examples/loadgen -scenario idle       # 10,000 streams x 1 ev/s x 20 s (also under the 448 MiB limit of a 512 MiB container)
-//	go run ./examples/loadgen -scenario single     # one stream at 200 ev/s, and unpaced (three ways: see unpacedModes)
-//	go run ./examples/loadgen -scenario a2ui       # A2UI validation of the financial data grid, one core
-//	go run ./examples/loadgen -scenario smoke      # CI: 200 streams for a few seconds; fails on lost events or errors
-//	go run ./examples/loadgen -scenario flood      # one principal floods run starts while 100 others stream (about 50 s; not in all)
-//	go run ./examples/loadgen -scenario custom -streams 500 -rate 50 -duration 10s -targets direct,passthrough,adapter
+//	go run ./cmd/loadgen                      # every scenario below (about 4 minutes)
+//	go run ./cmd/loadgen -scenario fanout     # 1,000 streams x 20 ev/s x 30 s, memory and Redis run logs
+//	go run ./cmd/loadgen -scenario idle       # 10,000 streams x 1 ev/s x 20 s (also under the 448 MiB limit of a 512 MiB container)
+//	go run ./cmd/loadgen -scenario single     # one stream at 200 ev/s, and unpaced (three ways: see unpacedModes)
+//	go run ./cmd/loadgen -scenario a2ui       # A2UI validation of the financial data grid, one core
+//	go run ./cmd/loadgen -scenario smoke      # CI: 200 streams for a few seconds; fails on lost events or errors
+//	go run ./cmd/loadgen -scenario flood      # one principal floods run starts while 100 others stream (about 50 s; not in all)
+//	go run ./cmd/loadgen -scenario custom -streams 500 -rate 50 -duration 10s -targets direct,passthrough,adapter
 //
 // A number that was not measured (a target that failed to start, a
 // process whose /proc could not be read) is printed as "n/m", never as a
