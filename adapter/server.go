@@ -371,7 +371,7 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			// Actions on an MCP server's surface are that server's.
 			ServerAction: mcpapps.ServerSurfaceAction,
 			Enabled:      func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["a2ui"] },
-			Logf:         func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) },
+			Logger:       logger,
 		}),
 		mcpapps.Middleware(s.pool, mcpapps.Config{
 			Servers:               ac.MCPServers,
