@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,8 +65,9 @@ type Config struct {
 	// RowAction is the action a generated table row's "Select" button
 	// sends (default "select_row"; "none" for no buttons).
 	RowAction string
-	// Logf receives one line per rejected surface or action; nil discards.
-	Logf func(format string, args ...any)
+	// Logger receives one warning per rejected surface or action; nil
+	// discards.
+	Logger *slog.Logger
 	// ServerAction, if set, reports a user action that another layer
 	// answers (an action on an MCP server's surface): it is left alone.
 	ServerAction func(in *agui.RunAgentInput) bool
@@ -90,9 +92,9 @@ func newID() string {
 // everything that leaves; generated surfaces are checked strictly
 // (orphans, bindings).
 func Middleware(v *Validator, cfg Config) agui.Middleware {
-	logf := cfg.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Version == "" {
 		cfg.Version = DefaultVersion
@@ -112,7 +114,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 				if cfg.ServerAction != nil && cfg.ServerAction(in) {
 					for ev, err := range next.Run(ctx, in) {
 						if d, ok := ev.(*agui.ActivityDelta); ok && d.ActivityType == ActivityType && !appendsValid(v, d.Patch) {
-							logf("a2ui: a surface update failed validation; dropped")
+							log.Warn("a2ui: a surface update failed validation; dropped")
 							ev = &agui.RunError{Code: "invalid_a2ui", Message: "the surface update failed A2UI validation"}
 						}
 						if !yield(ev, err) || err != nil {
@@ -123,7 +125,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 				}
 				in, err := applyAction(v, cfg, in)
 				if err != nil {
-					logf("a2ui: refused user action: %v", err)
+					log.Warn("a2ui: refused user action", "err", err)
 					_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
 						yield(&agui.RunError{Message: err.Error(), Code: "invalid_a2ui_action"}, nil)
 					return
@@ -162,7 +164,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 						continue
 					case *agui.ActivitySnapshot:
 						if e.ActivityType == ActivityType {
-							e.Content = checkOperations(ctx, v, e.Content, catalog, logf)
+							e.Content = checkOperations(ctx, v, e.Content, catalog, log)
 							shown[e.MessageID] = true
 						}
 					case *agui.ToolCallResult:
@@ -178,7 +180,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 						if shown["a2ui-surface-"+e.ToolCallID] {
 							continue // the call has its surface (an MCP server's): not replaced
 						}
-						if snap := surfaceFor(ctx, v, cfg, e, names[e.ToolCallID], catalog, logf); snap != nil {
+						if snap := surfaceFor(ctx, v, cfg, e, names[e.ToolCallID], catalog, log); snap != nil {
 							if !yield(snap, nil) {
 								return
 							}
@@ -263,7 +265,7 @@ func operationsContent(ops []json.RawMessage) agui.JSON {
 
 // checkOperations validates the operations of an activity the agent
 // produced; invalid content becomes the failed lifecycle state.
-func checkOperations(ctx context.Context, v *Validator, content agui.JSON, catalog string, logf func(string, ...any)) agui.JSON {
+func checkOperations(ctx context.Context, v *Validator, content agui.JSON, catalog string, log *slog.Logger) agui.JSON {
 	var c map[string]json.RawMessage
 	if json.Unmarshal(content, &c) != nil {
 		return content
@@ -278,7 +280,7 @@ func checkOperations(ctx context.Context, v *Validator, content agui.JSON, catal
 	}
 	retargeted := retarget(ops, catalog)
 	if errs := validateOps(ctx, v, ops, catalog, "agent"); len(errs) > 0 {
-		logf("a2ui: agent surface rejected: %v", errs)
+		log.Warn("a2ui: agent surface rejected", "errors", errs)
 		return failed(fmt.Sprintf("the agent's A2UI failed validation (%d errors)", len(errs)), errs)
 	}
 	if retargeted {
@@ -336,12 +338,12 @@ func validateOps(ctx context.Context, v *Validator, ops []json.RawMessage, catal
 
 // surfaceFor returns the activity snapshot for a tool result, or nil when
 // the result is not structured or the tool is not rendered.
-func surfaceFor(ctx context.Context, v *Validator, cfg Config, e *agui.ToolCallResult, tool, catalog string, logf func(string, ...any)) agui.Event {
+func surfaceFor(ctx context.Context, v *Validator, cfg Config, e *agui.ToolCallResult, tool, catalog string, log *slog.Logger) agui.Event {
 	msgID := "a2ui-surface-" + e.ToolCallID
 	if ops, ok := parseOperations(e.Content); ok {
 		content := operationsContent(ops)
 		if errs := validateOps(ctx, v, ops, catalog, "tool"); len(errs) > 0 {
-			logf("a2ui: surface from tool %q rejected: %v", tool, errs)
+			log.Warn("a2ui: surface from tool rejected", "tool", tool, "errors", errs)
 			content = failed(fmt.Sprintf("the A2UI from tool %q failed validation (%d errors)", tool, len(errs)), errs)
 		}
 		return &agui.ActivitySnapshot{MessageID: msgID, ActivityType: ActivityType, Content: content, Replace: ptr(true)}
@@ -367,7 +369,7 @@ func surfaceFor(ctx context.Context, v *Validator, cfg Config, e *agui.ToolCallR
 	strict := generatedValidator(v)
 	if errs := validateOps(ctx, strict, ops, catalog, "generated"); len(errs) > 0 {
 		// A generator bug: never send it.
-		logf("a2ui: generated surface for tool %q rejected: %v", tool, errs)
+		log.Warn("a2ui: generated surface for tool rejected", "tool", tool, "errors", errs)
 		content = failed("could not render this result", errs)
 	}
 	return &agui.ActivitySnapshot{MessageID: msgID, ActivityType: ActivityType, Content: content, Replace: ptr(true)}

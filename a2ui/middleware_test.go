@@ -1,9 +1,11 @@
 package a2ui_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"iter"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -137,8 +139,8 @@ func TestMiddlewareCatalogVersionAndFilters(t *testing.T) {
 func TestMiddlewareAgentA2UIValidated(t *testing.T) {
 	good := `{"a2ui_operations":[{"version":"v0.9","createSurface":{"surfaceId":"x","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}},{"version":"v0.9","updateComponents":{"surfaceId":"x","components":[{"id":"root","component":"Text","text":"hi"}]}}]}`
 	bad := `{"a2ui_operations":[{"version":"v0.9","createSurface":{"surfaceId":"x","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}},{"version":"v0.9","updateComponents":{"surfaceId":"x","components":[{"id":"root","component":"Column","children":["ghost"]}]}}]}`
-	var logged []string
-	cfg := a2ui.Config{Logf: func(f string, a ...any) { logged = append(logged, f) }}
+	var logged bytes.Buffer
+	cfg := a2ui.Config{Logger: slog.New(slog.NewTextHandler(&logged, nil))}
 
 	s := snapshots(run(t, cfg, &scripted{tool: "render", result: good}, nil))[0]
 	if !strings.Contains(string(s.Content), `"a2ui_operations"`) {
@@ -159,8 +161,8 @@ func TestMiddlewareAgentA2UIValidated(t *testing.T) {
 	if !strings.Contains(string(s.Content), `"status":"failed"`) {
 		t.Errorf("invalid upstream activity passed: %s", s.Content)
 	}
-	if len(logged) != 2 {
-		t.Errorf("logged %d rejections, want 2", len(logged))
+	if n := strings.Count(logged.String(), "level=WARN"); n != 2 {
+		t.Errorf("logged %d rejections, want 2:\n%s", n, logged.String())
 	}
 }
 

@@ -344,7 +344,7 @@ func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.
 		m := cfg.MCPServers[id]
 		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders, A2UI: m.A2UI})
 	}
-	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logf: func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) }, WrapHTTP: wrap, URLAllowlist: origins(cfg.Toolkit.URLAllowlist)})
+	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logger: logger, WrapHTTP: wrap, URLAllowlist: origins(cfg.Toolkit.URLAllowlist)})
 }
 
 // chain is the one place that orders the middlewares around a backend,
@@ -371,13 +371,13 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			// Actions on an MCP server's surface are that server's.
 			ServerAction: mcpapps.ServerSurfaceAction,
 			Enabled:      func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["a2ui"] },
-			Logf:         func(format string, args ...any) { logger.Warn(fmt.Sprintf(format, args...)) },
+			Logger:       logger,
 		}),
 		mcpapps.Middleware(s.pool, mcpapps.Config{
 			Servers:               ac.MCPServers,
 			ProxyOnly:             []string{dataview.ServerID},
 			MaxToolRounds:         ac.MaxToolRounds,
-			Logf:                  func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) },
+			Logger:                logger,
 			Caps:                  s.caps,
 			AcceptPlainServerHash: s.cfg.MCPApps.AcceptPlainServerHash,
 			Renders:               func(in *agui.RunAgentInput) []string { return renderList(in, ac.Render) },

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -164,10 +165,10 @@ func actionOf(in *agui.RunAgentInput) (surfaceAction, bool) {
 // failure is a RUN_ERROR naming why.
 // forward is the user message the tool's result hands the agent
 // (ForwardKey), if any.
-func answerSurfaceAction(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentInput, logf func(string, ...any)) (evs []agui.Event, forward string) {
+func answerSurfaceAction(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentInput, log *slog.Logger) (evs []agui.Event, forward string) {
 	a, _ := actionOf(in)
 	fail := func(code, msg string) ([]agui.Event, string) {
-		logf("mcp surface action %q refused: %s", a.Name, msg)
+		log.Info("mcp: surface action refused", "action", a.Name, "reason", msg)
 		return []agui.Event{&agui.RunError{Code: code, Message: msg}}, ""
 	}
 	server, toolCall, err := cfg.Caps.CheckSurface(a.SurfaceID, agui.Principal(ctx), in.ThreadID)

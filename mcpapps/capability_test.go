@@ -1,9 +1,11 @@
 package mcpapps
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -66,9 +68,9 @@ func TestExpiredCapabilityRefused(t *testing.T) {
 	tok := c.Mint(Capability{Server: "s", Principal: "alice", Thread: "t", Tools: []string{"go"}})
 	c.now = func() time.Time { return time.Now().Add(2 * time.Minute) }
 	raw, _ := json.Marshal(map[string]any{"serverHash": tok, "method": "tools/call", "params": map[string]any{"name": "go"}})
-	var logged []string
-	got, ours := answerProxied(agui.WithPrincipal(context.Background(), "alice"), p, Config{Servers: []string{"s"}, Caps: c}, &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, raw, func(f string, a ...any) { logged = append(logged, f) })
-	if !ours || !strings.Contains(string(got), "expired") || !strings.Contains(string(got), `"isError":true`) || len(logged) == 0 {
-		t.Errorf("expired capability: %s (ours %v, logged %v)", got, ours, logged)
+	var logged bytes.Buffer
+	got, ours := answerProxied(agui.WithPrincipal(context.Background(), "alice"), p, Config{Servers: []string{"s"}, Caps: c}, &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, raw, slog.New(slog.NewTextHandler(&logged, nil)))
+	if !ours || !strings.Contains(string(got), "expired") || !strings.Contains(string(got), `"isError":true`) || logged.Len() == 0 {
+		t.Errorf("expired capability: %s (ours %v, logged %q)", got, ours, logged.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -32,7 +33,7 @@ func inMemory(fx *mcpappstest.Server) func() mcp.Transport {
 
 func newPool(t *testing.T, cfgs ...mcpapps.ServerConfig) *mcpapps.Pool {
 	t.Helper()
-	p, err := mcpapps.NewPool(cfgs, mcpapps.PoolOptions{Logf: t.Logf})
+	p, err := mcpapps.NewPool(cfgs, mcpapps.PoolOptions{Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestMiddlewareExecutesAndContinues(t *testing.T) {
 		return []agui.Event{&agui.TextMessageStart{MessageID: "m", Role: "assistant"}, &agui.TextMessageContent{MessageID: "m", Delta: "It is sunny."}, &agui.TextMessageEnd{MessageID: "m"}, &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
 	}}
 	client := []agui.Tool{{Name: "secret", Description: "a client tool with a clashing name"}}
-	evs := runAll(t, mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}, Logf: t.Logf})(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r", Tools: client})
+	evs := runAll(t, mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}, Logger: testLogger(t)})(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r", Tools: client})
 
 	// The agent saw the model-visible tools, never the app-only one; the
 	// clashing name got the server prefix.
@@ -729,4 +730,9 @@ func TestInlineUIResource(t *testing.T) {
 	if fin == nil || !strings.Contains(string(fin.Result), "Inline") {
 		t.Errorf("the card's read got %v", evs[len(evs)-1])
 	}
+}
+
+// testLogger writes the pool's and middleware's records to the test log.
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), nil))
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -35,9 +36,9 @@ type Config struct {
 	// although their tools are not offered to this agent, e.g. the built-in
 	// data view behind render "mcp-apps".
 	ProxyOnly []string
-	// Logf receives one line per proxied-request decision and failed
-	// call; nil discards.
-	Logf func(format string, args ...any)
+	// Logger receives one record per proxied-request decision and failed
+	// call, with the server id as attribute "server"; nil discards.
+	Logger *slog.Logger
 	// Caps mints the capabilities of the cards this middleware emits and
 	// checks those of proxied requests (nil: a random key per process).
 	Caps *Capabilities
@@ -125,9 +126,9 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 	if cfg.MaxToolRounds == 0 {
 		cfg.MaxToolRounds = 5
 	}
-	logf := cfg.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Caps == nil {
 		cfg.Caps = NewCapabilities(nil, 0)
@@ -146,7 +147,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 					// A user action on a server's surface: that server
 					// answers it, not the agent, unless its tool hands the
 					// agent a message (an answer no run waited for).
-					evs, forward := answerSurfaceAction(ctx, p, cfg, in, logf)
+					evs, forward := answerSurfaceAction(ctx, p, cfg, in, log)
 					if forward == "" {
 						if !yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) {
 							return
@@ -169,7 +170,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 						&agui.TextMessageContent{MessageID: id, Delta: forward}, &agui.TextMessageEnd{MessageID: id})
 				}
 				if raw := in.ForwardedProp(ProxiedRequestKey); raw != nil {
-					if result, ours := answerProxied(ctx, p, cfg, in, raw, logf); ours {
+					if result, ours := answerProxied(ctx, p, cfg, in, raw, log); ours {
 						_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
 							yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID, Result: result}, nil)
 						return
@@ -188,7 +189,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 				wctx, cancel := context.WithTimeout(ctx, readyWait)
 				for _, id := range cfg.Servers {
 					if err := p.waitServer(wctx, id); err != nil {
-						logf("mcp %s: not connected; its tools are not offered to this run: %v", id, err)
+						log.Info("mcp: not connected; its tools are not offered to this run", "server", id, "err", err)
 					}
 				}
 				cancel()
@@ -209,7 +210,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 					}
 					return
 				}
-				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, logf: logf, yield: yield, thread: in.ThreadID, runID: in.RunID, loading: hostWants(in, "loadingCards"), prefix: prefix}
+				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, log: log, yield: yield, thread: in.ThreadID, runID: in.RunID, loading: hostWants(in, "loadingCards"), prefix: prefix}
 				if cfg.Renders != nil {
 					r.renders = cfg.Renders(in)
 				}
@@ -239,7 +240,7 @@ type rounds struct {
 	next   agui.Agent
 	cfg    Config
 	bound  map[string]binding
-	logf   func(string, ...any)
+	log    *slog.Logger
 	yield  func(agui.Event, error) bool
 	thread string
 	runID  string
@@ -505,7 +506,7 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 	result, err := r.p.Call(ctx, c.b.server, c.b.tool.Name, input)
 	wg.Wait()
 	if err != nil {
-		r.logf("mcp %s: tool %s failed: %v", c.b.server, c.b.tool.Name, err)
+		r.log.Info("mcp: tool call failed", "server", c.b.server, "tool", c.b.tool.Name, "err", err)
 		c.events = []agui.Event{errorResult(c.id, err.Error())}
 		if res != nil && resErr == nil && ctx.Err() == nil {
 			// The View learns of the failure as a result, not by silence.
@@ -535,7 +536,7 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 			res, resErr = ar, nil
 			card.AppData, card.PreferredFrameSize = app.Data, app.FrameSize
 		} else {
-			r.logf("mcp %s: the app %s of tool %s not rendered: %v", c.b.server, app.ResourceURI, c.b.tool.Name, err)
+			r.log.Info("mcp: the app of a tool not rendered", "server", c.b.server, "uri", app.ResourceURI, "tool", c.b.tool.Name, "err", err)
 		}
 	}
 	// A result may carry its UI inline (an embedded ui:// resource): it
@@ -544,11 +545,11 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 		if inl, err := r.p.keepInline(c.b.server, rc); err == nil {
 			res, resErr = inl, nil
 		} else {
-			r.logf("mcp %s: inline UI of tool %s not rendered: %v", c.b.server, c.b.tool.Name, err)
+			r.log.Info("mcp: inline UI of a tool not rendered", "server", c.b.server, "tool", c.b.tool.Name, "err", err)
 		}
 	}
 	if resErr != nil {
-		r.logf("mcp %s: no card for tool %s: %v", c.b.server, c.b.tool.Name, resErr)
+		r.log.Info("mcp: no card for tool", "server", c.b.server, "tool", c.b.tool.Name, "err", resErr)
 	} else if res != nil {
 		card.ResourceURI = res.URI
 		shown = append(shown, r.card(ctx, card))
@@ -571,7 +572,7 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 	// before the host sees it: a host may answer at once.
 	q, err := r.cfg.Answers.Open(ctx, caller, r.cfg.AnswerWait)
 	if err != nil {
-		r.logf("mcp %s: tool %s: %v", c.b.server, c.b.tool.Name, err)
+		r.log.Info("mcp: opening the answer slot for a tool's question failed", "server", c.b.server, "tool", c.b.tool.Name, "err", err)
 	}
 	early(shown)
 	wctx, cancel := context.WithTimeout(ctx, r.cfg.AnswerWait)

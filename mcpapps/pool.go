@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -46,9 +47,9 @@ type ServerConfig struct {
 
 // PoolOptions tune a Pool. Zero values mean the defaults.
 type PoolOptions struct {
-	// Logf receives one line per connection change, refused resource and
-	// similar; nil discards.
-	Logf func(format string, args ...any)
+	// Logger receives one record per connection change, refused resource
+	// and similar, with the server id as attribute "server"; nil discards.
+	Logger *slog.Logger
 	// MaxResourceBytes caps a UI resource's HTML (default 4 MiB).
 	MaxResourceBytes int
 	// ConnectTimeout bounds one connection attempt (default 20 s).
@@ -97,8 +98,8 @@ type server struct {
 // NewPool starts connecting to every server in the background; calls wait
 // for their server's session (or their context).
 func NewPool(cfgs []ServerConfig, opts PoolOptions) (*Pool, error) {
-	if opts.Logf == nil {
-		opts.Logf = func(string, ...any) {}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.MaxResourceBytes == 0 {
 		opts.MaxResourceBytes = 4 << 20
@@ -290,7 +291,7 @@ func (p *Pool) connect(s *server) (*mcp.ClientSession, error) {
 		ToolListChangedHandler: func(ctx context.Context, _ *mcp.ToolListChangedRequest) {
 			p.wg.Go(func() {
 				if err := p.refresh(p.ctx, s); err != nil {
-					p.opts.Logf("mcp %s: refreshing tools after list_changed: %v", s.cfg.ID, err)
+					p.opts.Logger.Info("mcp: refreshing tools after list_changed failed", "server", s.cfg.ID, "err", err)
 				}
 			})
 		},
@@ -311,7 +312,7 @@ func (p *Pool) keepConnected(s *server) {
 	for p.ctx.Err() == nil {
 		cs, err := p.connect(s)
 		if err != nil {
-			p.opts.Logf("mcp %s: connect failed (retrying in %s): %v", s.cfg.ID, backoff, err)
+			p.opts.Logger.Info("mcp: connect failed; retrying", "server", s.cfg.ID, "retry_in", backoff, "err", err)
 			select {
 			case <-p.ctx.Done():
 				return
@@ -332,12 +333,12 @@ func (p *Pool) keepConnected(s *server) {
 		}
 		s.mu.Unlock()
 		if err := p.refresh(p.ctx, s); err != nil {
-			p.opts.Logf("mcp %s: listing tools: %v", s.cfg.ID, err)
+			p.opts.Logger.Info("mcp: listing tools failed", "server", s.cfg.ID, "err", err)
 		}
 		s.mu.Lock()
 		close(s.ready)
 		s.mu.Unlock()
-		p.opts.Logf("mcp %s: connected (%d tools)", s.cfg.ID, len(s.tools))
+		p.opts.Logger.Info("mcp: connected", "server", s.cfg.ID, "tools", len(s.tools))
 		stop := context.AfterFunc(p.ctx, func() { cs.Close() })
 		_ = cs.Wait()
 		stop()
@@ -347,7 +348,7 @@ func (p *Pool) keepConnected(s *server) {
 		s.resources = nil
 		s.mu.Unlock()
 		if p.ctx.Err() == nil {
-			p.opts.Logf("mcp %s: connection lost; reconnecting", s.cfg.ID)
+			p.opts.Logger.Info("mcp: connection lost; reconnecting", "server", s.cfg.ID)
 		}
 	}
 }
@@ -368,10 +369,10 @@ func (p *Pool) refresh(ctx context.Context, s *server) error {
 		}
 		tool, bad, badVis := toolFromMCP(t)
 		if bad != "" {
-			p.opts.Logf("mcp %s: tool %q names UI %q, which is not ui://; it is treated as having no UI", s.cfg.ID, t.Name, bad)
+			p.opts.Logger.Info("mcp: tool names a UI that is not ui://; it is treated as having no UI", "server", s.cfg.ID, "tool", t.Name, "ui", bad)
 		}
 		if badVis {
-			p.opts.Logf("mcp %s: tool %q has a malformed _meta.ui.visibility %v; read restrictively as %v", s.cfg.ID, t.Name, t.Meta["ui"].(map[string]any)["visibility"], tool.Visibility)
+			p.opts.Logger.Info("mcp: tool has a malformed _meta.ui.visibility; read restrictively", "server", s.cfg.ID, "tool", t.Name, "visibility", t.Meta["ui"].(map[string]any)["visibility"], "read_as", tool.Visibility)
 		}
 		tools[t.Name] = tool
 		order = append(order, t.Name)
@@ -626,13 +627,13 @@ func (p *Pool) uiResource(ctx context.Context, id, uri string, plainHTML bool) (
 	case strings.TrimSpace(mt) == URIListMIMEType:
 		page, err := p.externalPage(html, uri)
 		if err != nil {
-			p.opts.Logf("mcp %s: resource %s: %v", id, uri, err)
+			p.opts.Logger.Info("mcp: external page resource refused", "server", id, "uri", uri, "err", err)
 			return nil, err
 		}
-		p.opts.Logf("mcp %s: resource %s is an external page", id, uri)
+		p.opts.Logger.Info("mcp: resource is an external page", "server", id, "uri", uri)
 		return page, nil
 	default:
-		p.opts.Logf("mcp %s: resource %s has MIME type %q, not %q: not rendered", id, uri, c.MIMEType, MIMEType)
+		p.opts.Logger.Info("mcp: resource has the wrong MIME type; not rendered", "server", id, "uri", uri, "mime_type", c.MIMEType, "want", MIMEType)
 		return nil, fmt.Errorf("%w: %s has MIME type %q, want %q", ErrNotRenderable, uri, c.MIMEType, MIMEType)
 	}
 	if len(html) > p.opts.MaxResourceBytes {
@@ -650,9 +651,9 @@ func (p *Pool) uiResource(ctx context.Context, id, uri string, plainHTML bool) (
 	s.resources[uri] = r
 	s.mu.Unlock()
 	policy, dropped := CSPReport(ui)
-	p.opts.Logf("mcp %s: UI resource %s (%d bytes), CSP: %s", id, uri, len(html), policy)
+	p.opts.Logger.Info("mcp: UI resource", "server", id, "uri", uri, "bytes", len(html), "csp", policy)
 	if len(dropped) > 0 {
-		p.opts.Logf("mcp %s: UI resource %s declares CSP domains that are not valid sources; dropped, never widened: %q", id, uri, dropped)
+		p.opts.Logger.Info("mcp: UI resource declares CSP domains that are not valid sources; dropped, never widened", "server", id, "uri", uri, "dropped", dropped)
 	}
 	return r, nil
 }

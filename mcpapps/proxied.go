@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -57,13 +58,13 @@ func (p *Pool) Minted(raw agui.JSON) bool {
 // request carries the caller (CallerMetaKey). Refusals are
 // CallToolResult{isError:true} for tools/call and {"error":...}
 // otherwise; each decision is logged.
-func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentInput, raw agui.JSON, logf func(string, ...any)) (agui.JSON, bool) {
+func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentInput, raw agui.JSON, log *slog.Logger) (agui.JSON, bool) {
 	var req proxiedRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, false
 	}
 	refuse := func(server, msg string) (agui.JSON, bool) {
-		logf("mcp proxied %s on %q refused: %s", req.Method, server, msg)
+		log.Info("mcp: proxied request refused", "method", req.Method, "server", server, "reason", msg)
 		if req.Method == "tools/call" {
 			b, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": "refused: " + msg}}, "isError": true})
 			return agui.JSON(b), true
@@ -136,7 +137,7 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentIn
 		}
 		res, err := p.Call(ctx, id, params.Name, params.Arguments)
 		if err != nil {
-			logf("mcp proxied tools/call %s on %s failed: %v", params.Name, id, err)
+			log.Info("mcp: proxied tools/call failed", "tool", params.Name, "server", id, "err", err)
 			b, _ := json.Marshal(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "tool call failed"}}, IsError: true})
 			return agui.JSON(b), true
 		}
@@ -176,7 +177,7 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentIn
 		}
 		out = map[string]any{}
 	case "notifications/message":
-		logf("mcp card log from %s: %s", id, req.Params)
+		log.Info("mcp: card log", "server", id, "params", req.Params)
 		out = map[string]any{"success": true}
 	case AppResponseMethod:
 		// A qwen-agent-style View's mcp-app-response: the answer to the
@@ -196,7 +197,7 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentIn
 			out = map[string]any{"delivered": true}
 		}
 	}
-	logf("mcp proxied %s on %s allowed", req.Method, id)
+	log.Info("mcp: proxied request allowed", "method", req.Method, "server", id)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return errJSON("cannot encode the result"), true

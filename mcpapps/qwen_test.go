@@ -21,7 +21,7 @@ func qwenPool(t *testing.T, allow []string) *mcpapps.Pool {
 		st, ct := mcp.NewInMemoryTransports()
 		go srv.Connect(context.Background(), st, nil)
 		return ct
-	}}}, mcpapps.PoolOptions{Logf: t.Logf, URLAllowlist: allow})
+	}}}, mcpapps.PoolOptions{Logger: testLogger(t), URLAllowlist: allow})
 	if err != nil {
 		t.Fatal(err)
 	}
