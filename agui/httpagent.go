@@ -99,19 +99,6 @@ func BeforeRead(ctx context.Context) func() {
 	return func() {}
 }
 
-// HookReader calls before ahead of every Read of r (a bufio.Reader over it
-// reads only when its buffer is empty, that is when the next read may
-// block).
-type HookReader struct {
-	io.ReadCloser
-	Before func()
-}
-
-func (h *HookReader) Read(p []byte) (int, error) {
-	h.Before()
-	return h.ReadCloser.Read(p)
-}
-
 type requestHeadersKey struct{}
 
 // WithRequestHeaders stores the inbound request's headers in ctx so that an
