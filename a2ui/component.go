@@ -104,11 +104,6 @@ func Row(id string, children any) Component {
 	return Component{ID: id, Type: "Row", Props: map[string]any{"children": children}}
 }
 
-// List is a scrollable list of children.
-func List(id string, children any) Component {
-	return Component{ID: id, Type: "List", Props: map[string]any{"children": children}}
-}
-
 // Card holds exactly one child.
 func Card(id, child string) Component {
 	return Component{ID: id, Type: "Card", Props: map[string]any{"child": child}}
@@ -149,17 +144,6 @@ func EventAction(name string, context map[string]any) map[string]any {
 		ev["context"] = context
 	}
 	return map[string]any{"event": ev}
-}
-
-// Tab is one tab of a Tabs component.
-type Tab struct {
-	Title any    `json:"title"`
-	Child string `json:"child"`
-}
-
-// Tabs shows one child per tab.
-func Tabs(id string, tabs []Tab) Component {
-	return Component{ID: id, Type: "Tabs", Props: map[string]any{"tabs": tabs}}
 }
 
 // TextField is a text input bound to value.

@@ -3,7 +3,6 @@ package a2ui
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 )
 
 // DefaultVersion is the version string emitted unless configured
@@ -11,7 +10,7 @@ import (
 const DefaultVersion = "v0.9"
 
 // Message is one server-to-client A2UI message. It is a closed union of
-// *CreateSurface, *UpdateComponents, *UpdateDataModel and *DeleteSurface.
+// *CreateSurface, *UpdateComponents and *UpdateDataModel.
 // Each encodes as {"version": V, "<operation>": {...}}.
 type Message interface {
 	// Surface returns the id of the surface the message is about.
@@ -45,20 +44,12 @@ type UpdateDataModel struct {
 	Value     any    `json:"value,omitempty"`
 }
 
-// DeleteSurface removes a surface.
-type DeleteSurface struct {
-	Version   string `json:"-"`
-	SurfaceID string `json:"surfaceId"`
-}
-
 func (m *CreateSurface) Surface() string    { return m.SurfaceID }
 func (m *UpdateComponents) Surface() string { return m.SurfaceID }
 func (m *UpdateDataModel) Surface() string  { return m.SurfaceID }
-func (m *DeleteSurface) Surface() string    { return m.SurfaceID }
 func (*CreateSurface) isMessage()           {}
 func (*UpdateComponents) isMessage()        {}
 func (*UpdateDataModel) isMessage()         {}
-func (*DeleteSurface) isMessage()           {}
 
 func envelope(version, op string, body any) ([]byte, error) {
 	if version == "" {
@@ -94,62 +85,6 @@ func (m *UpdateComponents) MarshalJSON() ([]byte, error) {
 func (m *UpdateDataModel) MarshalJSON() ([]byte, error) {
 	type w UpdateDataModel
 	return envelope(m.Version, "updateDataModel", (*w)(m))
-}
-
-// MarshalJSON implements json.Marshaler.
-func (m *DeleteSurface) MarshalJSON() ([]byte, error) {
-	type w DeleteSurface
-	return envelope(m.Version, "deleteSurface", (*w)(m))
-}
-
-// ParseMessage decodes one server-to-client message into its typed form.
-// It checks only the envelope; Validator checks everything else.
-func ParseMessage(b []byte) (Message, error) {
-	var env map[string]json.RawMessage
-	if err := json.Unmarshal(b, &env); err != nil {
-		return nil, fmt.Errorf("a2ui: message is not a JSON object: %w", err)
-	}
-	var version string
-	_ = json.Unmarshal(env["version"], &version)
-	var m Message
-	n := 0
-	for k, raw := range env {
-		switch k {
-		case "version":
-			continue
-		case "createSurface":
-			x := &CreateSurface{Version: version}
-			m = x
-			if err := json.Unmarshal(raw, x); err != nil {
-				return nil, fmt.Errorf("a2ui: createSurface: %w", err)
-			}
-		case "updateComponents":
-			x := &UpdateComponents{Version: version}
-			m = x
-			if err := json.Unmarshal(raw, x); err != nil {
-				return nil, fmt.Errorf("a2ui: updateComponents: %w", err)
-			}
-		case "updateDataModel":
-			x := &UpdateDataModel{Version: version}
-			m = x
-			if err := json.Unmarshal(raw, x); err != nil {
-				return nil, fmt.Errorf("a2ui: updateDataModel: %w", err)
-			}
-		case "deleteSurface":
-			x := &DeleteSurface{Version: version}
-			m = x
-			if err := json.Unmarshal(raw, x); err != nil {
-				return nil, fmt.Errorf("a2ui: deleteSurface: %w", err)
-			}
-		default:
-			return nil, fmt.Errorf("a2ui: unknown message key %q", k)
-		}
-		n++
-	}
-	if n != 1 {
-		return nil, fmt.Errorf("a2ui: a message has exactly one operation, got %d", n)
-	}
-	return m, nil
 }
 
 // Action is the client-to-server action a user interaction produces.

@@ -242,7 +242,7 @@ func runsError(err error, runID string) error {
 	case errors.Is(err, runs.ErrTooManyReaders):
 		return &httpError{Status: http.StatusTooManyRequests, Code: "too_many_readers", RetryAfter: 1, Msg: "too many concurrent streams for this principal (limits.maxReadersPerPrincipal)"}
 	}
-	var re *agui.RunErr
+	var re *agui.RunFailure
 	if errors.As(err, &re) && re.Code == agui.CodeShutdown {
 		return &httpError{Status: http.StatusServiceUnavailable, Code: "draining", Msg: "the server is shutting down; retry on another instance"}
 	}

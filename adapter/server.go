@@ -546,7 +546,7 @@ func (s *Server) Drain(grace time.Duration) {
 		return
 	case <-t.C:
 	}
-	s.runs.Shutdown(&agui.RunErr{Code: agui.CodeShutdown, Message: "the server is shutting down; retry the run"})
+	s.runs.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "the server is shutting down; retry the run"})
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):

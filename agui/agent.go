@@ -48,16 +48,16 @@ const (
 	CodeInternal         = "internal"
 )
 
-// RunErr is an error that ends a run with a RUN_ERROR of a given code. An
+// RunFailure is an error that ends a run with a RUN_ERROR of a given code. An
 // Agent yields one to say why its stream ended; Normalize turns it into the
 // client's RUN_ERROR.
-type RunErr struct {
+type RunFailure struct {
 	Code    string
 	Message string
 	Err     error
 }
 
-func (e *RunErr) Error() string {
+func (e *RunFailure) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
 	}
@@ -65,11 +65,11 @@ func (e *RunErr) Error() string {
 }
 
 // Unwrap returns the cause.
-func (e *RunErr) Unwrap() error { return e.Err }
+func (e *RunFailure) Unwrap() error { return e.Err }
 
 // AsRunError turns err into the RUN_ERROR event a client sees.
 func AsRunError(err error) *RunError {
-	var re *RunErr
+	var re *RunFailure
 	if errors.As(err, &re) {
 		return &RunError{Message: re.Message, Code: re.Code}
 	}

@@ -99,19 +99,6 @@ func BeforeRead(ctx context.Context) func() {
 	return func() {}
 }
 
-// HookReader calls before ahead of every Read of r (a bufio.Reader over it
-// reads only when its buffer is empty, that is when the next read may
-// block).
-type HookReader struct {
-	io.ReadCloser
-	Before func()
-}
-
-func (h *HookReader) Read(p []byte) (int, error) {
-	h.Before()
-	return h.ReadCloser.Read(p)
-}
-
 type requestHeadersKey struct{}
 
 // WithRequestHeaders stores the inbound request's headers in ctx so that an
@@ -163,7 +150,7 @@ func (a *HTTPAgent) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event,
 var errGone = errors.New("gone")
 
 // open sends the run to the upstream and returns its event stream (with
-// the idle timeout armed), or the *RunErr to report.
+// the idle timeout armed), or the *RunFailure to report.
 func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string) (io.ReadCloser, error) {
 	var body []byte
 	var err error
@@ -175,7 +162,7 @@ func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string
 		body, err = json.Marshal(in)
 	}
 	if err != nil {
-		return nil, &RunErr{Code: CodeInternal, Message: "cannot encode the run input", Err: err}
+		return nil, &RunFailure{Code: CodeInternal, Message: "cannot encode the run input", Err: err}
 	}
 	start := time.Now()
 	resp, err := a.upstream().Do(ctx, http.MethodPost, a.URL, body, map[string]string{"Accept": "text/event-stream"})
@@ -183,14 +170,14 @@ func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string
 		if ctx.Err() != nil {
 			return nil, errGone
 		}
-		if re := (*RunErr)(nil); errors.As(err, &re) {
+		if re := (*RunFailure)(nil); errors.As(err, &re) {
 			return nil, re
 		}
 		msg := "cannot reach the upstream agent"
 		if errors.Is(err, ErrConnectTimeout) {
 			msg = fmt.Sprintf("upstream agent sent no response within %s", a.upstream().Connect())
 		}
-		return nil, &RunErr{Code: CodeUpstreamUnreachable, Message: msg, Err: err}
+		return nil, &RunFailure{Code: CodeUpstreamUnreachable, Message: msg, Err: err}
 	}
 	if stats := statsFrom(ctx); stats != nil {
 		stats.UpstreamLatency(time.Since(start))
@@ -201,7 +188,7 @@ func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string
 	}
 	if ct := resp.Header.Get("Content-Type"); !strings.Contains(strings.ToLower(ct), "text/event-stream") {
 		resp.Body.Close()
-		return nil, &RunErr{Code: CodeUpstreamInvalid, Message: fmt.Sprintf("upstream agent answered Content-Type %q, want text/event-stream", ct)}
+		return nil, &RunFailure{Code: CodeUpstreamInvalid, Message: fmt.Sprintf("upstream agent answered Content-Type %q, want text/event-stream", ct)}
 	}
 	return resp.Body, nil
 }
@@ -214,13 +201,13 @@ func (a *HTTPAgent) upstream() *Upstream {
 // away).
 func (a *HTTPAgent) streamErr(ctx context.Context, err error) error {
 	if errors.Is(err, ErrIdle) {
-		return &RunErr{Code: CodeUpstreamTruncated, Message: fmt.Sprintf("upstream agent sent nothing for %s", a.upstream().Idle()), Err: err}
+		return &RunFailure{Code: CodeUpstreamTruncated, Message: fmt.Sprintf("upstream agent sent nothing for %s", a.upstream().Idle()), Err: err}
 	}
 	if ctx.Err() != nil {
 		return nil
 	}
 	if !errors.Is(err, ErrMalformedEvent) && !errors.Is(err, ErrEventTooLarge) && !errors.Is(err, ErrTruncatedFrame) {
-		return &RunErr{Code: CodeUpstreamTruncated, Message: "upstream connection failed mid-stream", Err: err}
+		return &RunFailure{Code: CodeUpstreamTruncated, Message: "upstream connection failed mid-stream", Err: err}
 	}
 	return err
 }

@@ -56,7 +56,7 @@ const (
 // Normalize returns the middleware for mode. Repairs are reported to the
 // Stats stored in the run's context (WithStats), if any.
 //
-// When the run's context is cancelled with a *RunErr as its cause
+// When the run's context is cancelled with a *RunFailure as its cause
 // (context.WithCancelCause), Output mode ends the stream with that error as
 // RUN_ERROR; any other cancellation ends the stream silently (the client is
 // gone).
@@ -112,14 +112,14 @@ func Normalize(mode NormalizeMode) Middleware {
 					return
 				}
 				if ctx.Err() != nil {
-					var re *RunErr
+					var re *RunFailure
 					if errors.As(context.Cause(ctx), &re) {
 						g.fail(re)
 					}
 					return
 				}
 				report(RepairMissingTerminal)
-				g.fail(&RunErr{Code: CodeUpstreamTruncated, Message: "upstream agent ended the stream without RUN_FINISHED or RUN_ERROR"})
+				g.fail(&RunFailure{Code: CodeUpstreamTruncated, Message: "upstream agent ended the stream without RUN_FINISHED or RUN_ERROR"})
 			}
 		})
 	}

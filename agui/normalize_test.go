@@ -194,7 +194,7 @@ func checkClientGrammar(t *testing.T, stream []byte) {
 	}
 }
 
-// TestNormalizeShutdownCause checks that cancelling the run with a *RunErr
+// TestNormalizeShutdownCause checks that cancelling the run with a *RunFailure
 // cause ends the stream with that RUN_ERROR, while a plain cancellation
 // ends it silently.
 func TestNormalizeShutdownCause(t *testing.T) {
@@ -214,7 +214,7 @@ func TestNormalizeShutdownCause(t *testing.T) {
 		cause error
 		want  []agui.EventType
 	}{
-		{"shutdown", &agui.RunErr{Code: agui.CodeShutdown, Message: "bye"}, []agui.EventType{agui.TypeRunStarted, agui.TypeTextMessageStart, agui.TypeRunError}},
+		{"shutdown", &agui.RunFailure{Code: agui.CodeShutdown, Message: "bye"}, []agui.EventType{agui.TypeRunStarted, agui.TypeTextMessageStart, agui.TypeRunError}},
 		{"client gone", errors.New("gone"), []agui.EventType{agui.TypeRunStarted, agui.TypeTextMessageStart}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -248,7 +248,7 @@ func TestNormalizeReportsFailureCause(t *testing.T) {
 	refused := errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
 	failing := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
 		return func(yield func(agui.Event, error) bool) {
-			yield(nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the upstream agent", Err: refused})
+			yield(nil, &agui.RunFailure{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the upstream agent", Err: refused})
 		}
 	})
 	cut := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
@@ -278,7 +278,7 @@ func TestNormalizeReportsFailureCause(t *testing.T) {
 			for ev := range agui.Normalize(agui.Output)(tt.agent).Run(ctx, &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) {
 				last = ev
 				if tt.stop && ev.Type() == agui.TypeRunStarted {
-					cancel(&agui.RunErr{Code: agui.CodeShutdown, Message: "bye"})
+					cancel(&agui.RunFailure{Code: agui.CodeShutdown, Message: "bye"})
 				}
 			}
 			re, ok := last.(*agui.RunError)

@@ -385,10 +385,6 @@ func messageSize(m Message) int {
 	return n
 }
 
-// MessageSize approximates the bytes a message holds in memory; budgets
-// use it.
-func MessageSize(m Message) int { return messageSize(m) }
-
 // ApplyPatch applies an RFC 6902 JSON Patch (add, remove, replace, move,
 // copy, test) to doc.
 func ApplyPatch(doc, patch []byte) ([]byte, error) {

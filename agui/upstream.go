@@ -91,7 +91,7 @@ func (u *Upstream) Idle() time.Duration {
 // Do sends a request: body is sent as is when it is a []byte, JSON-encoded
 // otherwise (nil: none), with Content-Type application/json; then the
 // forwarded headers, Headers and hdr (those three to the home origin only;
-// a URL off Origins is refused with a *RunErr of code
+// a URL off Origins is refused with a *RunFailure of code
 // CodeOriginNotAllowed). An error wraps ErrConnectTimeout
 // when the response did not start in time. Do calls ctx's BeforeRead hook
 // before it waits for the response. The body is read under ctx, calls the
@@ -134,7 +134,7 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		bare.User = nil
 		if err := u.Origins.AllowedURL(&bare); err != nil {
 			cancel(nil)
-			return nil, &RunErr{Code: CodeOriginNotAllowed, Message: "the upstream named a URL on an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
+			return nil, &RunFailure{Code: CodeOriginNotAllowed, Message: "the upstream named a URL on an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
 		}
 		home = u.Origins.IsHome(req.URL)
 	}
@@ -176,7 +176,7 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 			return nil, fmt.Errorf("no response within %s: %w", connect, ErrConnectTimeout)
 		}
 		if errors.Is(err, origin.ErrNotAllowed) {
-			return nil, &RunErr{Code: CodeOriginNotAllowed, Message: "the upstream redirected to an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
+			return nil, &RunFailure{Code: CodeOriginNotAllowed, Message: "the upstream redirected to an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
 		}
 		return nil, err
 	}
@@ -260,7 +260,7 @@ func (b *upstreamBody) Close() error {
 // the log, and for the client when exposed).
 const maxQuoted = 1024
 
-// StatusError is the *RunErr (code CodeUpstreamStatus) of an upstream's
+// StatusError is the *RunFailure (code CodeUpstreamStatus) of an upstream's
 // non-2xx answer, what naming the request ("LangGraph run"). The client
 // sees the status and a fixed text: an upstream's error body may hold
 // internals (stack traces, internal addresses, tokens). The body's first
@@ -268,12 +268,12 @@ const maxQuoted = 1024
 // (a development switch) the message quotes it too, or the detail,
 // message or error string of a JSON body. StatusError reads resp.Body;
 // the caller closes it.
-func StatusError(resp *http.Response, what string, expose bool) *RunErr {
+func StatusError(resp *http.Response, what string, expose bool) *RunFailure {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxQuoted))
 	body := strings.TrimSpace(string(b))
 	cause := &UpstreamStatusError{Status: resp.StatusCode, Body: body}
 	if !expose {
-		return &RunErr{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d (the upstream's answer is in the adapter's log)", what, resp.StatusCode), Err: cause}
+		return &RunFailure{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d (the upstream's answer is in the adapter's log)", what, resp.StatusCode), Err: cause}
 	}
 	detail := body
 	var e struct{ Detail, Message, Error any }
@@ -285,7 +285,7 @@ func StatusError(resp *http.Response, what string, expose bool) *RunErr {
 			}
 		}
 	}
-	return &RunErr{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d: %s", what, resp.StatusCode, detail), Err: cause}
+	return &RunFailure{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d: %s", what, resp.StatusCode, detail), Err: cause}
 }
 
 // UpstreamStatusError is an upstream's non-2xx answer: its status and

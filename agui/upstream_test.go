@@ -153,7 +153,7 @@ func TestUpstreamIdleCountsFromTheLastRead(t *testing.T) {
 
 // TestUpstreamOrigins: credentials go to the configured origin only; a
 // URL or redirect off the allowed origins is refused before it is
-// fetched, with a RunErr of code origin_not_allowed.
+// fetched, with a RunFailure of code origin_not_allowed.
 func TestUpstreamOrigins(t *testing.T) {
 	type hit struct{ auth, key, user string }
 	record := func(hits chan<- hit) http.HandlerFunc {
@@ -204,9 +204,9 @@ func TestUpstreamOrigins(t *testing.T) {
 		t.Errorf("a request to an allowed origin carried credentials: %+v", h)
 	}
 	for _, url := range []string{home.URL + "/to-foreign", foreign.URL + "/direct"} {
-		var re *agui.RunErr
+		var re *agui.RunFailure
 		if err := do(url); !errors.As(err, &re) || re.Code != agui.CodeOriginNotAllowed || !errors.Is(err, origin.ErrNotAllowed) {
-			t.Errorf("%s: %v; want a RunErr %s", url, err, agui.CodeOriginNotAllowed)
+			t.Errorf("%s: %v; want a RunFailure %s", url, err, agui.CodeOriginNotAllowed)
 		}
 	}
 	if len(foreignHits) != 0 {

@@ -140,7 +140,7 @@ func (x *execution) saveHistory() {
 
 func (x *execution) fail(err error) {
 	x.m.logger.ErrorContext(x.ctx, "run log append failed; stopping the run", "runId", x.lr.run.ID, "error", err)
-	x.lr.cancel(&agui.RunErr{Code: agui.CodeInternal, Message: "run log unavailable"})
+	x.lr.cancel(&agui.RunFailure{Code: agui.CodeInternal, Message: "run log unavailable"})
 	x.lr.hub.finish(err)
 	x.ended = true
 	x.outcome = "log_failed"
@@ -532,6 +532,6 @@ func (m *Manager) appender(ctx context.Context) {
 	}
 }
 
-func detachCause(grace time.Duration) *agui.RunErr {
-	return &agui.RunErr{Code: "detached", Message: "no client was attached for " + grace.String()}
+func detachCause(grace time.Duration) *agui.RunFailure {
+	return &agui.RunFailure{Code: "detached", Message: "no client was attached for " + grace.String()}
 }

@@ -155,8 +155,8 @@ type Manager struct {
 	mu       sync.Mutex
 	local    map[runlog.Ref]*localRun
 	remote   map[runlog.Ref]*hub
-	readers  map[string]int // per principal
-	shutdown *agui.RunErr   // set once: new runs are refused
+	readers  map[string]int   // per principal
+	shutdown *agui.RunFailure // set once: new runs are refused
 
 	live      atomic.Int64 // bytes of running transcripts
 	tailBytes atomic.Int64 // bytes of all hubs' rings
@@ -576,14 +576,14 @@ func (m *Manager) onCancel(c runlog.Cancel) {
 	}
 }
 
-func causeFor(reason string) *agui.RunErr {
+func causeFor(reason string) *agui.RunFailure {
 	switch reason {
 	case ReasonAbort:
-		return &agui.RunErr{Code: "abort", Message: "Run stopped by user"}
+		return &agui.RunFailure{Code: "abort", Message: "Run stopped by user"}
 	case ReasonSupersede:
-		return &agui.RunErr{Code: "superseded", Message: "a newer run on this thread replaced this one"}
+		return &agui.RunFailure{Code: "superseded", Message: "a newer run on this thread replaced this one"}
 	}
-	return &agui.RunErr{Code: "cancelled", Message: "the run was cancelled"}
+	return &agui.RunFailure{Code: "cancelled", Message: "the run was cancelled"}
 }
 
 // Ready reports whether the run log answers.
@@ -594,7 +594,7 @@ func (m *Manager) Ready(ctx context.Context) error {
 }
 
 // Shutdown refuses new runs and ends every running one with cause.
-func (m *Manager) Shutdown(cause *agui.RunErr) {
+func (m *Manager) Shutdown(cause *agui.RunFailure) {
 	m.mu.Lock()
 	if m.shutdown == nil {
 		m.shutdown = cause

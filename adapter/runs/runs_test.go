@@ -28,7 +28,7 @@ func script(pause time.Duration, evs ...agui.Event) agui.Agent {
 			for _, ev := range all {
 				select {
 				case <-ctx.Done():
-					yield(&agui.RunError{Message: "stopped", Code: context.Cause(ctx).(*agui.RunErr).Code}, nil)
+					yield(&agui.RunError{Message: "stopped", Code: context.Cause(ctx).(*agui.RunFailure).Code}, nil)
 					return
 				case <-time.After(pause):
 				}
@@ -48,7 +48,7 @@ func newManager(t *testing.T, cfg Config) *Manager {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		m.Shutdown(&agui.RunErr{Code: agui.CodeShutdown, Message: "test over"})
+		m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
 		m.Wait()
 		m.Close()
 		l.Close()

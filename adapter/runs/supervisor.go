@@ -96,8 +96,8 @@ func (m *Manager) renew(ctx context.Context, s *sweepState, runs []*localRun, no
 	}
 }
 
-func ownerLost(instance string) *agui.RunErr {
-	return &agui.RunErr{Code: "owner_lost", Message: "the adapter instance running this run (" + instance + ") lost its run log lease"}
+func ownerLost(instance string) *agui.RunFailure {
+	return &agui.RunFailure{Code: "owner_lost", Message: "the adapter instance running this run (" + instance + ") lost its run log lease"}
 }
 
 // ownerLostEvent is the terminal event a reader appends for a run whose

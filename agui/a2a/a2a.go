@@ -158,7 +158,7 @@ func (a *Agent) readCard(ctx context.Context) (*card, error) {
 	case <-f.done:
 		return f.card, f.err
 	case <-ctx.Done():
-		return nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the A2A agent's card", Err: ctx.Err()}
+		return nil, &agui.RunFailure{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the A2A agent's card", Err: ctx.Err()}
 	}
 }
 
@@ -166,7 +166,7 @@ func (a *Agent) readCard(ctx context.Context) (*card, error) {
 func (a *Agent) fetchCard(ctx context.Context) (*card, error) {
 	p, err := a.policy()
 	if err != nil {
-		return nil, &agui.RunErr{Code: agui.CodeInternal, Message: "the A2A agent's url is not usable", Err: err}
+		return nil, &agui.RunFailure{Code: agui.CodeInternal, Message: "the A2A agent's url is not usable", Err: err}
 	}
 	cardURL := a.URL
 	if !strings.HasSuffix(cardURL, ".json") {
@@ -176,10 +176,10 @@ func (a *Agent) fetchCard(ctx context.Context) (*card, error) {
 	defer cancel()
 	resp, err := a.do(rctx, p, http.MethodGet, cardURL, nil, nil)
 	if err != nil {
-		if re := (*agui.RunErr)(nil); errors.As(err, &re) {
+		if re := (*agui.RunFailure)(nil); errors.As(err, &re) {
 			return nil, re
 		}
-		return nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the A2A agent's card", Err: err}
+		return nil, &agui.RunFailure{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the A2A agent's card", Err: err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
@@ -203,7 +203,7 @@ func (a *Agent) fetchCard(ctx context.Context) (*card, error) {
 		} `json:"capabilities"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&raw); err != nil {
-		return nil, &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: "the A2A agent card is not JSON", Err: err}
+		return nil, &agui.RunFailure{Code: agui.CodeUpstreamStatus, Message: "the A2A agent card is not JSON", Err: err}
 	}
 	c := &card{Endpoint: raw.URL, Version: "0.3"}
 	for _, i := range raw.SupportedInterfaces {
@@ -220,14 +220,14 @@ func (a *Agent) fetchCard(ctx context.Context) (*card, error) {
 		}
 	}
 	if c.Endpoint == "" {
-		return nil, &agui.RunErr{Code: agui.CodeUpstreamStatus, Message: "the A2A agent card names no JSON-RPC endpoint"}
+		return nil, &agui.RunFailure{Code: agui.CodeUpstreamStatus, Message: "the A2A agent card names no JSON-RPC endpoint"}
 	}
 	// The endpoint is the peer's choice: it is used only on an origin the
 	// operator configured (the card's own, or allowedOrigins).
 	base, _ := url.Parse(cardURL)
 	ep, err := base.Parse(c.Endpoint)
 	if err != nil {
-		return nil, &agui.RunErr{Code: agui.CodeUpstreamInvalid, Message: "the A2A agent card's endpoint is not a URL", Err: err}
+		return nil, &agui.RunFailure{Code: agui.CodeUpstreamInvalid, Message: "the A2A agent card's endpoint is not a URL", Err: err}
 	}
 	// A relative endpoint inherits the configured URL's userinfo (the
 	// operator's); the card's own never counts.
@@ -236,7 +236,7 @@ func (a *Agent) fetchCard(ctx context.Context) (*card, error) {
 		bare.User = nil
 	}
 	if err := p.AllowedURL(&bare); err != nil {
-		return nil, &agui.RunErr{Code: agui.CodeOriginNotAllowed, Message: "the A2A agent card names an endpoint on an origin this agent is not allowed to reach (the adapter's log names it; list the origin in the agent's allowedOrigins if it is trusted)", Err: fmt.Errorf("agent card %s: endpoint %w", cardURL, err)}
+		return nil, &agui.RunFailure{Code: agui.CodeOriginNotAllowed, Message: "the A2A agent card names an endpoint on an origin this agent is not allowed to reach (the adapter's log names it; list the origin in the agent's allowedOrigins if it is trusted)", Err: fmt.Errorf("agent card %s: endpoint %w", cardURL, err)}
 	}
 	c.Endpoint = ep.String()
 	c.policy = p
@@ -439,10 +439,10 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		}
 		resp, err := a.do(ctx, c.policy, http.MethodPost, c.Endpoint, body, c.headers())
 		if err != nil {
-			if re := (*agui.RunErr)(nil); errors.As(err, &re) && ctx.Err() == nil {
+			if re := (*agui.RunFailure)(nil); errors.As(err, &re) && ctx.Err() == nil {
 				yield(nil, re)
 			} else if ctx.Err() == nil {
-				yield(nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the A2A agent", Err: err})
+				yield(nil, &agui.RunFailure{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the A2A agent", Err: err})
 			}
 			return
 		}
@@ -473,7 +473,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		for f, err := range agui.ScanFrames(resp.Body, max) {
 			if err != nil {
 				if ctx.Err() == nil {
-					yield(nil, &agui.RunErr{Code: agui.CodeUpstreamTruncated, Message: "the A2A stream broke", Err: err})
+					yield(nil, &agui.RunFailure{Code: agui.CodeUpstreamTruncated, Message: "the A2A stream broke", Err: err})
 				}
 				return
 			}
@@ -483,7 +483,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		}
 		if !t.ended && ctx.Err() == nil {
 			t.closeText()
-			yield(nil, &agui.RunErr{Code: agui.CodeUpstreamTruncated, Message: "the A2A stream ended before its task did"})
+			yield(nil, &agui.RunFailure{Code: agui.CodeUpstreamTruncated, Message: "the A2A stream ended before its task did"})
 		}
 	}
 }

@@ -144,8 +144,8 @@ func TestStatesAndErrors(t *testing.T) {
 		got := ""
 		switch {
 		case err != nil:
-			var re *agui.RunErr
-			if ok := asRunErr(err, &re); ok && re.Code == agui.CodeUpstreamTruncated {
+			var re *agui.RunFailure
+			if ok := asRunFailure(err, &re); ok && re.Code == agui.CodeUpstreamTruncated {
 				got = "truncated"
 			}
 		default:
@@ -165,8 +165,8 @@ func TestStatesAndErrors(t *testing.T) {
 	}
 }
 
-func asRunErr(err error, re **agui.RunErr) bool {
-	r, ok := err.(*agui.RunErr)
+func asRunFailure(err error, re **agui.RunFailure) bool {
+	r, ok := err.(*agui.RunFailure)
 	*re = r
 	return ok
 }
@@ -187,8 +187,8 @@ func TestRPCErrors(t *testing.T) {
 	}
 	// Not exposed: the code and a fixed text; the message is the cause.
 	_, err = runAll(t, &Agent{URL: srv.URL}, userInput("hi"))
-	var re *agui.RunErr
-	if !asRunErr(err, &re) || re.Code != "a2a_error" || strings.Contains(re.Message, "Task not found") || !strings.Contains(err.Error(), "Task not found") {
+	var re *agui.RunFailure
+	if !asRunFailure(err, &re) || re.Code != "a2a_error" || strings.Contains(re.Message, "Task not found") || !strings.Contains(err.Error(), "Task not found") {
 		t.Errorf("not exposed: %v", err)
 	}
 	if _, err := runAll(t, &Agent{URL: "http://127.0.0.1:1"}, userInput("hi")); err == nil || !strings.Contains(err.Error(), "agent's card") {

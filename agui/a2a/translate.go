@@ -103,7 +103,7 @@ func (t *translator) frame(ctx context.Context, data []byte) bool {
 			return t.closeText() && t.out(&agui.RunError{Code: "a2a_error", Message: resp.Error.Message}) && false
 		}
 		// The server's error answer: to the log, not the user.
-		return t.closeText() && t.yield(nil, &agui.RunErr{Code: "a2a_error", Message: fmt.Sprintf("the A2A agent answered JSON-RPC error %d (its message is in the adapter's log)", resp.Error.Code), Err: fmt.Errorf("A2A JSON-RPC error %d: %s", resp.Error.Code, resp.Error.Message)}) && false
+		return t.closeText() && t.yield(nil, &agui.RunFailure{Code: "a2a_error", Message: fmt.Sprintf("the A2A agent answered JSON-RPC error %d (its message is in the adapter's log)", resp.Error.Code), Err: fmt.Errorf("A2A JSON-RPC error %d: %s", resp.Error.Code, resp.Error.Message)}) && false
 	}
 	var ev event
 	if json.Unmarshal(resp.Result, &ev) != nil {

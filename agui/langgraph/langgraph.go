@@ -239,18 +239,18 @@ func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[s
 }
 
 // call is do for requests whose failure ends the run: an unreachable
-// server or a non-2xx answer comes back as the *agui.RunErr to report.
+// server or a non-2xx answer comes back as the *agui.RunFailure to report.
 func (a *Agent) call(ctx context.Context, method, path string, body any, hdr map[string]string, what string) (*http.Response, error) {
 	resp, err := a.do(ctx, method, path, body, hdr)
 	if err != nil {
-		if re := (*agui.RunErr)(nil); errors.As(err, &re) {
+		if re := (*agui.RunFailure)(nil); errors.As(err, &re) {
 			return nil, re
 		}
 		msg := "cannot reach the LangGraph server"
 		if errors.Is(err, agui.ErrConnectTimeout) {
 			msg = "the LangGraph server sent " + err.Error()
 		}
-		return nil, &agui.RunErr{Code: agui.CodeUpstreamUnreachable, Message: msg, Err: err}
+		return nil, &agui.RunFailure{Code: agui.CodeUpstreamUnreachable, Message: msg, Err: err}
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
@@ -540,12 +540,12 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 					return
 				case st == "error" || st == "timeout":
 					t.ended = true
-					yield(nil, &agui.RunErr{Code: CodeGraphError, Message: "the LangGraph run ended with status " + st})
+					yield(nil, &agui.RunFailure{Code: CodeGraphError, Message: "the LangGraph run ended with status " + st})
 					return
 				}
 			}
 			if attempt >= maxRe || t.runID == "" {
-				yield(nil, &agui.RunErr{Code: agui.CodeUpstreamTruncated, Message: fmt.Sprintf("the LangGraph stream broke and could not be resumed after %d attempts", attempt), Err: err})
+				yield(nil, &agui.RunFailure{Code: agui.CodeUpstreamTruncated, Message: fmt.Sprintf("the LangGraph stream broke and could not be resumed after %d attempts", attempt), Err: err})
 				return
 			}
 			select {
@@ -621,7 +621,7 @@ func resumeValue(entries []agui.ResumeEntry, pending []string, known bool) (any,
 		out[e.InterruptID] = answer(e)
 	}
 	if len(unknown) > 0 {
-		return nil, &agui.RunErr{Code: CodeInterruptNotPending, Message: fmt.Sprintf("resume names interrupts the thread does not have pending: %s (pending: %s)", strings.Join(unknown, ", "), strings.Join(pending, ", "))}
+		return nil, &agui.RunFailure{Code: CodeInterruptNotPending, Message: fmt.Sprintf("resume names interrupts the thread does not have pending: %s (pending: %s)", strings.Join(unknown, ", "), strings.Join(pending, ", "))}
 	}
 	return out, nil
 }

@@ -436,7 +436,7 @@ func TestSubgraphsProbedAndRefused(t *testing.T) {
 	srv2 := httptest.NewServer(fail)
 	defer srv2.Close()
 	_, err = run(t, &Agent{URL: srv2.URL, Graph: "fail", ExposeErrors: true}, input())
-	var re *agui.RunErr
+	var re *agui.RunFailure
 	if !errors.As(err, &re) || re.Code != CodeGraphError || re.Message != "graph exploded" {
 		t.Fatalf("failing graph: %v", err)
 	}
@@ -537,7 +537,7 @@ func TestDroppedStreamOfEndedRunEndsWithThreadMessages(t *testing.T) {
 
 func TestUnreachableAndHTTPErrors(t *testing.T) {
 	_, err := run(t, &Agent{URL: "http://127.0.0.1:1", Graph: "x"}, input())
-	var re *agui.RunErr
+	var re *agui.RunFailure
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamUnreachable {
 		t.Fatalf("unreachable: %v", err)
 	}
@@ -848,7 +848,7 @@ func TestSilentStreamEnds(t *testing.T) {
 	defer srv.CloseClientConnections()
 	start := time.Now()
 	_, err := run(t, &Agent{URL: srv.URL, Graph: "chat", IdleTimeout: 100 * time.Millisecond, MaxReconnects: 2}, input())
-	var re *agui.RunErr
+	var re *agui.RunFailure
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamTruncated {
 		t.Fatalf("silent stream: %v", err)
 	}
@@ -885,7 +885,7 @@ func TestResumeValue(t *testing.T) {
 		if err == nil {
 			b, _ := json.Marshal(v)
 			got = string(b)
-		} else if re := (*agui.RunErr)(nil); !errors.As(err, &re) || re.Code != CodeInterruptNotPending {
+		} else if re := (*agui.RunFailure)(nil); !errors.As(err, &re) || re.Code != CodeInterruptNotPending {
 			t.Errorf("%s: error %v", c.name, err)
 		}
 		if got != c.want {
@@ -992,7 +992,7 @@ func TestThreadMessages(t *testing.T) {
 		t.Fatalf("another principal's thread: %v %v", msgs, err)
 	}
 	// The server's answer goes to the log (Err), not to the client.
-	var re *agui.RunErr
+	var re *agui.RunFailure
 	if _, err := a.ThreadMessages(t.Context(), "t1"); !errors.As(err, &re) || !strings.Contains(re.Message, "HTTP 500") || !strings.Contains(re.Err.Error(), "boom") {
 		t.Fatalf("failing server: %v", err)
 	}

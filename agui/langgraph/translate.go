@@ -506,10 +506,10 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 			// upstream errors are exposed.
 			t.ended = true
 			if t.expose || msg == "the LangGraph run failed" {
-				t.yield(nil, &agui.RunErr{Code: CodeGraphError, Message: msg})
+				t.yield(nil, &agui.RunFailure{Code: CodeGraphError, Message: msg})
 			} else {
 				// The server's exception text: to the log, not the user.
-				t.yield(nil, &agui.RunErr{Code: CodeGraphError, Message: "the LangGraph run failed (its error is in the adapter's log)", Err: fmt.Errorf("LangGraph error event: %s", msg)})
+				t.yield(nil, &agui.RunFailure{Code: CodeGraphError, Message: "the LangGraph run failed (its error is in the adapter's log)", Err: fmt.Errorf("LangGraph error event: %s", msg)})
 			}
 			return true, nil
 		case "end":

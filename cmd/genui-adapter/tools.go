@@ -164,7 +164,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	if cause := log.cause; cause != nil {
-		var re *agui.RunErr
+		var re *agui.RunFailure
 		if errors.As(cause, &re) && re.Err != nil {
 			cause = re.Err // the line above has its code and message
 		}

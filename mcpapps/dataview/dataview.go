@@ -31,9 +31,6 @@ const ServerID = "genui"
 //go:embed view.html
 var viewHTML string
 
-// HTML returns the View's document.
-func HTML() string { return viewHTML }
-
 type showIn struct {
 	Title string          `json:"title,omitempty" jsonschema:"a heading for the data"`
 	Data  json.RawMessage `json:"data" jsonschema:"any JSON value: an array of objects, an object, a label→number object..."`
