@@ -83,33 +83,10 @@ func (a *AnswerRelay) Deliver(ctx context.Context, key string, answer []byte) (b
 // connection: one published meanwhile is received by no one, which its
 // sender learns.
 func (a *AnswerRelay) Listen(ctx context.Context, fn func(key string, answer []byte) bool) (<-chan struct{}, error) {
-	ps := a.r.rdb.Subscribe(ctx, a.channel)
-	// Subscribing waits at most 10 s, as the cancel subscription does.
-	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if _, err := ps.Receive(sctx); err != nil {
-		ps.Close()
-		return nil, err
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer ps.Close()
-		ch := ps.Channel()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case m, ok := <-ch:
-				if !ok {
-					return
-				}
-				var am answerMessage
-				if json.Unmarshal([]byte(m.Payload), &am) == nil {
-					fn(am.Key, []byte(am.Answer))
-				}
-			}
+	return a.r.subscribe(ctx, a.channel, func(payload []byte) {
+		var am answerMessage
+		if json.Unmarshal(payload, &am) == nil {
+			fn(am.Key, []byte(am.Answer))
 		}
-	}()
-	return done, nil
+	})
 }

@@ -413,12 +413,33 @@ func (r *Redis) RequestCancel(ctx context.Context, run Run, reason string) error
 // instance, whatever the number of runs); the goroutine it starts ends
 // with ctx.
 func (r *Redis) Subscribe(ctx context.Context, instance string, fn func(Cancel)) error {
-	ps := r.rdb.Subscribe(ctx, r.cancelChannel(instance))
-	if _, err := ps.Receive(ctx); err != nil {
+	_, err := r.subscribe(ctx, r.cancelChannel(instance), func(payload []byte) {
+		var c Cancel
+		if json.Unmarshal(payload, &c) == nil {
+			fn(c)
+		}
+	})
+	return err
+}
+
+// subscribeWait bounds the wait for Redis to confirm a subscription.
+const subscribeWait = 10 * time.Second
+
+// subscribe listens on channel and hands each message's payload to fn
+// (which must not block) until ctx ends. It returns once Redis has
+// confirmed the subscription (waiting at most subscribeWait); the
+// returned channel is closed when the listening goroutine has ended.
+func (r *Redis) subscribe(ctx context.Context, channel string, fn func(payload []byte)) (<-chan struct{}, error) {
+	ps := r.rdb.Subscribe(ctx, channel)
+	sctx, cancel := context.WithTimeout(ctx, subscribeWait)
+	defer cancel()
+	if _, err := ps.Receive(sctx); err != nil {
 		ps.Close()
-		return err
+		return nil, err
 	}
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		defer ps.Close()
 		ch := ps.Channel()
 		for {
@@ -429,14 +450,11 @@ func (r *Redis) Subscribe(ctx context.Context, instance string, fn func(Cancel))
 				if !ok {
 					return
 				}
-				var c Cancel
-				if json.Unmarshal([]byte(m.Payload), &c) == nil {
-					fn(c)
-				}
+				fn([]byte(m.Payload))
 			}
 		}
 	}()
-	return nil
+	return done, nil
 }
 
 func (r *Redis) Touch(ctx context.Context, ref Ref) error {

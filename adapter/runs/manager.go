@@ -221,9 +221,7 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	m.stop = stop
-	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := log.Subscribe(ctx, cfg.Instance, m.onCancel); err != nil && sctx.Err() == nil {
+	if err := log.Subscribe(ctx, cfg.Instance, m.onCancel); err != nil {
 		stop()
 		return nil, fmt.Errorf("runs: subscribe to cancels: %w", err)
 	}
