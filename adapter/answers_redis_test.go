@@ -44,18 +44,39 @@ func startRunAs(t *testing.T, url, body string, hdr map[string]string) *stream {
 		resp.Body.Close()
 		t.Fatalf("POST %s = %d %s", url, resp.StatusCode, b)
 	}
-	s := &stream{events: make(chan agui.Event, 256)}
-	go func() {
-		defer resp.Body.Close()
-		defer close(s.events)
-		for ev, err := range agui.Decode(resp.Body, 0) {
-			if err != nil {
-				return
-			}
-			s.events <- ev
+	return readStream(resp)
+}
+
+// twoRelays opens a Redis run log under a fresh prefix and the answer
+// relays of two instances, "a" and "b", each listening until stop is
+// called (deferred by the caller, so that its leak check runs after).
+func twoRelays(t *testing.T, ctx context.Context) (rl *runlog.Redis, a, b *mcpapps.Answers, stop func()) {
+	t.Helper()
+	rl, err := runlog.NewRedis(ctx, testRedisURL(), runlog.RedisOptions{Prefix: randomPrefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stops []func()
+	stop = func() {
+		for _, f := range stops {
+			f()
 		}
-	}()
-	return s
+		rl.Close()
+	}
+	answers := map[string]*mcpapps.Answers{}
+	for _, inst := range []string{"a", "b"} {
+		relay := rl.AnswerRelay(inst)
+		answers[inst] = mcpapps.NewAnswers(relay)
+		lctx, cancel := context.WithCancel(ctx)
+		done, err := relay.Listen(lctx, answers[inst].Receive)
+		if err != nil {
+			cancel()
+			stop()
+			t.Fatal(err)
+		}
+		stops = append(stops, func() { cancel(); <-done })
+	}
+	return rl, answers["a"], answers["b"], stop
 }
 
 // activity waits for the run's first activity snapshot of type typ.
@@ -192,23 +213,8 @@ func TestAnswerRelayIsPerPrincipal(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	rl, err := runlog.NewRedis(ctx, testRedisURL(), runlog.RedisOptions{Prefix: randomPrefix()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rl.Close()
-	answers := map[string]*mcpapps.Answers{}
-	for _, inst := range []string{"a", "b"} {
-		relay := rl.AnswerRelay(inst)
-		answers[inst] = mcpapps.NewAnswers(relay)
-		lctx, stop := context.WithCancel(ctx)
-		done, err := relay.Listen(lctx, answers[inst].Receive)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { stop(); <-done }()
-	}
-	a, b := answers["a"], answers["b"]
+	rl, a, b, stop := twoRelays(t, ctx)
+	defer stop()
 	alice := mcpapps.Caller{Principal: "alice", ThreadID: "t", ToolCallID: "q1"}
 	q, err := a.Open(ctx, alice, time.Minute)
 	if err != nil {
@@ -275,23 +281,8 @@ func TestAnsweredQuestionIsWithdrawnAtOnce(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	rl, err := runlog.NewRedis(ctx, testRedisURL(), runlog.RedisOptions{Prefix: randomPrefix()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rl.Close()
-	answers := map[string]*mcpapps.Answers{}
-	for _, inst := range []string{"a", "b"} {
-		relay := rl.AnswerRelay(inst)
-		answers[inst] = mcpapps.NewAnswers(relay)
-		lctx, stop := context.WithCancel(ctx)
-		done, err := relay.Listen(lctx, answers[inst].Receive)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { stop(); <-done }()
-	}
-	a, b := answers["a"], answers["b"]
+	_, a, b, stop := twoRelays(t, ctx)
+	defer stop()
 	alice := mcpapps.Caller{Principal: "alice", ThreadID: "t", ToolCallID: "q1"}
 	q, err := a.Open(ctx, alice, time.Minute)
 	if err != nil {

@@ -90,6 +90,11 @@ func startRun(t *testing.T, url, body string) *stream {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return readStream(resp)
+}
+
+// readStream decodes resp's events into a stream as they come.
+func readStream(resp *http.Response) *stream {
 	s := &stream{events: make(chan agui.Event, 256)}
 	go func() {
 		defer resp.Body.Close()

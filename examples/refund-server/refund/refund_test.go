@@ -14,20 +14,8 @@ import (
 // catalogue, the card resource, an idempotent decision and the server's
 // own amount.
 func TestRefundServer(t *testing.T) {
-	s := newServer(newStore())
-	pool, err := mcpapps.NewPool([]mcpapps.ServerConfig{{ID: "refunds", Transport: func() mcp.Transport {
-		st, ct := mcp.NewInMemoryTransports()
-		go s.Connect(context.Background(), st, nil)
-		return ct
-	}}}, mcpapps.PoolOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := newPool(t)
 	ctx := context.Background()
-	if err := pool.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
 	review, _ := pool.Tool("refunds", "review_refund")
 	decide, _ := pool.Tool("refunds", "decide_refund")
 	policy, _ := pool.Tool("refunds", "refund_policy")
@@ -76,20 +64,8 @@ func TestRefundServer(t *testing.T) {
 // TestRefundPerThread: a decision in one thread leaves the same refund
 // pending in another thread (a new conversation's card is undecided).
 func TestRefundPerThread(t *testing.T) {
-	s := newServer(newStore())
-	pool, err := mcpapps.NewPool([]mcpapps.ServerConfig{{ID: "refunds", Transport: func() mcp.Transport {
-		st, ct := mcp.NewInMemoryTransports()
-		go s.Connect(context.Background(), st, nil)
-		return ct
-	}}}, mcpapps.PoolOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := newPool(t)
 	ctx := context.Background()
-	if err := pool.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
 	status := func(thread, tool string, args map[string]any) string {
 		t.Helper()
 		res, err := pool.Call(mcpapps.WithCaller(ctx, mcpapps.Caller{Principal: "alice", ThreadID: thread, Source: "app"}), "refunds", tool, args)
@@ -113,4 +89,24 @@ func TestRefundPerThread(t *testing.T) {
 	if got := status("b", "review_refund", map[string]any{"refundId": "RF-1001"}); got != "pending" {
 		t.Errorf("thread b sees thread a's decision: %q", got)
 	}
+}
+
+// newPool connects a pool to a fresh refund server (in memory), closed
+// when the test ends.
+func newPool(t *testing.T) *mcpapps.Pool {
+	t.Helper()
+	s := newServer(newStore())
+	pool, err := mcpapps.NewPool([]mcpapps.ServerConfig{{ID: "refunds", Transport: func() mcp.Transport {
+		st, ct := mcp.NewInMemoryTransports()
+		go s.Connect(context.Background(), st, nil)
+		return ct
+	}}}, mcpapps.PoolOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	if err := pool.WaitReady(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return pool
 }
