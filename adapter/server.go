@@ -196,7 +196,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		s.stopAnswers, s.answersDone = cancel, done
 	}
 	s.answers.MaxBytes = cfg.Toolkit.MaxAnswerBytes
-	if s.pool, err = newPool(cfg, logger, s.tracing.Transport, s.a2ui, s.answers); err != nil {
+	if s.pool, err = newPool(cfg, logger, s.tracing.Transport, s.tracing.Tracer(), s.a2ui, s.answers); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			p.SetHTTP2(true)            // https:// upstreams
 			t.Protocols = &p
 		}
-		client = &http.Client{Transport: wrap(t), CheckRedirect: agui.CheckRedirect}
+		client = &http.Client{Transport: wrap(t)} // redirects follow the backend's origin policy (agui.Upstream)
 	}
 	var origins *origin.Policy
 	if ac.Type != "demo" {
@@ -338,13 +338,13 @@ func a2uiCheck(v *a2ui.Validator) a2a.Check {
 
 // newPool connects to the built-in and configured MCP servers (in the
 // background).
-func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.RoundTripper, v *a2ui.Validator, answers *mcpapps.Answers) (*mcpapps.Pool, error) {
+func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.RoundTripper, tracer agui.Tracer, v *a2ui.Validator, answers *mcpapps.Answers) (*mcpapps.Pool, error) {
 	servers := builtinServers(v, cfg.Toolkit, answers)
 	for _, id := range sortedKeys(cfg.MCPServers) {
 		m := cfg.MCPServers[id]
 		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders, A2UI: m.A2UI})
 	}
-	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logger: logger, WrapHTTP: wrap, URLAllowlist: origins(cfg.Toolkit.URLAllowlist)})
+	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logger: logger, WrapHTTP: wrap, Tracer: tracer, URLAllowlist: origins(cfg.Toolkit.URLAllowlist)})
 }
 
 // chain is the one place that orders the middlewares around a backend,

@@ -36,8 +36,8 @@ func TestUpstreamFlushesOnlyBeforeWaiting(t *testing.T) {
 		hooksUnderReads bool
 	}{{"/flood", len(flood), true}, {"/paced", 20 * 84, false}} {
 		hooks := 0
-		ctx := WithBeforeRead(context.Background(), func() { hooks++ })
-		resp, err := u.Do(ctx, http.MethodGet, srv.URL+c.path, nil, nil)
+		req := &Request{BeforeRead: func() { hooks++ }}
+		resp, err := u.Do(context.Background(), req, http.MethodGet, srv.URL+c.path, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -215,13 +215,12 @@ func TestCheckRedirectWithoutPolicy(t *testing.T) {
 		}
 	}))
 	defer same.Close()
-	c := &http.Client{CheckRedirect: CheckRedirect}
-	req, _ := http.NewRequest("GET", same.URL+"/away", nil)
-	req.Header.Set("X-Api-Key", "secret")
-	if _, err := c.Do(req); err == nil || got != nil {
+	// A client of one's own, with no CheckRedirect: Upstream's rule holds.
+	u := &Upstream{Client: &http.Client{}}
+	if _, err := u.Do(t.Context(), nil, "GET", same.URL+"/away", nil, map[string]string{"X-Api-Key": "secret"}); err == nil || got != nil {
 		t.Errorf("a cross-origin redirect was followed (err %v, headers %v)", err, got)
 	}
-	if resp, err := c.Get(same.URL + "/here"); err != nil || resp.StatusCode != 204 || hops != 1 {
+	if resp, err := u.Do(t.Context(), nil, "GET", same.URL+"/here", nil, nil); err != nil || resp.StatusCode != 204 || hops != 1 {
 		t.Errorf("a same-origin redirect = %v, %v", resp, err)
 	}
 }

@@ -23,10 +23,12 @@
 //
 // # Agents and middlewares
 //
-// An [Agent] runs a [RunAgentInput] and returns a pull iterator of events. A
-// [Middleware] wraps an Agent. Cancellation is the caller's context plus
-// stopping the range loop; an Agent must stop its upstream work when either
-// happens.
+// An [Agent] runs a [Request] (the client's [RunAgentInput] and what the
+// service knows of the run: its principal, the inbound headers, where its
+// measurements and spans go, the hook called before a backend blocks on
+// its upstream) and returns a pull iterator of events. A [Middleware]
+// wraps an Agent. Cancellation is the caller's context plus stopping the
+// range loop; an Agent must stop its upstream work when either happens.
 //
 // # Compatibility
 //

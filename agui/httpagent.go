@@ -2,8 +2,6 @@ package agui
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,7 +26,7 @@ type HTTPAgent struct {
 	// win).
 	Headers map[string]string
 	// ForwardHeaders lists inbound request headers (case-insensitive) copied
-	// from the headers stored in ctx by WithRequestHeaders.
+	// from Request.Header.
 	ForwardHeaders []string
 	// Client sends the requests. If nil, a client with no overall timeout
 	// and no transparent compression is used.
@@ -54,73 +52,15 @@ type HTTPAgent struct {
 	ClientThreadIDs bool
 }
 
-type principalKey struct{}
-
-// WithPrincipal stores who runs the run in ctx. Backends that keep state
-// per thread derive their upstream thread from it (see ScopedThreadID), so
-// that two principals using the same threadId never share upstream state.
-// The empty principal is an unauthenticated deployment.
-func WithPrincipal(ctx context.Context, principal string) context.Context {
-	return context.WithValue(ctx, principalKey{}, principal)
-}
-
-// Principal returns the principal stored by WithPrincipal, or "".
-func Principal(ctx context.Context) string {
-	p, _ := ctx.Value(principalKey{}).(string)
-	return p
-}
-
-// ScopedThreadID is the thread id an upstream sees for the client's
-// threadId when principal runs it: the id itself for the empty principal,
-// otherwise the id with a suffix derived from the principal.
-func ScopedThreadID(principal, threadID string) string {
-	if principal == "" {
-		return threadID
-	}
-	h := sha256.Sum256([]byte("genui-adapter/principal\x00" + principal))
-	return threadID + "~" + hex.EncodeToString(h[:8])
-}
-
-type beforeReadKey struct{}
-
-// WithBeforeRead stores a hook that backends call right before they block
-// on reading their upstream. The adapter flushes its client's buffered
-// events there: a burst of events goes out in one write, a lone event at
-// once.
-func WithBeforeRead(ctx context.Context, fn func()) context.Context {
-	return context.WithValue(ctx, beforeReadKey{}, fn)
-}
-
-// BeforeRead returns the hook stored by WithBeforeRead, or a no-op.
-func BeforeRead(ctx context.Context) func() {
-	if fn, ok := ctx.Value(beforeReadKey{}).(func()); ok {
-		return fn
-	}
-	return func() {}
-}
-
-type requestHeadersKey struct{}
-
-// WithRequestHeaders stores the inbound request's headers in ctx so that an
-// HTTPAgent can forward the allowed ones.
-func WithRequestHeaders(ctx context.Context, h http.Header) context.Context {
-	return context.WithValue(ctx, requestHeadersKey{}, h)
-}
-
-// RequestHeaders returns the headers stored by WithRequestHeaders, or nil.
-func RequestHeaders(ctx context.Context) http.Header {
-	h, _ := ctx.Value(requestHeadersKey{}).(http.Header)
-	return h
-}
-
 // Run implements Agent.
-func (a *HTTPAgent) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error] {
+func (a *HTTPAgent) Run(ctx context.Context, req *Request) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
+		in := req.Input
 		upThread := in.ThreadID
 		if !a.ClientThreadIDs {
-			upThread = ScopedThreadID(Principal(ctx), in.ThreadID)
+			upThread = ScopedThreadID(req.Principal, in.ThreadID)
 		}
-		body, err := a.open(ctx, in, upThread)
+		body, err := a.open(ctx, req, upThread)
 		if err != nil {
 			if err != errGone {
 				yield(nil, err)
@@ -151,7 +91,8 @@ var errGone = errors.New("gone")
 
 // open sends the run to the upstream and returns its event stream (with
 // the idle timeout armed), or the *RunFailure to report.
-func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string) (io.ReadCloser, error) {
+func (a *HTTPAgent) open(ctx context.Context, req *Request, upThread string) (io.ReadCloser, error) {
+	in := req.Input
 	var body []byte
 	var err error
 	if upThread != in.ThreadID {
@@ -165,7 +106,7 @@ func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string
 		return nil, &RunFailure{Code: CodeInternal, Message: "cannot encode the run input", Err: err}
 	}
 	start := time.Now()
-	resp, err := a.upstream().Do(ctx, http.MethodPost, a.URL, body, map[string]string{"Accept": "text/event-stream"})
+	resp, err := a.upstream().Do(ctx, req, http.MethodPost, a.URL, body, map[string]string{"Accept": "text/event-stream"})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, errGone
@@ -179,7 +120,7 @@ func (a *HTTPAgent) open(ctx context.Context, in *RunAgentInput, upThread string
 		}
 		return nil, &RunFailure{Code: CodeUpstreamUnreachable, Message: msg, Err: err}
 	}
-	if stats := statsFrom(ctx); stats != nil {
+	if stats := req.Stats; stats != nil {
 		stats.UpstreamLatency(time.Since(start))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -225,30 +166,4 @@ func restoreThread(ev Event, upThread, thread string) {
 			e.ThreadID = thread
 		}
 	}
-}
-
-// Stats receives per-run measurements from agents. The adapter stores one
-// in the run's context with WithStats.
-type Stats interface {
-	// UpstreamLatency reports the time from request to response headers.
-	UpstreamLatency(d time.Duration)
-	// Repair reports one repair Normalize applied.
-	Repair(kind string)
-	// Failed reports the error behind a RUN_ERROR that Normalize made of
-	// an agent's failure (an upstream that cannot be reached, a cut or
-	// malformed stream): the client sees only its code and a fixed
-	// message, so this is where the cause is kept. ctx is the run's.
-	Failed(ctx context.Context, err error)
-}
-
-type statsKey struct{}
-
-// WithStats stores s in ctx for agents and middlewares to report to.
-func WithStats(ctx context.Context, s Stats) context.Context {
-	return context.WithValue(ctx, statsKey{}, s)
-}
-
-func statsFrom(ctx context.Context) Stats {
-	s, _ := ctx.Value(statsKey{}).(Stats)
-	return s
 }

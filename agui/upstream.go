@@ -23,8 +23,8 @@ import (
 // stay silent.
 type Upstream struct {
 	// Client sends the requests (nil: a client with no overall timeout
-	// whose CheckRedirect is CheckRedirect). A client of one's own needs
-	// CheckRedirect too, or its redirects go anywhere with every header.
+	// and NewTransport's transport). Its CheckRedirect is not used:
+	// redirects follow Origins.
 	Client *http.Client
 	// Origins is where requests may go: a request to another origin is
 	// refused (an error wrapping origin.ErrNotAllowed), and so is a
@@ -36,8 +36,7 @@ type Upstream struct {
 	// forwarded ones, so they win.
 	Headers map[string]string
 	// ForwardHeaders lists inbound request headers (case-insensitive)
-	// copied from the headers stored in ctx by WithRequestHeaders, sent
-	// to the home origin only.
+	// copied from Request.Header, sent to the home origin only.
 	ForwardHeaders []string
 	// ConnectTimeout bounds the wait for the response headers (0: 30 s).
 	ConnectTimeout time.Duration
@@ -53,24 +52,11 @@ var (
 	ErrIdle = errors.New("the upstream went silent")
 )
 
-// defaultClient has no overall timeout, no transparent compression (a
-// stream is read as it arrives) and follows redirects by the request's
-// origin policy (CheckRedirect), so headers meant for one server never
-// reach another.
+// defaultClient has no overall timeout and no transparent compression (a
+// stream is read as it arrives).
 var defaultClient = sync.OnceValue(func() *http.Client {
-	return &http.Client{Transport: NewTransport(), CheckRedirect: CheckRedirect}
+	return &http.Client{Transport: NewTransport()}
 })
-
-type policyKey struct{}
-
-// CheckRedirect is an http.Client CheckRedirect for the requests Upstream
-// sends: the request's origin.Policy decides (at most 10 redirects, only
-// to an allowed origin, credentials stripped off the home origin); a
-// request sent without one follows redirects within its own origin only.
-func CheckRedirect(req *http.Request, via []*http.Request) error {
-	p, _ := req.Context().Value(policyKey{}).(*origin.Policy)
-	return p.CheckRedirect(req, via)
-}
 
 // Connect is the connect timeout in force.
 func (u *Upstream) Connect() time.Duration {
@@ -92,12 +78,15 @@ func (u *Upstream) Idle() time.Duration {
 // otherwise (nil: none), with Content-Type application/json; then the
 // forwarded headers, Headers and hdr (those three to the home origin only;
 // a URL off Origins is refused with a *RunFailure of code
-// CodeOriginNotAllowed). An error wraps ErrConnectTimeout
-// when the response did not start in time. Do calls ctx's BeforeRead hook
-// before it waits for the response. The body is read under ctx, calls the
-// hook ahead of every read that may wait on the network, fails with an error wrapping ErrIdle after
+// CodeOriginNotAllowed; so is a redirect off it: the client follows
+// redirects by Origins (origin.Policy.CheckRedirect), whatever its own
+// CheckRedirect). The forwarded headers are req's (req may be nil: none).
+// An error wraps ErrConnectTimeout when the response did not start in
+// time. Do calls req's BeforeRead hook before it waits for the response.
+// The body is read under ctx, calls the hook ahead of every read that may
+// wait on the network, fails with an error wrapping ErrIdle after
 // IdleTimeout of silence, and ends the request when closed.
-func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map[string]string) (*http.Response, error) {
+func (u *Upstream) Do(ctx context.Context, req *Request, method, url string, body any, hdr map[string]string) (*http.Response, error) {
 	var r io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -110,9 +99,6 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		}
 		r = bytes.NewReader(j)
 	}
-	if u.Origins != nil {
-		ctx = context.WithValue(ctx, policyKey{}, u.Origins)
-	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	// The connection, if it reads ahead (see aheadConn).
 	var ahead atomic.Pointer[aheadConn]
@@ -121,7 +107,7 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 			ahead.Store(a)
 		}
 	}})
-	req, err := http.NewRequestWithContext(tctx, method, url, r)
+	hreq, err := http.NewRequestWithContext(tctx, method, url, r)
 	if err != nil {
 		cancel(nil)
 		return nil, err
@@ -130,44 +116,49 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 	if u.Origins != nil {
 		// The configured URL may carry the operator's userinfo; a peer's
 		// URL with userinfo never gets this far (AllowedURL refuses it).
-		bare := *req.URL
+		bare := *hreq.URL
 		bare.User = nil
 		if err := u.Origins.AllowedURL(&bare); err != nil {
 			cancel(nil)
 			return nil, &RunFailure{Code: CodeOriginNotAllowed, Message: "the upstream named a URL on an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
 		}
-		home = u.Origins.IsHome(req.URL)
+		home = u.Origins.IsHome(hreq.URL)
 	}
-	if inbound := RequestHeaders(ctx); inbound != nil && home {
+	if req != nil && req.Header != nil && home {
+		inbound := http.Header(req.Header)
 		for _, name := range u.ForwardHeaders {
 			for _, v := range inbound.Values(name) {
-				req.Header.Add(name, v)
+				hreq.Header.Add(name, v)
 			}
 		}
 	}
 	if home {
 		for k, v := range u.Headers {
-			req.Header.Set(k, v)
+			hreq.Header.Set(k, v)
 		}
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		hreq.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range hdr {
-		req.Header.Set(k, v)
+		hreq.Header.Set(k, v)
 	}
 	if !home {
-		origin.StripCredentials(req.Header)
+		origin.StripCredentials(hreq.Header)
 	}
-	client := u.Client
-	if client == nil {
-		client = defaultClient()
+	base := u.Client
+	if base == nil {
+		base = defaultClient()
 	}
-	before := BeforeRead(ctx)
+	// The client follows redirects by this request's policy: a shallow
+	// copy (its transport, and so its connections, are shared).
+	client := *base
+	client.CheckRedirect = u.Origins.CheckRedirect
+	before := req.ReadHook()
 	before() // what the client is owed (RUN_STARTED) goes out before we wait
 	connect := u.Connect()
 	timer := time.AfterFunc(connect, func() { cancel(ErrConnectTimeout) })
-	resp, err := client.Do(req)
+	resp, err := client.Do(hreq)
 	timer.Stop()
 	if err != nil {
 		cause := context.Cause(rctx)

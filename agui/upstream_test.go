@@ -40,11 +40,11 @@ func TestUpstream(t *testing.T) {
 	in := http.Header{}
 	in.Set("X-Fwd", "from-client")
 	in.Set("X-Static", "from-client")
-	ctx := agui.WithRequestHeaders(context.Background(), in)
+	ctx := context.Background()
 	reads := 0
-	ctx = agui.WithBeforeRead(ctx, func() { reads++ })
+	req := &agui.Request{Header: in, BeforeRead: func() { reads++ }}
 	u := agui.Upstream{Headers: map[string]string{"X-Static": "static", "X-Call": "static"}, ForwardHeaders: []string{"x-fwd", "x-static"}}
-	resp, err := u.Do(ctx, http.MethodPost, srv.URL+"/headers", map[string]int{"a": 1}, map[string]string{"X-Call": "call"})
+	resp, err := u.Do(ctx, req, http.MethodPost, srv.URL+"/headers", map[string]int{"a": 1}, map[string]string{"X-Call": "call"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestUpstream(t *testing.T) {
 	// flushes RUN_STARTED there).
 	early := false
 	u = agui.Upstream{ConnectTimeout: 50 * time.Millisecond}
-	if _, err := u.Do(agui.WithBeforeRead(context.Background(), func() { early = true }), http.MethodGet, srv.URL+"/slow-headers", nil, nil); !errors.Is(err, agui.ErrConnectTimeout) {
+	if _, err := u.Do(context.Background(), &agui.Request{BeforeRead: func() { early = true }}, http.MethodGet, srv.URL+"/slow-headers", nil, nil); !errors.Is(err, agui.ErrConnectTimeout) {
 		t.Errorf("slow headers: %v, want ErrConnectTimeout", err)
 	}
 	if !early {
@@ -69,7 +69,7 @@ func TestUpstream(t *testing.T) {
 	}
 
 	u = agui.Upstream{IdleTimeout: 50 * time.Millisecond}
-	resp, err = u.Do(context.Background(), http.MethodGet, srv.URL+"/silent", nil, nil)
+	resp, err = u.Do(context.Background(), nil, http.MethodGet, srv.URL+"/silent", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestUpstream(t *testing.T) {
 	// A negative idle timeout is none: the silent body is still open
 	// after a while (A2A agents closed it at once before).
 	u = agui.Upstream{IdleTimeout: -1}
-	resp, err = u.Do(context.Background(), http.MethodGet, srv.URL+"/silent", nil, nil)
+	resp, err = u.Do(context.Background(), nil, http.MethodGet, srv.URL+"/silent", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestUpstreamIdleCountsFromTheLastRead(t *testing.T) {
 	}))
 	defer srv.Close()
 	u := agui.Upstream{IdleTimeout: idle}
-	resp, err := u.Do(context.Background(), http.MethodGet, srv.URL, nil, nil)
+	resp, err := u.Do(context.Background(), nil, http.MethodGet, srv.URL, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,9 +183,10 @@ func TestUpstreamOrigins(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := &agui.Upstream{Origins: p, Headers: map[string]string{"Authorization": "Bearer service-secret"}, ForwardHeaders: []string{"X-User-Token"}}
-	ctx := agui.WithRequestHeaders(context.Background(), http.Header{"X-User-Token": {"user-secret"}})
+	ctx := context.Background()
+	req := &agui.Request{Header: http.Header{"X-User-Token": {"user-secret"}}}
 	do := func(url string) error {
-		resp, err := u.Do(ctx, http.MethodPost, url, []byte("{}"), map[string]string{"X-Api-Key": "key"})
+		resp, err := u.Do(ctx, req, http.MethodPost, url, []byte("{}"), map[string]string{"X-Api-Key": "key"})
 		if err == nil {
 			resp.Body.Close()
 		}

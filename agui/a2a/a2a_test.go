@@ -59,7 +59,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func runAll(t *testing.T, a *Agent, in *agui.RunAgentInput) ([]agui.Event, error) {
 	t.Helper()
 	var out []agui.Event
-	for ev, err := range a.Run(context.Background(), in) {
+	for ev, err := range a.Run(context.Background(), &agui.Request{Input: in}) {
 		if err != nil {
 			return out, err
 		}
@@ -318,12 +318,12 @@ func TestCardFetchedOnceByConcurrentRuns(t *testing.T) {
 	// A run whose client leaves while another fetches the card.
 	gone, leave := context.WithCancel(context.Background())
 	first := make(chan error, 1)
-	go func() { _, err := a.readCard(context.Background()); first <- err }()
+	go func() { _, err := a.readCard(context.Background(), nil); first <- err }()
 	for cards.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	left := make(chan error, 1)
-	go func() { _, err := a.readCard(gone); left <- err }()
+	go func() { _, err := a.readCard(gone, nil); left <- err }()
 	leave()
 	select {
 	case err := <-left:

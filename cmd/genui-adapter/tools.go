@@ -136,7 +136,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		source = agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		source = agui.AgentFunc(func(ctx context.Context, _ *agui.Request) iter.Seq2[agui.Event, error] {
 			return agui.Decode(bytes.NewReader(data), *maxEvent)
 		})
 		// A recording carries its own ids.
@@ -148,7 +148,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	chain := agui.Chain(source, agui.Normalize(agui.Output), agui.Normalize(agui.Canonical))
 	n := 0
 	var last agui.Event
-	for ev, err := range chain.Run(agui.WithStats(ctx, log), in) {
+	for ev, err := range chain.Run(ctx, &agui.Request{Input: in, Stats: log}) {
 		if err != nil {
 			return err
 		}
