@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
@@ -50,35 +51,18 @@ const BasicCatalogID = "https://a2ui.org/specification/v0_9/catalogs/basic/catal
 // surfaces the run has seen created. nil keeps them all.
 type Check func(msgs []json.RawMessage, known func(surfaceID string) bool) (keep []json.RawMessage, dropped []string)
 
-// Agent is one A2A agent.
+// Agent is one A2A agent. Its Upstream's URL is the agent's base URL
+// (its card is at URL/.well-known/agent-card.json) or the card's own
+// URL; its Origins are where the card's endpoint and redirects may lead,
+// with URL's origin as home, the only one that gets Headers and
+// ForwardHeaders (nil: URL's origin only): an endpoint elsewhere ends
+// the run with RUN_ERROR origin_not_allowed. ExposeErrors also quotes
+// the agent's JSON-RPC errors' messages (a failed task's status message
+// is the agent's word to the user and is always shown).
 type Agent struct {
-	// URL is the agent's base URL (its card is at
-	// URL/.well-known/agent-card.json) or the card's own URL.
-	URL string
-	// Headers go with every request; ForwardHeaders are copied from the
-	// client's request (agui.Request.Header).
-	Headers        map[string]string
-	ForwardHeaders []string
-	// Client sends requests (default: redirects only within the origin).
-	Client *http.Client
-	// Origins is where the card's endpoint and redirects may lead; its
-	// home is URL's origin, the only one that gets Headers and
-	// ForwardHeaders (nil: URL's origin only). An endpoint elsewhere ends
-	// the run with RUN_ERROR origin_not_allowed.
-	Origins *origin.Policy
-	// ConnectTimeout bounds each response's headers (default 30 s);
-	// IdleTimeout a silent stream (default 5 min).
-	ConnectTimeout, IdleTimeout time.Duration
-	// MaxEventSize caps one stream event (default agui.DefaultMaxEventSize).
-	MaxEventSize int
+	aguihttp.Upstream
 	// CardTTL is how long the agent card is kept (default 5 min).
 	CardTTL time.Duration
-	// ExposeErrors quotes the agent's error answers in RUN_ERROR
-	// (agui.StatusError), and its JSON-RPC errors' messages; off, the
-	// client sees only their status or code, and the log the rest. (A
-	// failed task's status message is the agent's word to the user and
-	// is always shown.)
-	ExposeErrors bool
 	// Check filters A2UI messages (the adapter's validator).
 	Check Check
 
@@ -106,9 +90,10 @@ func (a *Agent) policy() (*origin.Policy, error) {
 }
 
 // do sends a request with the agent's headers and timeouts
-// (agui.Upstream's rules).
+// (aguihttp.Upstream's rules) under policy p.
 func (a *Agent) do(ctx context.Context, req *agui.Request, p *origin.Policy, method, url string, body any, hdr map[string]string) (*http.Response, error) {
-	u := agui.Upstream{Client: a.Client, Origins: p, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
+	u := a.Upstream
+	u.Origins = p
 	return u.Do(ctx, req, method, url, body, hdr)
 }
 
@@ -186,7 +171,7 @@ func (a *Agent) fetchCard(ctx context.Context, req *agui.Request) (*card, error)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, agui.StatusError(resp, "A2A agent card", a.ExposeErrors)
+		return nil, aguihttp.StatusError(resp, "A2A agent card", a.ExposeErrors)
 	}
 	var raw struct {
 		URL                 string `json:"url"`
@@ -452,7 +437,7 @@ func (a *Agent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode/100 != 2 {
-			yield(nil, agui.StatusError(resp, "A2A "+method, a.ExposeErrors))
+			yield(nil, aguihttp.StatusError(resp, "A2A "+method, a.ExposeErrors))
 			return
 		}
 		// Whenever we leave before the task ended (the client went away or

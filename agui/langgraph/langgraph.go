@@ -27,45 +27,23 @@ import (
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
-	"github.com/genui-adapter/genui-adapter/agui/origin"
+	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 )
 
-// Agent runs one graph (assistant) of a LangGraph server.
+// Agent runs one graph (assistant) of a LangGraph server. Its Upstream's
+// URL is the server's base URL, e.g. http://127.0.0.1:2024; its
+// Origins keep the API key on the server's origin; an idle run stream is
+// resumed (MaxReconnects).
 type Agent struct {
-	// URL is the server's base URL, e.g. http://127.0.0.1:2024.
-	URL string
+	aguihttp.Upstream
 	// Graph is the graph id or assistant id.
 	Graph string
 	// APIKey, when set, is sent as x-api-key.
 	APIKey string
 	// AssistantConfig is merged into every run's config.
 	AssistantConfig map[string]any
-	// Headers are sent with every request (after forwarded ones, so they
-	// win).
-	Headers map[string]string
-	// ForwardHeaders lists inbound request headers (case-insensitive)
-	// copied from agui.Request.Header.
-	ForwardHeaders []string
-	// ConnectTimeout bounds the wait for each response's headers (default
-	// 30 s).
-	ConnectTimeout time.Duration
-	// IdleTimeout aborts a response body that sends nothing for this long
-	// (default 5 min; a run stream is then resumed); negative disables it.
-	IdleTimeout time.Duration
-	// Client sends requests (default: no overall timeout, redirects only
-	// within the server's origin, so the API key never reaches another).
-	Client *http.Client
-	// Origins is where redirects may lead (agui.Upstream.Origins); nil:
-	// within URL's origin only.
-	Origins *origin.Policy
-	// ExposeErrors quotes the server's error answers in RUN_ERROR
-	// (agui.StatusError), and its error events' text; off, the client
-	// sees only their status or a fixed text, and the log the rest.
-	ExposeErrors bool
 	// MaxReconnects bounds stream resumptions (default 5).
 	MaxReconnects int
-	// MaxEventSize caps one upstream event (default agui.DefaultMaxEventSize).
-	MaxEventSize int
 	// ClientConfigKeys lists the keys a client may set in the run's
 	// configurable and context (forwardedProps.config.configurable,
 	// forwardedProps.context); others are dropped, so a browser cannot
@@ -226,16 +204,15 @@ func ThreadID(aguiThread string) string {
 }
 
 // do sends a request to the server with the agent's headers and
-// timeouts (agui.Upstream's rules).
+// timeouts (aguihttp.Upstream's rules).
 func (a *Agent) do(ctx context.Context, req *agui.Request, method, path string, body any, hdr map[string]string) (*http.Response, error) {
-	u := agui.Upstream{Client: a.Client, Origins: a.Origins, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
 	if a.APIKey != "" {
 		h := make(map[string]string, len(hdr)+1)
 		maps.Copy(h, hdr)
 		h["x-api-key"] = a.APIKey
 		hdr = h
 	}
-	return u.Do(ctx, req, method, strings.TrimRight(a.URL, "/")+path, body, hdr)
+	return a.Do(ctx, req, method, strings.TrimRight(a.URL, "/")+path, body, hdr)
 }
 
 // call is do for requests whose failure ends the run: an unreachable
@@ -247,14 +224,14 @@ func (a *Agent) call(ctx context.Context, req *agui.Request, method, path string
 			return nil, re
 		}
 		msg := "cannot reach the LangGraph server"
-		if errors.Is(err, agui.ErrConnectTimeout) {
+		if errors.Is(err, aguihttp.ErrConnectTimeout) {
 			msg = "the LangGraph server sent " + err.Error()
 		}
 		return nil, &agui.RunFailure{Code: agui.CodeUpstreamUnreachable, Message: msg, Err: err}
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
-		return nil, agui.StatusError(resp, "LangGraph "+what, a.ExposeErrors)
+		return nil, aguihttp.StatusError(resp, "LangGraph "+what, a.ExposeErrors)
 	}
 	return resp, nil
 }
@@ -568,7 +545,7 @@ func (a *Agent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event
 				continue
 			}
 			if resp.StatusCode/100 != 2 {
-				err := agui.StatusError(resp, "LangGraph resume", a.ExposeErrors)
+				err := aguihttp.StatusError(resp, "LangGraph resume", a.ExposeErrors)
 				resp.Body.Close()
 				yield(nil, err)
 				return
@@ -709,7 +686,7 @@ func (a *Agent) ThreadMessages(ctx context.Context, principal, threadID string) 
 		return nil, nil
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, agui.StatusError(resp, "LangGraph thread state", a.ExposeErrors)
+		return nil, aguihttp.StatusError(resp, "LangGraph thread state", a.ExposeErrors)
 	}
 	var st struct {
 		Values struct {

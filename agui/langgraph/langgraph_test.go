@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 	"go.uber.org/goleak"
 	"golang.org/x/tools/txtar"
 )
@@ -249,7 +250,7 @@ func TestRecordedStreams(t *testing.T) {
 			srv := httptest.NewServer(rp)
 			defer srv.Close()
 			// The archives keep the server's error text (ExposeErrors).
-			got, err := run(t, &Agent{URL: srv.URL, Graph: g, ExposeErrors: true}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
+			got, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL, ExposeErrors: true}, Graph: g}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
 			if err != nil {
 				// A failed run ends with the RUN_ERROR Normalize makes of it.
 				j, _ := json.Marshal(agui.AsRunError(err))
@@ -281,7 +282,7 @@ func TestChatTextIsOneMessage(t *testing.T) {
 	srv := httptest.NewServer(newReplay(t, "chat"))
 	defer srv.Close()
 	tr := agui.NewTranscript(nil)
-	for ev, err := range (&Agent{URL: srv.URL, Graph: "chat", NoMessagesSnapshot: true}).Run(t.Context(), &agui.Request{Input: input()}) {
+	for ev, err := range (&Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat", NoMessagesSnapshot: true}).Run(t.Context(), &agui.Request{Input: input()}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +302,7 @@ func TestMessagesSnapshotAtEnd(t *testing.T) {
 	var streamed []string
 	var snap *agui.MessagesSnapshot
 	var after []agui.EventType
-	for ev, err := range (&Agent{URL: srv.URL, Graph: "tools"}).Run(t.Context(), &agui.Request{Input: input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")})}) {
+	for ev, err := range (&Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "tools"}).Run(t.Context(), &agui.Request{Input: input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")})}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,7 +340,7 @@ func TestRequestBody(t *testing.T) {
 	rp := newReplay(t, "chat")
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
-	a := &Agent{URL: srv.URL, Graph: "chat", AssistantConfig: map[string]any{"recursion_limit": 7}}
+	a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat", AssistantConfig: map[string]any{"recursion_limit": 7}}
 	in := input(
 		agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("list")},
 		agui.Message{ID: "a1", Role: agui.RoleAssistant, ToolCalls: []agui.ToolCall{{ID: "c1", Type: "function", Function: agui.FunctionCall{Name: "f", Arguments: `{"x":1}`}}}},
@@ -384,7 +385,7 @@ func TestRequestBody(t *testing.T) {
 func TestSubgraphsProbedAndRefused(t *testing.T) {
 	whole := httptest.NewServer(newReplay(t, "chat"))
 	defer whole.Close()
-	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	want, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: whole.URL}, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +410,7 @@ func TestSubgraphsProbedAndRefused(t *testing.T) {
 		rp := newReplay(t, "chat")
 		rp.noSubgraphs, rp.probePasses = true, c.probePasses
 		srv := httptest.NewServer(rp)
-		a := &Agent{URL: srv.URL, Graph: "chat"}
+		a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}
 		got, err := run(t, a, input())
 		if err != nil {
 			t.Fatal(err)
@@ -435,7 +436,7 @@ func TestSubgraphsProbedAndRefused(t *testing.T) {
 	fail := newReplay(t, "fail")
 	srv2 := httptest.NewServer(fail)
 	defer srv2.Close()
-	_, err = run(t, &Agent{URL: srv2.URL, Graph: "fail", ExposeErrors: true}, input())
+	_, err = run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv2.URL, ExposeErrors: true}, Graph: "fail"}, input())
 	var re *agui.RunFailure
 	if !errors.As(err, &re) || re.Code != CodeGraphError || re.Message != "graph exploded" {
 		t.Fatalf("failing graph: %v", err)
@@ -457,7 +458,7 @@ func TestResumeSendsCommand(t *testing.T) {
 	defer srv.Close()
 	in := input()
 	in.Resume = []agui.ResumeEntry{{InterruptID: "i1", Status: "resolved", Payload: agui.JSON(`{"approved":true}`)}}
-	if _, err := run(t, &Agent{URL: srv.URL, Graph: "approve"}, in); err != nil {
+	if _, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "approve"}, in); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(rp.runBody())
@@ -471,7 +472,7 @@ func TestResumeSendsCommand(t *testing.T) {
 func TestDroppedStreamResumes(t *testing.T) {
 	whole := httptest.NewServer(newReplay(t, "chat"))
 	defer whole.Close()
-	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	want, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: whole.URL}, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +480,7 @@ func TestDroppedStreamResumes(t *testing.T) {
 	rp.cut = 9
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
-	got, err := run(t, &Agent{URL: srv.URL, Graph: "chat"}, input())
+	got, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +507,7 @@ func TestDroppedStreamResumes(t *testing.T) {
 func TestDroppedStreamOfEndedRunEndsWithThreadMessages(t *testing.T) {
 	whole := httptest.NewServer(newReplay(t, "chat"))
 	defer whole.Close()
-	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	want, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: whole.URL}, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +519,7 @@ func TestDroppedStreamOfEndedRunEndsWithThreadMessages(t *testing.T) {
 	rp.finished = true
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
-	got, err := run(t, &Agent{URL: srv.URL, Graph: "chat"}, input())
+	got, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -536,7 +537,7 @@ func TestDroppedStreamOfEndedRunEndsWithThreadMessages(t *testing.T) {
 }
 
 func TestUnreachableAndHTTPErrors(t *testing.T) {
-	_, err := run(t, &Agent{URL: "http://127.0.0.1:1", Graph: "x"}, input())
+	_, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: "http://127.0.0.1:1"}, Graph: "x"}, input())
 	var re *agui.RunFailure
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamUnreachable {
 		t.Fatalf("unreachable: %v", err)
@@ -552,12 +553,12 @@ func TestUnreachableAndHTTPErrors(t *testing.T) {
 	defer srv.Close()
 	// The server's complaint goes to the log (in Err), and to the client
 	// only when exposed.
-	_, err = run(t, &Agent{URL: srv.URL, Graph: "nope"}, input())
+	_, err = run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "nope"}, input())
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamStatus || !strings.Contains(re.Message, "LangGraph run: HTTP 404") ||
 		strings.Contains(re.Message, "nope") || !strings.Contains(re.Err.Error(), `Assistant \\\"nope\\\" not found`) {
 		t.Fatalf("404: %q, %v", re.Message, err)
 	}
-	_, err = run(t, &Agent{URL: srv.URL, Graph: "nope", ExposeErrors: true}, input())
+	_, err = run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL, ExposeErrors: true}, Graph: "nope"}, input())
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamStatus || !strings.Contains(re.Message, `Assistant "nope" not found`) {
 		t.Fatalf("404, exposed: %v", err)
 	}
@@ -574,7 +575,7 @@ func TestClientGoneCancelsRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	n := 0
-	for _, err := range (&Agent{URL: srv.URL, Graph: "chat"}).Run(ctx, &agui.Request{Input: input()}) {
+	for _, err := range (&Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}).Run(ctx, &agui.Request{Input: input()}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -647,7 +648,7 @@ func TestConsumerStopCancelsRun(t *testing.T) {
 	defer srv.Close()
 	defer srv.CloseClientConnections()
 	n := 0
-	for _, err := range (&Agent{URL: srv.URL, Graph: "chat"}).Run(t.Context(), &agui.Request{Input: input()}) {
+	for _, err := range (&Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}).Run(t.Context(), &agui.Request{Input: input()}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -790,7 +791,7 @@ func TestEditForksFromTheCheckpointBefore(t *testing.T) {
 		rp.state = `{"values":{"messages":[` + strings.Join([]string{u1, a1, u2, a2}, ",") + `]}}`
 		rp.history = "[" + strings.Join([]string{cp("cp4", u1, a1, u2, a2), cp("cp3", u1, a1, u2), cp("cp2", u1, a1), cp("cp1", u1), cp("cp0")}, ",") + "]"
 		srv := httptest.NewServer(rp)
-		if _, err := run(t, &Agent{URL: srv.URL, Graph: "chat"}, input(c.in...)); err != nil {
+		if _, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}, input(c.in...)); err != nil {
 			t.Fatal(err)
 		}
 		srv.Close()
@@ -821,7 +822,7 @@ func TestSnapshotsShowOnlyOutputKeys(t *testing.T) {
 	} {
 		rp := &replay{t: t, frames: frames, status: "success", schemas: tc.schemas, assistant: tc.assistant}
 		srv := httptest.NewServer(rp)
-		a := &Agent{URL: srv.URL, Graph: "g"}
+		a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "g"}
 		out, err := run(t, a, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
 		srv.Close()
 		if err != nil {
@@ -847,7 +848,7 @@ func TestSilentStreamEnds(t *testing.T) {
 	defer srv.Close()
 	defer srv.CloseClientConnections()
 	start := time.Now()
-	_, err := run(t, &Agent{URL: srv.URL, Graph: "chat", IdleTimeout: 100 * time.Millisecond, MaxReconnects: 2}, input())
+	_, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL, IdleTimeout: 100 * time.Millisecond}, Graph: "chat", MaxReconnects: 2}, input())
 	var re *agui.RunFailure
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamTruncated {
 		t.Fatalf("silent stream: %v", err)
@@ -979,7 +980,7 @@ func TestThreadMessages(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	a := &Agent{URL: srv.URL, Graph: "g"}
+	a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "g"}
 	msgs, err := a.ThreadMessages(t.Context(), "alice", "t1")
 	if err != nil {
 		t.Fatal(err)
@@ -1057,7 +1058,7 @@ func TestOutputKeysKeptWhenTheServerCannotAnswer(t *testing.T) {
 		a.schemaAt = time.Now().Add(-2 * schemaTTL)
 		a.schemaMu.Unlock()
 	}
-	a := &Agent{URL: srv.URL, Graph: "g"}
+	a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "g"}
 	if keys := a.outputKeys(ctx, nil); !keys["answer"] || len(keys) != 1 {
 		t.Fatalf("keys %v", keys)
 	}

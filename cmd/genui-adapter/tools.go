@@ -17,6 +17,7 @@ import (
 
 	"github.com/genui-adapter/genui-adapter/a2ui"
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 )
 
 // errViolations makes the process exit non-zero after a report.
@@ -113,7 +114,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var source agui.Agent
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
-		a := &agui.HTTPAgent{URL: target, MaxEventSize: *maxEvent, ClientThreadIDs: true}
+		a := &aguihttp.Agent{Upstream: aguihttp.Upstream{URL: target, MaxEventSize: *maxEvent}, ClientThreadIDs: true}
 		if *header != "" {
 			k, v, ok := strings.Cut(*header, ":")
 			if !ok {

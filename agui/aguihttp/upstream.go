@@ -1,4 +1,4 @@
-package agui
+package aguihttp
 
 import (
 	"bytes"
@@ -14,14 +14,19 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
-// Upstream is how a backend reaches its server, the rules HTTPAgent and
-// the LangGraph and A2A backends share: which headers go with a request,
-// how long its response may take to start, and how long its body may
-// stay silent.
+// Upstream is how a backend reaches its server, what Agent and the
+// LangGraph and A2A backends share (each embeds one): where the server
+// is, which headers go with a request, how long its response may take to
+// start and its body stay silent, how big an event may be, and what a
+// client sees of the server's errors.
 type Upstream struct {
+	// URL is the server: an AG-UI endpoint, a LangGraph server's base
+	// URL, an A2A agent's base URL or card. Required.
+	URL string
 	// Client sends the requests (nil: a client with no overall timeout
 	// and NewTransport's transport). Its CheckRedirect is not used:
 	// redirects follow Origins.
@@ -36,13 +41,19 @@ type Upstream struct {
 	// forwarded ones, so they win.
 	Headers map[string]string
 	// ForwardHeaders lists inbound request headers (case-insensitive)
-	// copied from Request.Header, sent to the home origin only.
+	// copied from agui.Request.Header, sent to the home origin only.
 	ForwardHeaders []string
 	// ConnectTimeout bounds the wait for the response headers (0: 30 s).
 	ConnectTimeout time.Duration
 	// IdleTimeout ends a body that sends nothing for this long (0: 5 min;
 	// negative: never).
 	IdleTimeout time.Duration
+	// MaxEventSize caps one upstream event (0: agui.DefaultMaxEventSize).
+	MaxEventSize int
+	// ExposeErrors quotes a server's error answer in RUN_ERROR (see
+	// StatusError); off, the client sees only its status. A development
+	// switch.
+	ExposeErrors bool
 }
 
 var (
@@ -77,8 +88,8 @@ func (u *Upstream) Idle() time.Duration {
 // Do sends a request: body is sent as is when it is a []byte, JSON-encoded
 // otherwise (nil: none), with Content-Type application/json; then the
 // forwarded headers, Headers and hdr (those three to the home origin only;
-// a URL off Origins is refused with a *RunFailure of code
-// CodeOriginNotAllowed; so is a redirect off it: the client follows
+// a URL off Origins is refused with a *agui.RunFailure of code
+// agui.CodeOriginNotAllowed; so is a redirect off it: the client follows
 // redirects by Origins (origin.Policy.CheckRedirect), whatever its own
 // CheckRedirect). The forwarded headers are req's (req may be nil: none).
 // An error wraps ErrConnectTimeout when the response did not start in
@@ -86,7 +97,7 @@ func (u *Upstream) Idle() time.Duration {
 // The body is read under ctx, calls the hook ahead of every read that may
 // wait on the network, fails with an error wrapping ErrIdle after
 // IdleTimeout of silence, and ends the request when closed.
-func (u *Upstream) Do(ctx context.Context, req *Request, method, url string, body any, hdr map[string]string) (*http.Response, error) {
+func (u *Upstream) Do(ctx context.Context, req *agui.Request, method, url string, body any, hdr map[string]string) (*http.Response, error) {
 	var r io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -120,7 +131,7 @@ func (u *Upstream) Do(ctx context.Context, req *Request, method, url string, bod
 		bare.User = nil
 		if err := u.Origins.AllowedURL(&bare); err != nil {
 			cancel(nil)
-			return nil, &RunFailure{Code: CodeOriginNotAllowed, Message: "the upstream named a URL on an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
+			return nil, &agui.RunFailure{Code: agui.CodeOriginNotAllowed, Message: "the upstream named a URL on an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
 		}
 		home = u.Origins.IsHome(hreq.URL)
 	}
@@ -167,7 +178,7 @@ func (u *Upstream) Do(ctx context.Context, req *Request, method, url string, bod
 			return nil, fmt.Errorf("no response within %s: %w", connect, ErrConnectTimeout)
 		}
 		if errors.Is(err, origin.ErrNotAllowed) {
-			return nil, &RunFailure{Code: CodeOriginNotAllowed, Message: "the upstream redirected to an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
+			return nil, &agui.RunFailure{Code: agui.CodeOriginNotAllowed, Message: "the upstream redirected to an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
 		}
 		return nil, err
 	}
@@ -251,7 +262,7 @@ func (b *upstreamBody) Close() error {
 // the log, and for the client when exposed).
 const maxQuoted = 1024
 
-// StatusError is the *RunFailure (code CodeUpstreamStatus) of an upstream's
+// StatusError is the *agui.RunFailure (code agui.CodeUpstreamStatus) of an upstream's
 // non-2xx answer, what naming the request ("LangGraph run"). The client
 // sees the status and a fixed text: an upstream's error body may hold
 // internals (stack traces, internal addresses, tokens). The body's first
@@ -259,12 +270,12 @@ const maxQuoted = 1024
 // (a development switch) the message quotes it too, or the detail,
 // message or error string of a JSON body. StatusError reads resp.Body;
 // the caller closes it.
-func StatusError(resp *http.Response, what string, expose bool) *RunFailure {
+func StatusError(resp *http.Response, what string, expose bool) *agui.RunFailure {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxQuoted))
 	body := strings.TrimSpace(string(b))
 	cause := &UpstreamStatusError{Status: resp.StatusCode, Body: body}
 	if !expose {
-		return &RunFailure{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d (the upstream's answer is in the adapter's log)", what, resp.StatusCode), Err: cause}
+		return &agui.RunFailure{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d (the upstream's answer is in the adapter's log)", what, resp.StatusCode), Err: cause}
 	}
 	detail := body
 	var e struct{ Detail, Message, Error any }
@@ -276,7 +287,7 @@ func StatusError(resp *http.Response, what string, expose bool) *RunFailure {
 			}
 		}
 	}
-	return &RunFailure{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d: %s", what, resp.StatusCode, detail), Err: cause}
+	return &agui.RunFailure{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d: %s", what, resp.StatusCode, detail), Err: cause}
 }
 
 // UpstreamStatusError is an upstream's non-2xx answer: its status and
