@@ -109,10 +109,12 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 		if cfg.Disabled {
 			return next
 		}
-		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+			in := req.Input
 			return func(yield func(agui.Event, error) bool) {
+				req := req // the input may change below
 				if cfg.ServerAction != nil && cfg.ServerAction(in) {
-					for ev, err := range next.Run(ctx, in) {
+					for ev, err := range next.Run(ctx, req) {
 						if d, ok := ev.(*agui.ActivityDelta); ok && d.ActivityType == ActivityType && !appendsValid(v, d.Patch) {
 							log.Warn("a2ui: a surface update failed validation; dropped")
 							ev = &agui.RunError{Code: "invalid_a2ui", Message: "the surface update failed A2UI validation"}
@@ -124,6 +126,9 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 					return
 				}
 				in, err := applyAction(v, cfg, in)
+				if in != req.Input && err == nil {
+					req = req.WithInput(in)
+				}
 				if err != nil {
 					log.Warn("a2ui: refused user action", "err", err)
 					_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
@@ -131,7 +136,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 					return
 				}
 				if cfg.Enabled != nil && !cfg.Enabled(in) {
-					for ev, err := range next.Run(ctx, in) {
+					for ev, err := range next.Run(ctx, req) {
 						if !yield(ev, err) {
 							return
 						}
@@ -141,8 +146,8 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 				catalog := catalogFor(in, cfg)
 				names := map[string]string{}
 				shown := map[string]bool{} // surface activities already sent
-				au := &authoring{v: v, cfg: cfg, catalog: catalog, calls: map[string]*renderCall{}, bySurface: map[string]string{}}
-				for ev, err := range next.Run(ctx, in) {
+				au := &authoring{tracer: req.Tracer, v: v, cfg: cfg, catalog: catalog, calls: map[string]*renderCall{}, bySurface: map[string]string{}}
+				for ev, err := range next.Run(ctx, req) {
 					if err != nil {
 						if !au.fail(ctx, yield, err.Error()) {
 							return
@@ -164,7 +169,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 						continue
 					case *agui.ActivitySnapshot:
 						if e.ActivityType == ActivityType {
-							e.Content = checkOperations(ctx, v, e.Content, catalog, log)
+							e.Content = checkOperations(ctx, req.Tracer, v, e.Content, catalog, log)
 							shown[e.MessageID] = true
 						}
 					case *agui.ToolCallResult:
@@ -180,7 +185,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 						if shown["a2ui-surface-"+e.ToolCallID] {
 							continue // the call has its surface (an MCP server's): not replaced
 						}
-						if snap := surfaceFor(ctx, v, cfg, e, names[e.ToolCallID], catalog, log); snap != nil {
+						if snap := surfaceFor(ctx, req.Tracer, v, cfg, e, names[e.ToolCallID], catalog, log); snap != nil {
 							if !yield(snap, nil) {
 								return
 							}
@@ -265,7 +270,7 @@ func operationsContent(ops []json.RawMessage) agui.JSON {
 
 // checkOperations validates the operations of an activity the agent
 // produced; invalid content becomes the failed lifecycle state.
-func checkOperations(ctx context.Context, v *Validator, content agui.JSON, catalog string, log *slog.Logger) agui.JSON {
+func checkOperations(ctx context.Context, t agui.Tracer, v *Validator, content agui.JSON, catalog string, log *slog.Logger) agui.JSON {
 	var c map[string]json.RawMessage
 	if json.Unmarshal(content, &c) != nil {
 		return content
@@ -279,7 +284,7 @@ func checkOperations(ctx context.Context, v *Validator, content agui.JSON, catal
 		return failed("a2ui_operations is not an array", nil)
 	}
 	retargeted := retarget(ops, catalog)
-	if errs := validateOps(ctx, v, ops, catalog, "agent"); len(errs) > 0 {
+	if errs := validateOps(ctx, t, v, ops, catalog, "agent"); len(errs) > 0 {
 		log.Warn("a2ui: agent surface rejected", "errors", errs)
 		return failed(fmt.Sprintf("the agent's A2UI failed validation (%d errors)", len(errs)), errs)
 	}
@@ -319,8 +324,8 @@ func retarget(ops []json.RawMessage, catalog string) bool {
 
 // validateOps validates one surface's operations as a stream, in a span
 // "a2ui.validate" (source: agent, tool or generated).
-func validateOps(ctx context.Context, v *Validator, ops []json.RawMessage, catalog, source string) (errs []Error) {
-	_, end := agui.StartSpan(ctx, "a2ui.validate", "a2ui.source", source, "a2ui.catalog", catalog, "a2ui.messages", strconv.Itoa(len(ops)))
+func validateOps(ctx context.Context, t agui.Tracer, v *Validator, ops []json.RawMessage, catalog, source string) (errs []Error) {
+	_, end := t.StartSpan(ctx, "a2ui.validate", "a2ui.source", source, "a2ui.catalog", catalog, "a2ui.messages", strconv.Itoa(len(ops)))
 	defer func() {
 		if len(errs) > 0 {
 			end(fmt.Errorf("%d validation errors, first %s at %s", len(errs), errs[0].Rule, errs[0].Path))
@@ -338,11 +343,11 @@ func validateOps(ctx context.Context, v *Validator, ops []json.RawMessage, catal
 
 // surfaceFor returns the activity snapshot for a tool result, or nil when
 // the result is not structured or the tool is not rendered.
-func surfaceFor(ctx context.Context, v *Validator, cfg Config, e *agui.ToolCallResult, tool, catalog string, log *slog.Logger) agui.Event {
+func surfaceFor(ctx context.Context, t agui.Tracer, v *Validator, cfg Config, e *agui.ToolCallResult, tool, catalog string, log *slog.Logger) agui.Event {
 	msgID := "a2ui-surface-" + e.ToolCallID
 	if ops, ok := parseOperations(e.Content); ok {
 		content := operationsContent(ops)
-		if errs := validateOps(ctx, v, ops, catalog, "tool"); len(errs) > 0 {
+		if errs := validateOps(ctx, t, v, ops, catalog, "tool"); len(errs) > 0 {
 			log.Warn("a2ui: surface from tool rejected", "tool", tool, "errors", errs)
 			content = failed(fmt.Sprintf("the A2UI from tool %q failed validation (%d errors)", tool, len(errs)), errs)
 		}
@@ -355,7 +360,7 @@ func surfaceFor(ctx context.Context, v *Validator, cfg Config, e *agui.ToolCallR
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') || !json.Valid(b) {
 		return nil
 	}
-	_, end := agui.StartSpan(ctx, "a2ui.generate", "a2ui.tool", tool, "a2ui.catalog", catalog, "a2ui.toolCallId", e.ToolCallID)
+	_, end := t.StartSpan(ctx, "a2ui.generate", "a2ui.tool", tool, "a2ui.catalog", catalog, "a2ui.toolCallId", e.ToolCallID)
 	msgs, err := Generate(b, GenerateOptions{SurfaceID: "s-" + e.ToolCallID, Title: Humanize(tool), CatalogID: catalog, Version: cfg.Version, MaxRows: cfg.MaxRows, RowAction: cfg.RowAction, Source: tool})
 	end(err)
 	if err != nil {
@@ -367,7 +372,7 @@ func surfaceFor(ctx context.Context, v *Validator, cfg Config, e *agui.ToolCallR
 	}
 	content := operationsContent(ops)
 	strict := generatedValidator(v)
-	if errs := validateOps(ctx, strict, ops, catalog, "generated"); len(errs) > 0 {
+	if errs := validateOps(ctx, t, strict, ops, catalog, "generated"); len(errs) > 0 {
 		// A generator bug: never send it.
 		log.Warn("a2ui: generated surface for tool rejected", "tool", tool, "errors", errs)
 		content = failed("could not render this result", errs)
@@ -473,6 +478,7 @@ func applyAction(v *Validator, cfg Config, in *agui.RunAgentInput) (*agui.RunAge
 // attempt shows as retrying until the next one, and a run that ends with
 // no valid attempt shows the failure.
 type authoring struct {
+	tracer    agui.Tracer
 	v         *Validator
 	cfg       Config
 	catalog   string
@@ -537,7 +543,7 @@ func (a *authoring) progress(ctx context.Context, e *agui.ToolCallArgs) agui.Eve
 		return nil
 	}
 	ops := ra.Operations(a.catalog, a.cfg.Version)
-	if errs := validateOps(ctx, a.v, ops, a.catalog, "authoring"); len(errs) > 0 {
+	if errs := validateOps(ctx, a.tracer, a.v, ops, a.catalog, "authoring"); len(errs) > 0 {
 		return nil // not a surface yet
 	}
 	c.shown = n
@@ -558,7 +564,7 @@ func (a *authoring) result(ctx context.Context, e *agui.ToolCallResult) (agui.Ev
 	msgID := a.message(e.ToolCallID, c, surface.SurfaceID)
 	c.settled = true
 	if ops, ok := parseOperations(e.Content); ok {
-		if errs := validateOps(ctx, a.v, ops, a.catalog, "authored"); len(errs) > 0 {
+		if errs := validateOps(ctx, a.tracer, a.v, ops, a.catalog, "authored"); len(errs) > 0 {
 			return a.snapshot(msgID, failed("the authored surface failed validation", errs)), true
 		}
 		for _, o := range a.calls { // an earlier failed attempt is superseded

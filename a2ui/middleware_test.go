@@ -21,7 +21,8 @@ type scripted struct {
 	got          *agui.RunAgentInput
 }
 
-func (s *scripted) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+func (s *scripted) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+	in := req.Input
 	s.got = in
 	return func(yield func(agui.Event, error) bool) {
 		evs := []agui.Event{
@@ -48,7 +49,7 @@ func run(t *testing.T, cfg a2ui.Config, be *scripted, in *agui.RunAgentInput) []
 		in = &agui.RunAgentInput{ThreadID: "t", RunID: "r", Messages: []agui.Message{{ID: "u", Role: agui.RoleUser, Content: agui.Text("hi")}}}
 	}
 	var out []agui.Event
-	for ev, err := range a2ui.Middleware(mwValidator, cfg)(be).Run(context.Background(), in) {
+	for ev, err := range a2ui.Middleware(mwValidator, cfg)(be).Run(context.Background(), &agui.Request{Input: in}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +206,8 @@ func TestMiddlewareUserAction(t *testing.T) {
 func TestMiddlewareKeepsAServerSurface(t *testing.T) {
 	form := `{"a2ui_operations":[{"version":"v0.9","createSurface":{"surfaceId":"mcp~genui~c1~main~sig","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}},{"version":"v0.9","updateComponents":{"surfaceId":"mcp~genui~c1~main~sig","components":[{"id":"root","component":"Text","text":"Which plan?"}]}}]}`
 	t0 := true
-	be := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	be := agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		in := req.Input
 		return func(yield func(agui.Event, error) bool) {
 			for _, e := range []agui.Event{
 				&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID},
@@ -222,7 +224,7 @@ func TestMiddlewareKeepsAServerSurface(t *testing.T) {
 		}
 	})
 	var snaps []*agui.ActivitySnapshot
-	for ev, err := range a2ui.Middleware(mwValidator, a2ui.Config{})(be).Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) {
+	for ev, err := range a2ui.Middleware(mwValidator, a2ui.Config{})(be).Run(context.Background(), &agui.Request{Input: &agui.RunAgentInput{ThreadID: "t", RunID: "r"}}) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -171,7 +171,8 @@ func catalogOf(in *agui.RunAgentInput) string {
 }
 
 // Run implements agui.Agent.
-func (d *demoAgent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+func (d *demoAgent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+	in := req.Input
 	return func(yield func(agui.Event, error) bool) {
 		wait := func() bool {
 			if d.delay <= 0 {

@@ -11,9 +11,10 @@ import (
 // (a LangGraph thread's state): a thread the run log no longer holds
 // (after a restart, or past retention) is rebuilt from it.
 type threadKeeper interface {
-	// ThreadMessages is the conversation of the client's thread for the
-	// principal in ctx; nil when the backend has no such thread.
-	ThreadMessages(ctx context.Context, threadID string) ([]agui.Message, error)
+	// ThreadMessages is the conversation of the client's thread for
+	// principal (agui.Request.Principal); nil when the backend has no
+	// such thread.
+	ThreadMessages(ctx context.Context, principal, threadID string) ([]agui.Message, error)
 }
 
 // keptTimeout bounds asking the backends for a thread.
@@ -27,14 +28,14 @@ func (s *Server) keptMessages(ctx context.Context, principal, threadID, agentID 
 	if !s.authenticated() {
 		principal = "" // as runs see it (runs.Request.UpstreamPrincipal)
 	}
-	ctx, cancel := context.WithTimeout(agui.WithPrincipal(ctx, principal), keptTimeout)
+	ctx, cancel := context.WithTimeout(ctx, keptTimeout)
 	defer cancel()
 	for _, id := range s.cfg.agentIDs() {
 		a := s.agents[id]
 		if a == nil || a.keeper == nil || (agentID != "" && id != agentID) {
 			continue
 		}
-		msgs, err := a.keeper.ThreadMessages(ctx, threadID)
+		msgs, err := a.keeper.ThreadMessages(ctx, principal, threadID)
 		if err != nil {
 			s.logger.WarnContext(ctx, "cannot rebuild the thread from its backend", "agent", id, "threadId", threadID, "error", err)
 			continue

@@ -87,14 +87,17 @@ func TestLayering(t *testing.T) {
 		pkg     string
 		allowed func(dep string) bool // nil: anything not banned
 	}{
-		// The standard library only, and the origin rule.
-		{"agui", any(self("agui"), self("agui/origin"), idna)},
+		// The standard library only (no HTTP: see below), and its buffer
+		// pool.
+		{"agui", any(self("agui"), self("agui/internal/bufpool"))},
 		// The standard library and IDNA: every package may ask it.
 		{"agui/origin", any(self("agui/origin"), idna)},
 		{"schemas", self("schemas")}, // a leaf
-		{"agui/langgraph", any(self("agui/langgraph"), self("agui"), self("agui/origin"), idna)},
-		{"agui/a2a", any(self("agui/a2a"), self("agui"), self("agui/origin"), idna)},
-		{"a2ui", any(self("a2ui"), self("agui"), self("agui/origin"), self("schemas"), idna, prefix("github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"))},
+		// The HTTP client: the codec and the origin rule.
+		{"agui/aguihttp", any(self("agui/aguihttp"), self("agui"), self("agui/internal/bufpool"), self("agui/origin"), idna)},
+		{"agui/langgraph", any(self("agui/langgraph"), self("agui"), self("agui/internal/bufpool"), self("agui/aguihttp"), self("agui/origin"), idna)},
+		{"agui/a2a", any(self("agui/a2a"), self("agui"), self("agui/internal/bufpool"), self("agui/aguihttp"), self("agui/origin"), idna)},
+		{"a2ui", any(self("a2ui"), self("agui"), self("agui/internal/bufpool"), self("schemas"), idna, prefix("github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"))},
 		{"mcpapps", nil},
 		{"mcpapps/dataview", nil},
 	} {
@@ -109,9 +112,22 @@ func TestLayering(t *testing.T) {
 	for _, pkg := range []string{"adapter/runs", "adapter/runlog"} {
 		for _, d := range nonStandard(t, module+"/"+pkg) {
 			if strings.Contains(d, "labstack/echo") || strings.Contains(d, "prometheus") ||
-				(strings.HasPrefix(d, module+"/") && d != module+"/"+pkg && d != module+"/adapter/runlog" && d != module+"/agui" && d != module+"/agui/origin") {
+				(strings.HasPrefix(d, module+"/") && d != module+"/"+pkg && d != module+"/adapter/runlog" && d != module+"/agui" && d != module+"/agui/internal/bufpool") {
 				t.Errorf("%s depends on %s", pkg, d)
 			}
+		}
+	}
+	// agui is the protocol, not a client: no HTTP, no network, even
+	// indirectly (the HTTP client is agui/aguihttp).
+	cmd := exec.Command("go", "list", "-deps", module+"/agui")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps agui: %v", err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if d == "net" || strings.HasPrefix(d, "net/") {
+			t.Errorf("agui depends on %s", d)
 		}
 	}
 	// agui reports through Stats, never a logger.

@@ -70,7 +70,7 @@ func handleSandboxURL(s *Server) echo.HandlerFunc {
 		case !s.pool.Has(id):
 			return &httpError{Status: http.StatusNotFound, Code: "unknown_server", Msg: "no MCP server " + id}
 		}
-		res, err := s.pool.UIResource(c.Request().Context(), id, req.URI)
+		res, err := s.pool.UIResource(c.Request().Context(), nil, id, req.URI)
 		if err != nil {
 			return &httpError{Status: http.StatusUnprocessableEntity, Code: "not_renderable", Msg: err.Error(), Err: err}
 		}

@@ -168,6 +168,7 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 		req.UpstreamPrincipal = principal
 	}
 	req.Span = s.tracing.Run(c.Request().Header, "genui.agent", a.id, "genui.thread_id", in.ThreadID, "genui.run_id", in.RunID)
+	req.Tracer = s.tracing.Tracer()
 	if stats.debug {
 		req.Repairs = stats.takeRepairs
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/adapter/tracing"
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/a2a"
+	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 	"github.com/genui-adapter/genui-adapter/agui/langgraph"
 	"github.com/genui-adapter/genui-adapter/agui/origin"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
@@ -196,7 +197,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		s.stopAnswers, s.answersDone = cancel, done
 	}
 	s.answers.MaxBytes = cfg.Toolkit.MaxAnswerBytes
-	if s.pool, err = newPool(cfg, logger, s.tracing.Transport, s.a2ui, s.answers); err != nil {
+	if s.pool, err = newPool(cfg, logger, s.tracing.Transport, s.tracing.Tracer(), s.a2ui, s.answers); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -252,14 +253,14 @@ func trustedProxies(list []string) []netip.Prefix {
 func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.RoundTripper, v *a2ui.Validator) (agui.Agent, error) {
 	var client *http.Client // nil: the backend's default
 	if ac.HTTP2 || cfg.Tracing.on() {
-		t := agui.NewTransport()
+		t := aguihttp.NewTransport()
 		if ac.HTTP2 {
 			var p http.Protocols
 			p.SetUnencryptedHTTP2(true) // http:// upstreams
 			p.SetHTTP2(true)            // https:// upstreams
 			t.Protocols = &p
 		}
-		client = &http.Client{Transport: wrap(t), CheckRedirect: agui.CheckRedirect}
+		client = &http.Client{Transport: wrap(t)} // redirects follow the backend's origin policy (aguihttp.Upstream)
 	}
 	var origins *origin.Policy
 	if ac.Type != "demo" {
@@ -268,49 +269,37 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 		}
 	}
+	// What every HTTP backend shares.
+	up := aguihttp.Upstream{
+		URL:            ac.URL,
+		Headers:        ac.Headers,
+		ForwardHeaders: ac.ForwardHeaders,
+		ConnectTimeout: time.Duration(ac.ConnectTimeout),
+		IdleTimeout:    time.Duration(ac.IdleTimeout),
+		MaxEventSize:   cfg.MaxEventBytes,
+		Client:         client,
+		Origins:        origins,
+		ExposeErrors:   cfg.ExposeUpstreamErrors,
+	}
 	switch ac.Type {
 	case "demo":
 		return &demoAgent{delay: time.Duration(ac.Delay), pageURL: demoPageURL(cfg)}, nil
 	case "agui":
-		return &agui.HTTPAgent{
-			Client:          client,
-			Origins:         origins,
-			ExposeErrors:    cfg.ExposeUpstreamErrors,
-			URL:             ac.URL,
-			Headers:         ac.Headers,
-			ForwardHeaders:  ac.ForwardHeaders,
-			ConnectTimeout:  time.Duration(ac.ConnectTimeout),
-			IdleTimeout:     time.Duration(ac.IdleTimeout),
-			MaxEventSize:    cfg.MaxEventBytes,
+		return &aguihttp.Agent{
+			Upstream:        up,
 			ClientThreadIDs: ac.UpstreamThreads == "client",
 		}, nil
 	case "a2a":
 		return &a2a.Agent{
-			URL:            ac.URL,
-			Headers:        ac.Headers,
-			ForwardHeaders: ac.ForwardHeaders,
-			ConnectTimeout: time.Duration(ac.ConnectTimeout),
-			IdleTimeout:    time.Duration(ac.IdleTimeout),
-			MaxEventSize:   cfg.MaxEventBytes,
-			Client:         client,
-			Origins:        origins,
-			ExposeErrors:   cfg.ExposeUpstreamErrors,
-			Check:          a2uiCheck(v),
+			Upstream: up,
+			Check:    a2uiCheck(v),
 		}, nil
 	case "langgraph":
 		return &langgraph.Agent{
-			URL:                 ac.URL,
+			Upstream:            up,
 			Graph:               ac.Graph,
 			APIKey:              ac.APIKey,
 			AssistantConfig:     ac.AssistantConfig,
-			Headers:             ac.Headers,
-			ForwardHeaders:      ac.ForwardHeaders,
-			ConnectTimeout:      time.Duration(ac.ConnectTimeout),
-			IdleTimeout:         time.Duration(ac.IdleTimeout),
-			MaxEventSize:        cfg.MaxEventBytes,
-			Client:              client,
-			Origins:             origins,
-			ExposeErrors:        cfg.ExposeUpstreamErrors,
 			ClientConfigKeys:    ac.ClientConfigKeys,
 			NoMessagesSnapshot:  ac.MessagesSnapshot != nil && !*ac.MessagesSnapshot,
 			NoSubgraphs:         ac.Subgraphs != nil && !*ac.Subgraphs,
@@ -338,13 +327,13 @@ func a2uiCheck(v *a2ui.Validator) a2a.Check {
 
 // newPool connects to the built-in and configured MCP servers (in the
 // background).
-func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.RoundTripper, v *a2ui.Validator, answers *mcpapps.Answers) (*mcpapps.Pool, error) {
+func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.RoundTripper, tracer agui.Tracer, v *a2ui.Validator, answers *mcpapps.Answers) (*mcpapps.Pool, error) {
 	servers := builtinServers(v, cfg.Toolkit, answers)
 	for _, id := range sortedKeys(cfg.MCPServers) {
 		m := cfg.MCPServers[id]
 		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders, A2UI: m.A2UI})
 	}
-	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logger: logger, WrapHTTP: wrap, URLAllowlist: origins(cfg.Toolkit.URLAllowlist)})
+	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logger: logger, WrapHTTP: wrap, Tracer: tracer, URLAllowlist: origins(cfg.Toolkit.URLAllowlist)})
 }
 
 // chain is the one place that orders the middlewares around a backend,

@@ -2,25 +2,81 @@ package agui
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"iter"
+	"time"
 )
 
-// Agent runs a RunAgentInput and streams its events. The sequence ends when
-// the run ends, when ctx is cancelled, or when the caller stops ranging;
-// in each case the agent releases what it holds (connections, goroutines)
+// Request is one run as an Agent receives it: the client's input and what
+// the service knows of the run. It is built once per run; an Agent or
+// Middleware reads it and never changes it (WithInput makes a copy with
+// another input). The zero value of each field but Input means "none".
+type Request struct {
+	// Input is what the client sent.
+	Input *RunAgentInput
+	// Principal is who runs it; "" for an unauthenticated deployment.
+	// Backends that keep state per thread derive their upstream thread
+	// from it (ScopedThreadID), so that two principals using the same
+	// threadId never share upstream state.
+	Principal string
+	// Header is the inbound request's headers (canonical keys, as an
+	// http.Header), for backends that forward some of them; may be nil.
+	Header map[string][]string
+	// Stats receives the run's measurements; nil: they are dropped.
+	Stats Stats
+	// Tracer starts the run's spans (see StartSpan); nil: no spans.
+	Tracer Tracer
+	// BeforeRead is called by a backend right before it blocks reading its
+	// upstream: the service flushes the events it has queued for its
+	// client there, so a burst goes out in one write and a lone event at
+	// once. nil: no-op.
+	BeforeRead func()
+}
+
+// WithInput returns a copy of r with another input (a middleware that
+// rewrites the input passes the copy on).
+func (r *Request) WithInput(in *RunAgentInput) *Request {
+	c := *r
+	c.Input = in
+	return &c
+}
+
+// ReadHook returns r's BeforeRead hook, or a no-op (r may be nil).
+func (r *Request) ReadHook() func() {
+	if r == nil || r.BeforeRead == nil {
+		return noHook
+	}
+	return r.BeforeRead
+}
+
+func noHook() {}
+
+// StartSpan starts a span with r's tracer under ctx's span; without one
+// (or with a nil r) it returns ctx and a no-op.
+func (r *Request) StartSpan(ctx context.Context, name string, attrs ...string) (context.Context, func(err error)) {
+	if r == nil {
+		return ctx, noEnd
+	}
+	return r.Tracer.StartSpan(ctx, name, attrs...)
+}
+
+// Agent runs a Request and streams its events. The sequence ends when the
+// run ends, when ctx is cancelled, or when the caller stops ranging; in
+// each case the agent releases what it holds (connections, goroutines)
 // before the range loop returns. An error yielded ends the sequence.
 type Agent interface {
-	Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error]
+	Run(ctx context.Context, req *Request) iter.Seq2[Event, error]
 }
 
 // AgentFunc adapts a function to Agent.
-type AgentFunc func(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error]
+type AgentFunc func(ctx context.Context, req *Request) iter.Seq2[Event, error]
 
 // Run implements Agent.
-func (f AgentFunc) Run(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error] {
-	return f(ctx, in)
+func (f AgentFunc) Run(ctx context.Context, req *Request) iter.Seq2[Event, error] {
+	return f(ctx, req)
 }
 
 // Middleware wraps an Agent, rewriting its input, its events or both.
@@ -82,4 +138,28 @@ func AsRunError(err error) *RunError {
 		return &RunError{Message: "upstream sent data that is not an AG-UI event", Code: CodeUpstreamInvalid}
 	}
 	return &RunError{Message: "upstream stream failed", Code: CodeUpstreamTruncated}
+}
+
+// ScopedThreadID is the thread id an upstream sees for the client's
+// threadId when principal runs it: the id itself for the empty principal,
+// otherwise the id with a suffix derived from the principal.
+func ScopedThreadID(principal, threadID string) string {
+	if principal == "" {
+		return threadID
+	}
+	h := sha256.Sum256([]byte("genui-adapter/principal\x00" + principal))
+	return threadID + "~" + hex.EncodeToString(h[:8])
+}
+
+// Stats receives per-run measurements from agents (Request.Stats).
+type Stats interface {
+	// UpstreamLatency reports the time from request to response headers.
+	UpstreamLatency(d time.Duration)
+	// Repair reports one repair Normalize applied.
+	Repair(kind string)
+	// Failed reports the error behind a RUN_ERROR that Normalize made of
+	// an agent's failure (an upstream that cannot be reached, a cut or
+	// malformed stream): the client sees only its code and a fixed
+	// message, so this is where the cause is kept. ctx is the run's.
+	Failed(ctx context.Context, err error)
 }

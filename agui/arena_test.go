@@ -135,7 +135,7 @@ func TestArenaNothingKeepsAPieceOfABlock(t *testing.T) {
 		"data: {\"type\":\"TOOL_CALL_END\",\"toolCallId\":\"call\"}\n\n" +
 		"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"
 	var decoded []Event
-	backend := AgentFunc(func(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error] {
+	backend := AgentFunc(func(ctx context.Context, req *Request) iter.Seq2[Event, error] {
 		return func(yield func(Event, error) bool) {
 			// One stream, so one arena: phase 2 follows phase 1 on it.
 			r := io.MultiReader(&phase1, &scribbler{events: &decoded}, strings.NewReader(phase2))
@@ -149,7 +149,7 @@ func TestArenaNothingKeepsAPieceOfABlock(t *testing.T) {
 	})
 	tr := NewTranscript(nil)
 	var out []string
-	for ev, err := range Normalize(Output)(Normalize(Canonical)(backend)).Run(context.Background(), &RunAgentInput{ThreadID: "t", RunID: "r"}) {
+	for ev, err := range Normalize(Output)(Normalize(Canonical)(backend)).Run(context.Background(), &Request{Input: &RunAgentInput{ThreadID: "t", RunID: "r"}}) {
 		if err != nil {
 			t.Fatal(err)
 		}

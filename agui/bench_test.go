@@ -28,16 +28,16 @@ func benchStream(n int) []byte {
 func BenchmarkDecodeNormalizeEncode(b *testing.B) {
 	const n = 10000
 	data := benchStream(n)
-	in := &agui.RunAgentInput{ThreadID: "t", RunID: "r"}
+	req := &agui.Request{Input: &agui.RunAgentInput{ThreadID: "t", RunID: "r"}}
 	b.ReportAllocs()
 	for b.Loop() {
-		src := agui.AgentFunc(func(ctx context.Context, _ *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		src := agui.AgentFunc(func(ctx context.Context, _ *agui.Request) iter.Seq2[agui.Event, error] {
 			return agui.Decode(bytes.NewReader(data), 0)
 		})
 		a := agui.Chain(src, agui.Normalize(agui.Output), agui.Normalize(agui.Canonical))
 		enc := agui.NewEncoder(io.Discard)
 		count := 0
-		for ev, err := range a.Run(context.Background(), in) {
+		for ev, err := range a.Run(context.Background(), req) {
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,7 +1,7 @@
 // Package agui is the AG-UI protocol as Go types: events, messages, the
 // RunAgentInput a run starts with, an SSE encoder and decoder, the Agent and
-// Middleware abstractions, the stream normaliser and an HTTP client for
-// upstream AG-UI agents.
+// Middleware abstractions, the stream normaliser and the transcript of a
+// thread. The HTTP client for upstream AG-UI agents is package aguihttp.
 //
 // # Wire format
 //
@@ -23,15 +23,18 @@
 //
 // # Agents and middlewares
 //
-// An [Agent] runs a [RunAgentInput] and returns a pull iterator of events. A
-// [Middleware] wraps an Agent. Cancellation is the caller's context plus
-// stopping the range loop; an Agent must stop its upstream work when either
-// happens.
+// An [Agent] runs a [Request] (the client's [RunAgentInput] and what the
+// service knows of the run: its principal, the inbound headers, where its
+// measurements and spans go, the hook called before a backend blocks on
+// its upstream) and returns a pull iterator of events. A [Middleware]
+// wraps an Agent. Cancellation is the caller's context plus stopping the
+// range loop; an Agent must stop its upstream work when either happens.
 //
 // # Compatibility
 //
 // [Normalize] enforces the grammar accepted by @ag-ui/client 0.0.57, 0.0.59
 // and 1.0.0 (see the package tests for one golden transcript per rule).
 //
-// This package imports only the standard library.
+// This package imports only the standard library (not net/http) and its
+// internal buffer pool.
 package agui

@@ -13,7 +13,8 @@ import (
 // is the outermost: greet sees the delta shout has already upper-cased, so
 // only "hello" is in capitals.
 func ExampleChain() {
-	hello := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	hello := agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		in := req.Input
 		return func(yield func(agui.Event, error) bool) {
 			_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
 				yield(&agui.TextMessageStart{MessageID: "m1", Role: "assistant"}, nil) &&
@@ -25,9 +26,9 @@ func ExampleChain() {
 	// each returns a middleware that rewrites every event with f.
 	each := func(f func(agui.Event) agui.Event) agui.Middleware {
 		return func(next agui.Agent) agui.Agent {
-			return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+			return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
 				return func(yield func(agui.Event, error) bool) {
-					for ev, err := range next.Run(ctx, in) {
+					for ev, err := range next.Run(ctx, req) {
 						if err == nil {
 							ev = f(ev)
 						}
@@ -53,7 +54,7 @@ func ExampleChain() {
 	})
 
 	agent := agui.Chain(hello, greet, shout)
-	for ev, err := range agent.Run(context.Background(), &agui.RunAgentInput{ThreadID: "t1", RunID: "r1"}) {
+	for ev, err := range agent.Run(context.Background(), &agui.Request{Input: &agui.RunAgentInput{ThreadID: "t1", RunID: "r1"}}) {
 		if err != nil {
 			fmt.Println("error:", err)
 			return
@@ -75,13 +76,13 @@ func ExampleChain() {
 // first (echoing the request's ids), the message opened before its content,
 // and a RUN_ERROR with a stable code.
 func ExampleNormalize() {
-	broken := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	broken := agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
 		return func(yield func(agui.Event, error) bool) {
 			_ = yield(&agui.TextMessageContent{MessageID: "m1", Delta: "half a rep"}, nil)
 		}
 	})
 	agent := agui.Chain(broken, agui.Normalize(agui.Output))
-	for ev, err := range agent.Run(context.Background(), &agui.RunAgentInput{ThreadID: "t1", RunID: "r1"}) {
+	for ev, err := range agent.Run(context.Background(), &agui.Request{Input: &agui.RunAgentInput{ThreadID: "t1", RunID: "r1"}}) {
 		if err != nil {
 			fmt.Println("error:", err)
 			return

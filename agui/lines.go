@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+
+	"github.com/genui-adapter/genui-adapter/agui/internal/bufpool"
 )
 
 // lineReader is ScanFrames' buffered reader: bufio.Reader's ReadSlice,
@@ -34,7 +36,7 @@ const (
 // maxBigLines bounds the big buffers held at once.
 const maxBigLines = 256
 
-var bigLinesPool = boundedPool[[bigLines]byte]{max: maxBigLines}
+var bigLinesPool = bufpool.Bounded[[bigLines]byte]{Max: maxBigLines}
 
 func newLineReader(rd io.Reader) *lineReader {
 	return &lineReader{rd: rd, buf: make([]byte, smallLines)}
@@ -104,7 +106,7 @@ func (l *lineReader) fill() {
 // grow moves what is unread to the front of a big buffer, if one is to be
 // had.
 func (l *lineReader) grow() bool {
-	big := bigLinesPool.get()
+	big := bigLinesPool.Get()
 	if big == nil {
 		return false
 	}
@@ -117,7 +119,7 @@ func (l *lineReader) grow() bool {
 // when done, fill replaces buf).
 func (l *lineReader) release() {
 	if l.big != nil {
-		bigLinesPool.put(l.big)
+		bigLinesPool.Put(l.big)
 		l.big, l.buf = nil, nil
 	}
 }

@@ -130,7 +130,7 @@ func (s *stepReader) Read(p []byte) (int, error) {
 // Big buffers are bounded: past maxBigLines readers wanting one, the rest
 // read with the small buffer (long lines in pieces) and lose nothing.
 func TestLineReaderBigBuffersBounded(t *testing.T) {
-	base := bigLinesPool.lent()
+	base := bigLinesPool.Lent()
 	line := strings.Repeat("x", 3*smallLines) + "\n"
 	var readers []*lineReader
 	for range maxBigLines + 20 {
@@ -149,18 +149,18 @@ func TestLineReaderBigBuffersBounded(t *testing.T) {
 		if string(got) != line {
 			t.Fatalf("read %d bytes, want the %d-byte line", len(got), len(line))
 		}
-		if n := bigLinesPool.lent() - base; n > maxBigLines {
+		if n := bigLinesPool.Lent() - base; n > maxBigLines {
 			t.Fatalf("%d big buffers out", n)
 		}
 		readers = append(readers, l)
 	}
-	if n := bigLinesPool.lent() - base; n != maxBigLines {
+	if n := bigLinesPool.Lent() - base; n != maxBigLines {
 		t.Fatalf("%d big buffers out with %d readers holding long lines, want the cap %d", n, len(readers), maxBigLines)
 	}
 	for _, l := range readers {
 		l.release()
 	}
-	if n := bigLinesPool.lent(); n != base {
+	if n := bigLinesPool.Lent(); n != base {
 		t.Fatalf("%d big buffers out after release, want %d", n, base)
 	}
 }

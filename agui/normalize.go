@@ -54,7 +54,7 @@ const (
 )
 
 // Normalize returns the middleware for mode. Repairs are reported to the
-// Stats stored in the run's context (WithStats), if any.
+// run's Request.Stats, if any.
 //
 // When the run's context is cancelled with a *RunFailure as its cause
 // (context.WithCancelCause), Output mode ends the stream with that error as
@@ -62,15 +62,16 @@ const (
 // gone).
 func Normalize(mode NormalizeMode) Middleware {
 	return func(next Agent) Agent {
-		return AgentFunc(func(ctx context.Context, in *RunAgentInput) iter.Seq2[Event, error] {
+		return AgentFunc(func(ctx context.Context, req *Request) iter.Seq2[Event, error] {
 			return func(yield func(Event, error) bool) {
+				in := req.Input
 				report, failed := func(string) {}, func(context.Context, error) {}
-				if s := statsFrom(ctx); s != nil {
+				if s := req.Stats; s != nil {
 					report, failed = s.Repair, s.Failed
 				}
 				c := &canon{runID: in.RunID, report: report}
 				if mode == Canonical {
-					for ev, err := range next.Run(ctx, in) {
+					for ev, err := range next.Run(ctx, req) {
 						if err != nil {
 							c.closeChunks(func(e Event) bool { return yield(e, nil) })
 							yield(nil, err)
@@ -91,7 +92,7 @@ func Normalize(mode NormalizeMode) Middleware {
 					return
 				}
 				emit := g.push
-				for ev, err := range next.Run(ctx, in) {
+				for ev, err := range next.Run(ctx, req) {
 					if err != nil {
 						if ctx.Err() != nil {
 							break

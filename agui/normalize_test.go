@@ -51,7 +51,7 @@ func (e *errReader) Read(p []byte) (int, error) {
 
 // streamAgent decodes an upstream SSE body with the real decoder.
 func streamAgent(body io.Reader, max int) agui.Agent {
-	return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
 		return agui.Decode(body, max)
 	})
 }
@@ -95,8 +95,8 @@ func TestNormalizeGolden(t *testing.T) {
 				body = &errReader{r: body, err: failErr}
 			}
 			rec := &recorder{}
-			ctx := agui.WithStats(context.Background(), rec)
-			in := &agui.RunAgentInput{ThreadID: "t", RunID: "r"}
+			ctx := context.Background()
+			in := &agui.Request{Input: &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, Stats: rec}
 			a := agui.Chain(streamAgent(body, max), agui.Normalize(agui.Output), agui.Normalize(agui.Canonical))
 			var out bytes.Buffer
 			enc := agui.NewEncoder(&out)
@@ -198,7 +198,8 @@ func checkClientGrammar(t *testing.T, stream []byte) {
 // cause ends the stream with that RUN_ERROR, while a plain cancellation
 // ends it silently.
 func TestNormalizeShutdownCause(t *testing.T) {
-	blocking := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	blocking := agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		in := req.Input
 		return func(yield func(agui.Event, error) bool) {
 			if !yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) {
 				return
@@ -222,7 +223,7 @@ func TestNormalizeShutdownCause(t *testing.T) {
 			defer cancel(nil)
 			var got []agui.EventType
 			var last agui.Event
-			for ev := range agui.Normalize(agui.Output)(blocking).Run(ctx, &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) {
+			for ev := range agui.Normalize(agui.Output)(blocking).Run(ctx, &agui.Request{Input: &agui.RunAgentInput{ThreadID: "t", RunID: "r"}}) {
 				got = append(got, ev.Type())
 				last = ev
 				if len(got) == 2 {
@@ -246,17 +247,18 @@ func TestNormalizeShutdownCause(t *testing.T) {
 // agent failure.
 func TestNormalizeReportsFailureCause(t *testing.T) {
 	refused := errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
-	failing := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	failing := agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
 		return func(yield func(agui.Event, error) bool) {
 			yield(nil, &agui.RunFailure{Code: agui.CodeUpstreamUnreachable, Message: "cannot reach the upstream agent", Err: refused})
 		}
 	})
-	cut := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	cut := agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		in := req.Input
 		return func(yield func(agui.Event, error) bool) {
 			yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil)
 		}
 	})
-	stopped := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	stopped := agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
 		return func(yield func(agui.Event, error) bool) { <-ctx.Done() }
 	})
 	for _, tt := range []struct {
@@ -272,10 +274,10 @@ func TestNormalizeReportsFailureCause(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recorder{}
-			ctx, cancel := context.WithCancelCause(agui.WithStats(context.Background(), rec))
+			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
 			var last agui.Event
-			for ev := range agui.Normalize(agui.Output)(tt.agent).Run(ctx, &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) {
+			for ev := range agui.Normalize(agui.Output)(tt.agent).Run(ctx, &agui.Request{Input: &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, Stats: rec}) {
 				last = ev
 				if tt.stop && ev.Type() == agui.TypeRunStarted {
 					cancel(&agui.RunFailure{Code: agui.CodeShutdown, Message: "bye"})
@@ -318,7 +320,7 @@ func TestNormalizeStartsBeforeUpstream(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []agui.Event
 			asked := -1 // events the client had when the backend was asked
-			backend := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+			backend := agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
 				return func(yield func(agui.Event, error) bool) {
 					asked = len(got)
 					if tt.first != nil && !yield(tt.first, nil) {
@@ -332,8 +334,8 @@ func TestNormalizeStartsBeforeUpstream(t *testing.T) {
 				}
 			})
 			rec := &recorder{}
-			ctx := agui.WithStats(context.Background(), rec)
-			for ev, err := range agui.Normalize(agui.Output)(backend).Run(ctx, &agui.RunAgentInput{ThreadID: "t", RunID: "r", ParentRunID: "p"}) {
+			ctx := context.Background()
+			for ev, err := range agui.Normalize(agui.Output)(backend).Run(ctx, &agui.Request{Input: &agui.RunAgentInput{ThreadID: "t", RunID: "r", ParentRunID: "p"}, Stats: rec}) {
 				if err != nil {
 					t.Fatal(err)
 				}

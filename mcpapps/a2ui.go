@@ -126,8 +126,8 @@ func (c *Capabilities) ownSurfaces(msgs []map[string]any, server, toolCall, prin
 func surfaceMessageID(toolCall string) string { return "a2ui-surface-" + toolCall }
 
 // serverSurface is the activity showing a result's A2UI messages.
-func (c *Capabilities) serverSurface(ctx context.Context, msgs []map[string]any, server, toolCall, thread string) agui.Event {
-	ops := c.ownSurfaces(msgs, server, toolCall, agui.Principal(ctx), thread)
+func (c *Capabilities) serverSurface(msgs []map[string]any, server, toolCall, principal, thread string) agui.Event {
+	ops := c.ownSurfaces(msgs, server, toolCall, principal, thread)
 	content, _ := json.Marshal(map[string]any{"a2ui_operations": ops})
 	t := true
 	return &agui.ActivitySnapshot{MessageID: surfaceMessageID(toolCall), ActivityType: "a2ui-surface", Content: agui.JSON(content), Replace: &t}
@@ -165,13 +165,14 @@ func actionOf(in *agui.RunAgentInput) (surfaceAction, bool) {
 // failure is a RUN_ERROR naming why.
 // forward is the user message the tool's result hands the agent
 // (ForwardKey), if any.
-func answerSurfaceAction(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentInput, log *slog.Logger) (evs []agui.Event, forward string) {
+func answerSurfaceAction(ctx context.Context, p *Pool, cfg Config, req *agui.Request, log *slog.Logger) (evs []agui.Event, forward string) {
+	in := req.Input
 	a, _ := actionOf(in)
 	fail := func(code, msg string) ([]agui.Event, string) {
 		log.Info("mcp: surface action refused", "action", a.Name, "reason", msg)
 		return []agui.Event{&agui.RunError{Code: code, Message: msg}}, ""
 	}
-	server, toolCall, err := cfg.Caps.CheckSurface(a.SurfaceID, agui.Principal(ctx), in.ThreadID)
+	server, toolCall, err := cfg.Caps.CheckSurface(a.SurfaceID, req.Principal, in.ThreadID)
 	if err != nil {
 		return fail("surface_action_refused", "this surface's actions are not yours to send: "+err.Error())
 	}
@@ -186,13 +187,13 @@ func answerSurfaceAction(ctx context.Context, p *Pool, cfg Config, in *agui.RunA
 	if args == nil {
 		args = map[string]any{}
 	}
-	ctx = WithCaller(ctx, Caller{Principal: agui.Principal(ctx), ThreadID: in.ThreadID, RunID: in.RunID, ToolCallID: toolCall, Source: "app", Renders: []string{"a2ui"}})
-	res, err := p.Call(ctx, server, a.Name, args)
+	caller := &Caller{Principal: req.Principal, ThreadID: in.ThreadID, RunID: in.RunID, ToolCallID: toolCall, Source: "app", Renders: []string{"a2ui"}, Header: req.Header}
+	res, err := p.Call(ctx, caller, server, a.Name, args)
 	if err != nil {
 		return fail("surface_action_failed", fmt.Sprintf("tool %q failed: %v", a.Name, err))
 	}
 	msgs, _ := a2uiMessages(res)
-	ops := cfg.Caps.ownSurfaces(msgs, server, toolCall, agui.Principal(ctx), in.ThreadID)
+	ops := cfg.Caps.ownSurfaces(msgs, server, toolCall, req.Principal, in.ThreadID)
 	var out []agui.Event
 	if len(ops) > 0 {
 		var patch []map[string]any

@@ -46,7 +46,7 @@ func BenchmarkCallWarmPool(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := p.Call(ctx, "fx", benchTool(), map[string]any{}); err != nil {
+		if _, err := p.Call(ctx, nil, "fx", benchTool(), map[string]any{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,7 +1,6 @@
 package mcpapps
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -129,15 +128,15 @@ func (c *Capabilities) CheckFor(tok, principal, thread string) (Capability, erro
 }
 
 // mintFor mints the capability of a card of server showing resource for
-// tool call toolCall in the run of ctx on thread.
-func (c *Capabilities) mintFor(ctx context.Context, p *Pool, server, resource, toolCall, thread string) string {
+// tool call toolCall in principal's run on thread.
+func (c *Capabilities) mintFor(p *Pool, server, resource, toolCall, principal, thread string) string {
 	var tools []string
 	for _, t := range p.Tools(server) {
 		if t.AppVisible() {
 			tools = append(tools, t.Name)
 		}
 	}
-	return c.Mint(Capability{Server: server, Resource: resource, ToolCall: toolCall, Principal: agui.Principal(ctx), Thread: thread, Tools: tools})
+	return c.Mint(Capability{Server: server, Resource: resource, ToolCall: toolCall, Principal: principal, Thread: thread, Tools: tools})
 }
 
 // Card is the content of an "mcp-apps" activity: what the stock renderers
@@ -170,10 +169,10 @@ type Card struct {
 // the loading card and the final one are the same message.
 func CardMessageID(toolCallID string) string { return "mcp-apps-" + toolCallID }
 
-// CardEvent builds the activity of a card, minting its capability for the
-// run of ctx.
-func (c *Capabilities) CardEvent(ctx context.Context, p *Pool, messageID string, card Card, thread string) agui.Event {
-	card.ServerHash = c.mintFor(ctx, p, card.ServerID, card.ResourceURI, card.ToolCallID, thread)
+// CardEvent builds the activity of a card, minting its capability for
+// principal's run on thread.
+func (c *Capabilities) CardEvent(p *Pool, messageID string, card Card, principal, thread string) agui.Event {
+	card.ServerHash = c.mintFor(p, card.ServerID, card.ResourceURI, card.ToolCallID, principal, thread)
 	content, _ := json.Marshal(card)
 	t := true
 	return &agui.ActivitySnapshot{MessageID: messageID, ActivityType: ActivityType, Content: agui.JSON(content), Replace: &t}

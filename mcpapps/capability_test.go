@@ -69,7 +69,7 @@ func TestExpiredCapabilityRefused(t *testing.T) {
 	c.now = func() time.Time { return time.Now().Add(2 * time.Minute) }
 	raw, _ := json.Marshal(map[string]any{"serverHash": tok, "method": "tools/call", "params": map[string]any{"name": "go"}})
 	var logged bytes.Buffer
-	got, ours := answerProxied(agui.WithPrincipal(context.Background(), "alice"), p, Config{Servers: []string{"s"}, Caps: c}, &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, raw, slog.New(slog.NewTextHandler(&logged, nil)))
+	got, ours := answerProxied(context.Background(), p, Config{Servers: []string{"s"}, Caps: c}, &agui.Request{Input: &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, Principal: "alice"}, raw, slog.New(slog.NewTextHandler(&logged, nil)))
 	if !ours || !strings.Contains(string(got), "expired") || !strings.Contains(string(got), `"isError":true`) || logged.Len() == 0 {
 		t.Errorf("expired capability: %s (ours %v, logged %q)", got, ours, logged.String())
 	}

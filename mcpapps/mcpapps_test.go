@@ -70,18 +70,18 @@ func TestCatalogue(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	r, err := p.UIResource(ctx, "fx", "ui://fx/weather.html")
+	r, err := p.UIResource(ctx, nil, "fx", "ui://fx/weather.html")
 	if err != nil || r.HTML != mcpappstest.HTML || r.UI["prefersBorder"] != true {
 		t.Fatalf("UIResource = %+v, %v", r, err)
 	}
 	// _meta.ui from the listing when the content has none.
-	if r, err := p.UIResource(ctx, "fx", "ui://fx/legacy.html"); err != nil || r.UI["prefersBorder"] != false {
+	if r, err := p.UIResource(ctx, nil, "fx", "ui://fx/legacy.html"); err != nil || r.UI["prefersBorder"] != false {
 		t.Errorf("legacy resource ui = %v, %v", r, err)
 	}
-	if _, err := p.UIResource(ctx, "fx", "ui://fx/wrong.html"); err == nil {
+	if _, err := p.UIResource(ctx, nil, "fx", "ui://fx/wrong.html"); err == nil {
 		t.Error("wrong MIME type accepted")
 	}
-	if _, err := p.UIResource(ctx, "fx", "https://x/y.html"); err == nil {
+	if _, err := p.UIResource(ctx, nil, "fx", "https://x/y.html"); err == nil {
 		t.Error("non-ui:// resource accepted")
 	}
 }
@@ -112,7 +112,8 @@ type script struct {
 	round  func(in *agui.RunAgentInput, n int) []agui.Event
 }
 
-func (s *script) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+func (s *script) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+	in := req.Input
 	s.mu.Lock()
 	n := len(s.inputs)
 	s.inputs = append(s.inputs, in)
@@ -138,7 +139,7 @@ func callEvents(calls ...[2]string) []agui.Event {
 func runAll(t *testing.T, a agui.Agent, in *agui.RunAgentInput) []agui.Event {
 	t.Helper()
 	var out []agui.Event
-	for ev, err := range agui.Normalize(agui.Output)(a).Run(context.Background(), in) {
+	for ev, err := range agui.Normalize(agui.Output)(a).Run(context.Background(), &agui.Request{Input: in}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +294,8 @@ func TestProxiedRequests(t *testing.T) {
 	other := mcpappstest.New()
 	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)}, mcpapps.ServerConfig{ID: "other", Transport: inMemory(other)})
 	backendCalled := 0
-	be := agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	be := agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		in := req.Input
 		backendCalled++
 		return func(yield func(agui.Event, error) bool) {
 			_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) && yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID, Result: agui.JSON(`"backend"`)}, nil)
@@ -301,11 +303,11 @@ func TestProxiedRequests(t *testing.T) {
 	})
 	caps := mcpapps.NewCapabilities([]byte("test-key"), time.Hour)
 	mw := mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}, Caps: caps})(be)
-	ctx := agui.WithPrincipal(context.Background(), "alice")
+	ctx := context.Background()
 	askOn := func(thread string, req map[string]any) string {
 		fp, _ := json.Marshal(map[string]any{"__proxiedMCPRequest": req})
 		var evs []agui.Event
-		for ev, err := range agui.Normalize(agui.Output)(mw).Run(ctx, &agui.RunAgentInput{ThreadID: thread, RunID: "r", ForwardedProps: agui.JSON(fp)}) {
+		for ev, err := range agui.Normalize(agui.Output)(mw).Run(ctx, &agui.Request{Input: &agui.RunAgentInput{ThreadID: thread, RunID: "r", ForwardedProps: agui.JSON(fp)}, Principal: "alice"}) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -397,9 +399,9 @@ func TestCardsCarryCapabilities(t *testing.T) {
 		return []agui.Event{&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
 	}}
 	mw := mcpapps.Middleware(p, mcpapps.Config{Servers: []string{"fx"}, Caps: mcpapps.NewCapabilities(nil, 0)})(be)
-	ctx := agui.WithPrincipal(context.Background(), "carol")
+	ctx := context.Background()
 	var card mcpapps.Card
-	for ev := range mw.Run(ctx, &agui.RunAgentInput{ThreadID: "th", RunID: "r1"}) {
+	for ev := range mw.Run(ctx, &agui.Request{Input: &agui.RunAgentInput{ThreadID: "th", RunID: "r1"}, Principal: "carol"}) {
 		if a, ok := ev.(*agui.ActivitySnapshot); ok {
 			json.Unmarshal(a.Content, &card)
 		}
@@ -412,7 +414,7 @@ func TestCardsCarryCapabilities(t *testing.T) {
 	}
 	fp, _ := json.Marshal(map[string]any{"__proxiedMCPRequest": map[string]any{"serverHash": card.ServerHash, "serverId": card.ServerID, "method": "tools/call", "params": map[string]any{"name": "refresh"}}})
 	var res string
-	for ev := range mw.Run(ctx, &agui.RunAgentInput{ThreadID: "th", RunID: "r2", ForwardedProps: agui.JSON(fp)}) {
+	for ev := range mw.Run(ctx, &agui.Request{Input: &agui.RunAgentInput{ThreadID: "th", RunID: "r2", ForwardedProps: agui.JSON(fp)}, Principal: "carol"}) {
 		if f, ok := ev.(*agui.RunFinished); ok {
 			res = string(f.Result)
 		}
@@ -440,8 +442,9 @@ func TestCallerHeaders(t *testing.T) {
 	defer p.Close()
 	in := http.Header{}
 	in.Set("Authorization", "Bearer end-user-token")
-	ctx := mcpapps.WithCaller(agui.WithRequestHeaders(context.Background(), in), mcpapps.Caller{Principal: "dave", ThreadID: "t9", Source: "app"})
-	if _, err := p.Call(ctx, "fx", "secret", map[string]any{}); err != nil {
+	ctx := context.Background()
+	dave := &mcpapps.Caller{Principal: "dave", ThreadID: "t9", Source: "app", Header: in}
+	if _, err := p.Call(ctx, dave, "fx", "secret", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
@@ -482,7 +485,7 @@ func TestPoolReconnects(t *testing.T) {
 	p := newPool(t, mcpapps.ServerConfig{ID: "fx", URL: "http://" + addr})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := p.Call(ctx, "fx", "secret", map[string]any{}); err != nil {
+	if _, err := p.Call(ctx, nil, "fx", "secret", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
 	// The server dies...
@@ -490,7 +493,7 @@ func TestPoolReconnects(t *testing.T) {
 	// A call now fails fast or waits for the reconnection; bound it so
 	// the server can come back meanwhile.
 	short, cancelShort := context.WithTimeout(ctx, 200*time.Millisecond)
-	p.Call(short, "fx", "secret", map[string]any{})
+	p.Call(short, nil, "fx", "secret", map[string]any{})
 	cancelShort()
 	// ...and comes back on the same address.
 	ts2 := httptest.NewUnstartedServer(handler)
@@ -505,7 +508,7 @@ func TestPoolReconnects(t *testing.T) {
 		kill(ts2)
 	}()
 	for {
-		if _, err := p.Call(ctx, "fx", "secret", map[string]any{}); err == nil {
+		if _, err := p.Call(ctx, nil, "fx", "secret", map[string]any{}); err == nil {
 			break
 		} else if ctx.Err() != nil {
 			t.Fatalf("pool did not reconnect: %v", err)

@@ -140,14 +140,16 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 		cfg.AnswerWait = DefaultAnswerWait
 	}
 	return func(next agui.Agent) agui.Agent {
-		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+			in := req.Input
 			return func(yield func(agui.Event, error) bool) {
+				req := req // the input may change below
 				var prefix []agui.Event
 				if ServerSurfaceAction(in) {
 					// A user action on a server's surface: that server
 					// answers it, not the agent, unless its tool hands the
 					// agent a message (an answer no run waited for).
-					evs, forward := answerSurfaceAction(ctx, p, cfg, in, log)
+					evs, forward := answerSurfaceAction(ctx, p, cfg, req, log)
 					if forward == "" {
 						if !yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) {
 							return
@@ -166,18 +168,19 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 					// thread's history) see it as one.
 					id := newID()
 					in = withoutAction(in, id, forward)
+					req = req.WithInput(in)
 					prefix = append(evs, &agui.TextMessageStart{MessageID: id, Role: string(agui.RoleUser)},
 						&agui.TextMessageContent{MessageID: id, Delta: forward}, &agui.TextMessageEnd{MessageID: id})
 				}
 				if raw := in.ForwardedProp(ProxiedRequestKey); raw != nil {
-					if result, ours := answerProxied(ctx, p, cfg, in, raw, log); ours {
+					if result, ours := answerProxied(ctx, p, cfg, req, raw, log); ours {
 						_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
 							yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID, Result: result}, nil)
 						return
 					}
 					// Not a server we minted: the backend may run its own
 					// MCP Apps middleware.
-					for ev, err := range next.Run(ctx, in) {
+					for ev, err := range next.Run(ctx, req) {
 						if !yield(ev, err) {
 							return
 						}
@@ -195,7 +198,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 				cancel()
 				bound, injected := exposedTools(p, cfg, in.Tools)
 				if len(bound) == 0 {
-					for ev, err := range next.Run(ctx, in) {
+					for ev, err := range next.Run(ctx, req) {
 						if !yield(ev, err) {
 							return
 						}
@@ -210,7 +213,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 					}
 					return
 				}
-				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, log: log, yield: yield, thread: in.ThreadID, runID: in.RunID, loading: hostWants(in, "loadingCards"), prefix: prefix}
+				r := &rounds{p: p, req: req, cfg: cfg, next: next, bound: bound, log: log, yield: yield, thread: in.ThreadID, runID: in.RunID, loading: hostWants(in, "loadingCards"), prefix: prefix}
 				if cfg.Renders != nil {
 					r.renders = cfg.Renders(in)
 				}
@@ -237,6 +240,7 @@ type call struct {
 
 type rounds struct {
 	p      *Pool
+	req    *agui.Request // the run's
 	next   agui.Agent
 	cfg    Config
 	bound  map[string]binding
@@ -286,6 +290,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 	input := in.Clone()
 	input.Tools = append(input.Tools, injected...)
 	input.Context = append(input.Context, r.guidance()...)
+	req := r.req.WithInput(input)
 	for round := 0; ; round++ {
 		if round > 0 {
 			input.RunID = fmt.Sprintf("%s-round-%d", in.RunID, round)
@@ -345,7 +350,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 		// is held, and sent only by the last round.
 		var heldSnapshot *agui.MessagesSnapshot
 		executed := 0
-		for ev, err := range r.next.Run(ctx, input) {
+		for ev, err := range r.next.Run(ctx, req) {
 			if err != nil {
 				stop()
 				r.yield(nil, err)
@@ -374,7 +379,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 					args[e.ToolCallID] = &strings.Builder{}
 					if r.loading && b.tool.ResourceURI != "" && r.shows(b.server, "mcp-apps") {
 						loads[e.ToolCallID] = &loadingCard{}
-						if !emit(ev) || !emit(r.card(ctx, Card{ResourceURI: b.tool.ResourceURI, ServerID: b.server, ToolCallID: e.ToolCallID, Status: "input-streaming"})) {
+						if !emit(ev) || !emit(r.card(Card{ResourceURI: b.tool.ResourceURI, ServerID: b.server, ToolCallID: e.ToolCallID, Status: "input-streaming"})) {
 							stop()
 							return
 						}
@@ -410,7 +415,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 							if input == nil {
 								input = map[string]any{}
 							}
-							if !emit(r.card(ctx, Card{ResourceURI: b.tool.ResourceURI, ServerID: b.server, ToolCallID: e.ToolCallID, ToolInput: input, Status: "input-available"})) {
+							if !emit(r.card(Card{ResourceURI: b.tool.ResourceURI, ServerID: b.server, ToolCallID: e.ToolCallID, ToolInput: input, Status: "input-available"})) {
 								stop()
 								return
 							}
@@ -494,23 +499,22 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 		c.events = []agui.Event{errorResult(c.id, fmt.Sprintf("arguments are not a JSON object: %v", err))}
 		return
 	}
-	caller := Caller{Principal: agui.Principal(ctx), ThreadID: r.thread, RunID: r.runID, ToolCallID: c.id, Source: "model", Renders: r.renders, Catalog: r.catalog}
-	ctx = WithCaller(ctx, caller)
+	caller := &Caller{Principal: r.req.Principal, ThreadID: r.thread, RunID: r.runID, ToolCallID: c.id, Source: "model", Renders: r.renders, Catalog: r.catalog, Header: r.req.Header}
 	cards := r.shows(c.b.server, "mcp-apps")
 	var res *Resource
 	var resErr error
 	var wg sync.WaitGroup
 	if c.b.tool.ResourceURI != "" && cards {
-		wg.Go(func() { res, resErr = r.p.UIResource(ctx, c.b.server, c.b.tool.ResourceURI) })
+		wg.Go(func() { res, resErr = r.p.UIResource(ctx, caller, c.b.server, c.b.tool.ResourceURI) })
 	}
-	result, err := r.p.Call(ctx, c.b.server, c.b.tool.Name, input)
+	result, err := r.p.Call(ctx, caller, c.b.server, c.b.tool.Name, input)
 	wg.Wait()
 	if err != nil {
 		r.log.Info("mcp: tool call failed", "server", c.b.server, "tool", c.b.tool.Name, "err", err)
 		c.events = []agui.Event{errorResult(c.id, err.Error())}
 		if res != nil && resErr == nil && ctx.Err() == nil {
 			// The View learns of the failure as a result, not by silence.
-			c.events = append(c.events, r.card(ctx, Card{
+			c.events = append(c.events, r.card(Card{
 				Result:      map[string]any{"isError": true, "content": []map[string]any{{"type": "text", "text": "The tool call failed: " + err.Error()}}},
 				ResourceURI: res.URI, ServerID: c.b.server, ToolInput: input, ToolCallID: c.id,
 			}))
@@ -524,7 +528,7 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 	surfaces := 0
 	if r.p.A2UI(c.b.server) && r.shows(c.b.server, "a2ui") {
 		if msgs, ok := a2uiMessages(result); ok && len(msgs) > 0 {
-			shown = append(shown, r.cfg.Caps.serverSurface(ctx, msgs, c.b.server, c.id, r.thread))
+			shown = append(shown, r.cfg.Caps.serverSurface(msgs, c.b.server, c.id, r.req.Principal, r.thread))
 			surfaces = 1
 		}
 	}
@@ -532,7 +536,7 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 	// An app written the qwen-agent way names its View in the result.
 	app, isApp := appResponse(result)
 	if isApp && cards {
-		if ar, err := r.p.appResource(ctx, c.b.server, app.ResourceURI); err == nil {
+		if ar, err := r.p.appResource(ctx, caller, c.b.server, app.ResourceURI); err == nil {
 			res, resErr = ar, nil
 			card.AppData, card.PreferredFrameSize = app.Data, app.FrameSize
 		} else {
@@ -552,7 +556,7 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 		r.log.Info("mcp: no card for tool", "server", c.b.server, "tool", c.b.tool.Name, "err", resErr)
 	} else if res != nil {
 		card.ResourceURI = res.URI
-		shown = append(shown, r.card(ctx, card))
+		shown = append(shown, r.card(card))
 	}
 	text := resultText(result)
 	if len(shown) == 0 && !result.IsError && (c.b.tool.ResourceURI != "" || isApp) {
@@ -570,7 +574,7 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 	}
 	// The question goes on screen; its answer is the result. It is open
 	// before the host sees it: a host may answer at once.
-	q, err := r.cfg.Answers.Open(ctx, caller, r.cfg.AnswerWait)
+	q, err := r.cfg.Answers.Open(ctx, *caller, r.cfg.AnswerWait)
 	if err != nil {
 		r.log.Info("mcp: opening the answer slot for a tool's question failed", "server", c.b.server, "tool", c.b.tool.Name, "err", err)
 	}
@@ -638,8 +642,8 @@ func inlineUI(r *mcp.CallToolResult) *mcp.ResourceContents {
 }
 
 // card is the activity of a tool call's card (loading or final).
-func (r *rounds) card(ctx context.Context, c Card) agui.Event {
-	return r.cfg.Caps.CardEvent(ctx, r.p, CardMessageID(c.ToolCallID), c, r.thread)
+func (r *rounds) card(c Card) agui.Event {
+	return r.cfg.Caps.CardEvent(r.p, CardMessageID(c.ToolCallID), c, r.req.Principal, r.thread)
 }
 
 func errorResult(id, msg string) agui.Event {

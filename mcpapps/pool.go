@@ -63,6 +63,9 @@ type PoolOptions struct {
 	// as an external page: a text/uri-list UI resource, render_url. None
 	// by default.
 	URLAllowlist []string
+	// Tracer starts a span for each MCP request, under the span of its
+	// call's ctx; nil: no spans.
+	Tracer agui.Tracer
 }
 
 // ErrUnknownServer is returned for a server id the pool does not know.
@@ -200,30 +203,42 @@ type Caller struct {
 	// Catalog is the A2UI catalog the run's frontend renders (for servers
 	// that return A2UI).
 	Catalog string `json:"a2uiCatalogId,omitempty"`
+	// Header is the inbound request's headers, copied to an HTTP server
+	// as its ForwardHeaders name them; never sent in _meta.
+	Header http.Header `json:"-"`
 }
 
-type callerKey struct{}
-
-// WithCaller stores who the MCP requests made with ctx are for.
-func WithCaller(ctx context.Context, c Caller) context.Context {
-	if c.Principal == "" {
-		c.Principal = "anonymous"
+// anonymous is c with the principal "anonymous" when it has none (nil
+// stays nil).
+func (c *Caller) orAnonymous() *Caller {
+	if c == nil || c.Principal != "" {
+		return c
 	}
-	return context.WithValue(ctx, callerKey{}, c)
+	cc := *c
+	cc.Principal = "anonymous"
+	return &cc
 }
 
-func callerFrom(ctx context.Context) (Caller, bool) {
-	c, ok := ctx.Value(callerKey{}).(Caller)
-	return c, ok
-}
-
-// callerMeta is the _meta of a request made with ctx.
-func callerMeta(ctx context.Context) mcp.Meta {
-	c, ok := callerFrom(ctx)
-	if !ok {
+// callerMeta is the _meta of a request made for c (nil: none).
+func callerMeta(c *Caller) mcp.Meta {
+	if c == nil {
 		return nil
 	}
 	return mcp.Meta{CallerMetaKey: c}
+}
+
+// callerKey carries a call's Caller from a Pool method, through the MCP
+// SDK (which sends each request with its call's ctx and has no other
+// per-request channel), to headerTransport. It never leaves this file.
+type callerKey struct{}
+
+// forCaller is the ctx of one MCP request made for c: with c's headers
+// for an HTTP server's transport.
+func forCaller(ctx context.Context, c *Caller) context.Context {
+	if c == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, callerKey{}, c)
 }
 
 type headerTransport struct {
@@ -236,16 +251,16 @@ type headerTransport struct {
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	ctx := r.Context()
 	r = r.Clone(ctx)
-	if c, ok := callerFrom(ctx); ok {
+	if c, ok := ctx.Value(callerKey{}).(*Caller); ok {
 		if h := t.caller["principal"]; h != "" {
 			r.Header.Set(h, c.Principal)
 		}
 		if h := t.caller["thread"]; h != "" {
 			r.Header.Set(h, c.ThreadID)
 		}
-		if in := agui.RequestHeaders(ctx); in != nil {
+		if c.Header != nil {
 			for _, name := range t.forward {
-				for _, v := range in.Values(name) {
+				for _, v := range c.Header.Values(name) {
 					r.Header.Add(name, v)
 				}
 			}
@@ -462,12 +477,12 @@ func (p *Pool) WaitReady(ctx context.Context) error {
 
 // span starts the span of one MCP request (named as OpenTelemetry's MCP
 // conventions name them: the method, then the target).
-func span(ctx context.Context, server, method, target string) (context.Context, func(error)) {
+func (p *Pool) span(ctx context.Context, server, method, target string) (context.Context, func(error)) {
 	name := method
 	if target != "" {
 		name += " " + target
 	}
-	return agui.StartSpan(ctx, name, "mcp.method.name", method, "genui.mcp.server", server, "genui.mcp.target", target)
+	return p.opts.Tracer.StartSpan(ctx, name, "mcp.method.name", method, "genui.mcp.server", server, "genui.mcp.target", target)
 }
 
 // maxKeptResources bounds the UI resources kept per server connection.
@@ -488,9 +503,13 @@ func (p *Pool) Instructions(id string) string {
 	return s.instructions
 }
 
-// Call calls a tool on a server's session.
-func (p *Pool) Call(ctx context.Context, id, name string, args any) (res *mcp.CallToolResult, err error) {
-	ctx, end := span(ctx, id, "tools/call", name)
+// Call calls a tool on a server's session for c (who the request is made
+// for, in _meta and the server's caller headers; nil: no one, and the
+// empty principal is "anonymous"). So do the other methods that take a
+// Caller.
+func (p *Pool) Call(ctx context.Context, c *Caller, id, name string, args any) (res *mcp.CallToolResult, err error) {
+	c = c.orAnonymous()
+	ctx, end := p.span(forCaller(ctx, c), id, "tools/call", name)
 	defer func() {
 		if err == nil && res != nil && res.IsError {
 			end(errors.New("the tool returned an error result"))
@@ -502,7 +521,7 @@ func (p *Pool) Call(ctx context.Context, id, name string, args any) (res *mcp.Ca
 	if err != nil {
 		return nil, err
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: callerMeta(ctx)})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: callerMeta(c)})
 	if errors.Is(err, mcp.ErrConnectionClosed) {
 		cs.Close() // let keepConnected reconnect
 	}
@@ -510,34 +529,38 @@ func (p *Pool) Call(ctx context.Context, id, name string, args any) (res *mcp.Ca
 }
 
 // Read reads any resource of a server.
-func (p *Pool) Read(ctx context.Context, id, uri string) (_ *mcp.ReadResourceResult, err error) {
-	ctx, end := span(ctx, id, "resources/read", uri)
+func (p *Pool) Read(ctx context.Context, c *Caller, id, uri string) (_ *mcp.ReadResourceResult, err error) {
+	c = c.orAnonymous()
+	ctx, end := p.span(forCaller(ctx, c), id, "resources/read", uri)
 	defer func() { end(err) }()
 	_, cs, err := p.session(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri, Meta: callerMeta(ctx)})
+	return cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri, Meta: callerMeta(c)})
 }
 
 // ListResources lists a server's resources.
-func (p *Pool) ListResources(ctx context.Context, id string) (_ *mcp.ListResourcesResult, err error) {
-	ctx, end := span(ctx, id, "resources/list", "")
+func (p *Pool) ListResources(ctx context.Context, c *Caller, id string) (_ *mcp.ListResourcesResult, err error) {
+	c = c.orAnonymous()
+	ctx, end := p.span(forCaller(ctx, c), id, "resources/list", "")
 	defer func() { end(err) }()
 	_, cs, err := p.session(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return cs.ListResources(ctx, &mcp.ListResourcesParams{Meta: callerMeta(ctx)})
+	return cs.ListResources(ctx, &mcp.ListResourcesParams{Meta: callerMeta(c)})
 }
 
 // Ping pings a server.
-func (p *Pool) Ping(ctx context.Context, id string) error {
+func (p *Pool) Ping(ctx context.Context, c *Caller, id string) error {
+	c = c.orAnonymous()
+	ctx = forCaller(ctx, c)
 	_, cs, err := p.session(ctx, id)
 	if err != nil {
 		return err
 	}
-	return cs.Ping(ctx, &mcp.PingParams{Meta: callerMeta(ctx)})
+	return cs.Ping(ctx, &mcp.PingParams{Meta: callerMeta(c)})
 }
 
 // keepInline checks a UI resource a tool result carried inline (MIME
@@ -581,17 +604,19 @@ var ErrNotRenderable = errors.New("UI resource not renderable")
 // UIResource reads a tool's UI resource once per connection and caches it:
 // it must be ui://, have exactly the MCP App MIME type and fit the size
 // cap. _meta.ui comes from the content item, else from the listing.
-func (p *Pool) UIResource(ctx context.Context, id, uri string) (*Resource, error) {
-	return p.uiResource(ctx, id, uri, false)
+func (p *Pool) UIResource(ctx context.Context, c *Caller, id, uri string) (*Resource, error) {
+	return p.uiResource(ctx, c, id, uri, false)
 }
 
 // appResource is UIResource for the View an app response names (a server
 // written the qwen-agent way), which may be plain text/html.
-func (p *Pool) appResource(ctx context.Context, id, uri string) (*Resource, error) {
-	return p.uiResource(ctx, id, uri, true)
+func (p *Pool) appResource(ctx context.Context, c *Caller, id, uri string) (*Resource, error) {
+	return p.uiResource(ctx, c, id, uri, true)
 }
 
-func (p *Pool) uiResource(ctx context.Context, id, uri string, plainHTML bool) (*Resource, error) {
+func (p *Pool) uiResource(ctx context.Context, who *Caller, id, uri string, plainHTML bool) (*Resource, error) {
+	who = who.orAnonymous()
+	ctx = forCaller(ctx, who)
 	s, cs, err := p.session(ctx, id)
 	if err != nil {
 		return nil, err
@@ -605,8 +630,8 @@ func (p *Pool) uiResource(ctx context.Context, id, uri string, plainHTML bool) (
 	if len(uri) < 5 || uri[:5] != "ui://" {
 		return nil, fmt.Errorf("%w: %q is not a ui:// URI", ErrNotRenderable, uri)
 	}
-	rctx, end := span(ctx, id, "resources/read", uri)
-	res, err := cs.ReadResource(rctx, &mcp.ReadResourceParams{URI: uri, Meta: callerMeta(ctx)})
+	rctx, end := p.span(ctx, id, "resources/read", uri)
+	res, err := cs.ReadResource(rctx, &mcp.ReadResourceParams{URI: uri, Meta: callerMeta(who)})
 	end(err)
 	if err != nil {
 		return nil, err

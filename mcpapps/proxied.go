@@ -58,7 +58,8 @@ func (p *Pool) Minted(raw agui.JSON) bool {
 // request carries the caller (CallerMetaKey). Refusals are
 // CallToolResult{isError:true} for tools/call and {"error":...}
 // otherwise; each decision is logged.
-func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentInput, raw agui.JSON, log *slog.Logger) (agui.JSON, bool) {
+func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, raw agui.JSON, log *slog.Logger) (agui.JSON, bool) {
+	in := run.Input
 	var req proxiedRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, false
@@ -71,7 +72,7 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentIn
 		}
 		return errJSON(msg), true
 	}
-	principal := agui.Principal(ctx)
+	principal := run.Principal
 	var cp *Capability
 	id := ""
 	switch {
@@ -105,11 +106,10 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentIn
 	}
 	ctx, cancel := context.WithTimeout(ctx, 55*time.Second) // under the App's 60 s request timeout
 	defer cancel()
-	caller := Caller{Principal: principal, ThreadID: in.ThreadID, RunID: in.RunID, Source: "app"}
+	caller := &Caller{Principal: principal, ThreadID: in.ThreadID, RunID: in.RunID, Source: "app", Header: run.Header}
 	if cp != nil {
 		caller.ToolCallID = cp.ToolCall
 	}
-	ctx = WithCaller(ctx, caller)
 	if !slices.Contains(allowedMethods, req.Method) {
 		return refuse(id, fmt.Sprintf("method %q is not allowed (allowed: %v)", req.Method, allowedMethods))
 	}
@@ -135,7 +135,7 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentIn
 		if params.Arguments == nil {
 			params.Arguments = map[string]any{}
 		}
-		res, err := p.Call(ctx, id, params.Name, params.Arguments)
+		res, err := p.Call(ctx, caller, id, params.Name, params.Arguments)
 		if err != nil {
 			log.Info("mcp: proxied tools/call failed", "tool", params.Name, "server", id, "err", err)
 			b, _ := json.Marshal(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "tool call failed"}}, IsError: true})
@@ -153,13 +153,13 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentIn
 			// Data resources are for the model, not the iframe.
 			return refuse(id, fmt.Sprintf("a card may read only ui:// resources, not %q", params.URI))
 		}
-		r, err := p.UIResource(ctx, id, params.URI)
+		r, err := p.UIResource(ctx, caller, id, params.URI)
 		if err != nil {
 			return refuse(id, err.Error())
 		}
 		out = r.ResourceResult()
 	case "resources/list":
-		res, err := p.ListResources(ctx, id)
+		res, err := p.ListResources(ctx, caller, id)
 		if err != nil {
 			return refuse(id, err.Error())
 		}
@@ -172,7 +172,7 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentIn
 		res.Resources = ui
 		out = cleanResult(res)
 	case "ping":
-		if err := p.Ping(ctx, id); err != nil {
+		if err := p.Ping(ctx, caller, id); err != nil {
 			return refuse(id, err.Error())
 		}
 		out = map[string]any{}
@@ -191,7 +191,7 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, in *agui.RunAgentIn
 		if len(params.Payload) == 0 {
 			params.Payload = json.RawMessage("null")
 		}
-		if err := cfg.Answers.Deliver(ctx, caller, params.Payload); err != nil {
+		if err := cfg.Answers.Deliver(ctx, *caller, params.Payload); err != nil {
 			out = map[string]any{"delivered": false, "reason": err.Error()}
 		} else {
 			out = map[string]any{"delivered": true}

@@ -74,7 +74,7 @@ func TestQwenAppResponse(t *testing.T) {
 		t.Errorf("the card's read got %v", evs[len(evs)-1])
 	}
 	// Plain text/html is accepted only for a View an app response names.
-	if _, err := p.UIResource(context.Background(), "qwen", qwenapps.AskFormURI); err == nil {
+	if _, err := p.UIResource(context.Background(), nil, "qwen", qwenapps.AskFormURI); err == nil {
 		t.Error("a plain text/html resource was accepted as a tool's UI")
 	}
 }
@@ -109,7 +109,7 @@ func TestQwenAppResponseIsTheToolResult(t *testing.T) {
 	// takes its next event: the question is open by then.
 	var card mcpapps.Card
 	var out []agui.Event
-	for ev, err := range mw(be).Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r", ForwardedProps: agui.JSON(`{"mcpAppsHost":{"concurrentRequests":true}}`)}) {
+	for ev, err := range mw(be).Run(context.Background(), &agui.Request{Input: &agui.RunAgentInput{ThreadID: "t", RunID: "r", ForwardedProps: agui.JSON(`{"mcpAppsHost":{"concurrentRequests":true}}`)}}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestURIListResource(t *testing.T) {
 			}
 			continue
 		}
-		r, err := p.UIResource(context.Background(), "qwen", qwenapps.DocsURI)
+		r, err := p.UIResource(context.Background(), nil, "qwen", qwenapps.DocsURI)
 		if i < 0 || err != nil || !strings.Contains(r.HTML, `src="https://docs.example.com/guide"`) || !strings.Contains(mcpapps.CSP(r.UI), "frame-src https://docs.example.com") {
 			t.Errorf("card %+v, resource %v %v", card, r, err)
 		}

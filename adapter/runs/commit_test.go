@@ -20,10 +20,11 @@ import (
 // release (nil: does not wait) without calling the hook (a middleware
 // blocked, say), then ends. hook false never calls the hook.
 func hooked(n int, hook bool, release <-chan struct{}) agui.Agent {
-	return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		in := req.Input
 		return func(yield func(agui.Event, error) bool) {
 			if hook {
-				agui.BeforeRead(ctx)()
+				req.ReadHook()()
 			}
 			if !yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) ||
 				!yield(&agui.TextMessageStart{MessageID: "m", Role: "assistant"}, nil) {
@@ -42,7 +43,7 @@ func hooked(n int, hook bool, release <-chan struct{}) agui.Agent {
 				}
 			}
 			if hook {
-				agui.BeforeRead(ctx)()
+				req.ReadHook()()
 			}
 			if yield(&agui.TextMessageEnd{MessageID: "m"}, nil) {
 				yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}, nil)

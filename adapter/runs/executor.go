@@ -59,11 +59,13 @@ type execution struct {
 // The per-event work is in step, so that the frame under every event is
 // small: a run's goroutine blocks under the whole middleware chain, and
 // its stack is the biggest part of what an idle stream costs.
-func (m *Manager) execute(ctx context.Context, lr *localRun, req StartRequest, client *startingClient) {
+// before, if set, is the run's agui.Request.BeforeRead hook.
+func (m *Manager) execute(ctx context.Context, lr *localRun, req StartRequest, client *startingClient, before func()) {
 	defer m.executors.Done()
 	x := m.newExecution(ctx, lr, req, client)
 	defer x.finish(client)
-	for ev, err := range req.Agent.Run(x.ctx, req.Input) {
+	run := &agui.Request{Input: req.Input, Principal: req.UpstreamPrincipal, Header: req.Header, Stats: req.Stats, Tracer: req.Tracer, BeforeRead: before}
+	for ev, err := range req.Agent.Run(x.ctx, run) {
 		if x.step(ev, err) {
 			break
 		}
@@ -72,13 +74,6 @@ func (m *Manager) execute(ctx context.Context, lr *localRun, req StartRequest, c
 }
 
 func (m *Manager) newExecution(ctx context.Context, lr *localRun, req StartRequest, client *startingClient) *execution {
-	ctx = agui.WithPrincipal(ctx, req.UpstreamPrincipal)
-	if req.Header != nil {
-		ctx = agui.WithRequestHeaders(ctx, req.Header)
-	}
-	if req.Stats != nil {
-		ctx = agui.WithStats(ctx, req.Stats)
-	}
 	x := &execution{m: m, lr: lr, req: req, ctx: ctx, budget: transcriptBudget{m: m}}
 	if !lr.run.Unlocked {
 		hctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)

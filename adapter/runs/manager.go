@@ -247,8 +247,8 @@ func (m *Manager) Close() {
 // StartRequest is what a run starts with.
 type StartRequest struct {
 	Principal string
-	// UpstreamPrincipal is stored in the agent's context (agui.WithPrincipal):
-	// "" for an unauthenticated deployment.
+	// UpstreamPrincipal is the agent's agui.Request.Principal: "" for an
+	// unauthenticated deployment.
 	UpstreamPrincipal string
 	AgentID           string
 	Agent             agui.Agent
@@ -257,6 +257,8 @@ type StartRequest struct {
 	Header http.Header
 	// Stats receives the run's measurements.
 	Stats agui.Stats
+	// Tracer traces what the run does (nil: no spans).
+	Tracer agui.Tracer
 	// Repairs, if set, returns the repairs made since its last call; they
 	// are carried in the stream as CUSTOM events (debug runs).
 	Repairs func() []string
@@ -349,10 +351,10 @@ func (s *Started) Serve(ctx context.Context, sink Sink) {
 		c.stop = context.AfterFunc(ctx, c.leave)
 		// Flush right before the run blocks on its upstream: a burst
 		// goes out in one write, a lone event at once.
-		m.execute(agui.WithBeforeRead(s.ctx, c.beforeRead), lr, s.req, c)
+		m.execute(s.ctx, lr, s.req, c, c.beforeRead)
 		return
 	}
-	go m.execute(s.ctx, lr, s.req, nil)
+	go m.execute(s.ctx, lr, s.req, nil, nil)
 	rd := &Reader{m: m, run: lr.run, hub: lr.hub, local: lr}
 	lr.hub.join(rd)
 	Follow(ctx, rd, sink)

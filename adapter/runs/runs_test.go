@@ -21,7 +21,8 @@ import (
 // script is an agent that yields its events (RUN_STARTED and RUN_FINISHED
 // around them), pausing between them, until ctx ends.
 func script(pause time.Duration, evs ...agui.Event) agui.Agent {
-	return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+	return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		in := req.Input
 		return func(yield func(agui.Event, error) bool) {
 			all := append([]agui.Event{&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}}, evs...)
 			all = append(all, &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})

@@ -130,15 +130,15 @@ func attrs(kv []string) []attribute.KeyValue {
 }
 
 // Run returns the runs.StartRequest.Span of a run a request starts: the
-// run's span, a server span under the client's traceparent (if any),
-// and the tracer installed for everything the run does. Nil when off.
+// run's span, a server span under the client's traceparent (if any).
+// What the run does is traced with Tracer (runs.StartRequest.Tracer).
+// Nil when off.
 func (p *Provider) Run(h http.Header, kv ...string) func(context.Context) (context.Context, func(error)) {
 	if p == nil {
 		return nil
 	}
 	parent := trace.SpanContextFromContext(p.prop.Extract(context.Background(), propagation.HeaderCarrier(h)))
 	return func(ctx context.Context) (context.Context, func(error)) {
-		ctx = agui.WithTracer(ctx, p.start)
 		if parent.IsValid() {
 			ctx = trace.ContextWithRemoteSpanContext(ctx, parent)
 		}
@@ -147,13 +147,14 @@ func (p *Provider) Run(h http.Header, kv ...string) func(context.Context) (conte
 	}
 }
 
-// Request returns ctx with the client's trace context and the tracer, for
-// work a request does outside a run (an MCP Apps card's tool call, say).
+// Request returns ctx with the client's trace context, for work a request
+// does outside a run (an MCP Apps card's tool call, say, which the pool
+// traces with Tracer).
 func (p *Provider) Request(ctx context.Context, h http.Header) context.Context {
 	if p == nil {
 		return ctx
 	}
-	return agui.WithTracer(p.prop.Extract(ctx, propagation.HeaderCarrier(h)), p.start)
+	return p.prop.Extract(ctx, propagation.HeaderCarrier(h))
 }
 
 // Transport wraps base: each request is a client span, and carries its
@@ -256,9 +257,9 @@ func (h logHandler) WithGroup(name string) slog.Handler {
 // frontend tool's result comes in the next run).
 func ToolCalls() agui.Middleware {
 	return func(next agui.Agent) agui.Agent {
-		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
-			if agui.TracerFrom(ctx) == nil {
-				return next.Run(ctx, in)
+		return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+			if req.Tracer == nil {
+				return next.Run(ctx, req)
 			}
 			return func(yield func(agui.Event, error) bool) {
 				open := map[string]func(error){}
@@ -267,11 +268,11 @@ func ToolCalls() agui.Middleware {
 						end(nil)
 					}
 				}()
-				for ev, err := range next.Run(ctx, in) {
+				for ev, err := range next.Run(ctx, req) {
 					switch e := ev.(type) {
 					case *agui.ToolCallStart:
 						if _, dup := open[e.ToolCallID]; !dup && len(open) < maxOpenToolSpans {
-							_, open[e.ToolCallID] = agui.StartSpan(ctx, "tool_call "+e.ToolCallName, "gen_ai.operation.name", "execute_tool", "gen_ai.tool.name", e.ToolCallName, "gen_ai.tool.call.id", e.ToolCallID)
+							_, open[e.ToolCallID] = req.StartSpan(ctx, "tool_call "+e.ToolCallName, "gen_ai.operation.name", "execute_tool", "gen_ai.tool.name", e.ToolCallName, "gen_ai.tool.call.id", e.ToolCallID)
 						}
 					case *agui.ToolCallResult:
 						if end, ok := open[e.ToolCallID]; ok {

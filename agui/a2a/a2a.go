@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
@@ -50,35 +51,18 @@ const BasicCatalogID = "https://a2ui.org/specification/v0_9/catalogs/basic/catal
 // surfaces the run has seen created. nil keeps them all.
 type Check func(msgs []json.RawMessage, known func(surfaceID string) bool) (keep []json.RawMessage, dropped []string)
 
-// Agent is one A2A agent.
+// Agent is one A2A agent. Its Upstream's URL is the agent's base URL
+// (its card is at URL/.well-known/agent-card.json) or the card's own
+// URL; its Origins are where the card's endpoint and redirects may lead,
+// with URL's origin as home, the only one that gets Headers and
+// ForwardHeaders (nil: URL's origin only): an endpoint elsewhere ends
+// the run with RUN_ERROR origin_not_allowed. ExposeErrors also quotes
+// the agent's JSON-RPC errors' messages (a failed task's status message
+// is the agent's word to the user and is always shown).
 type Agent struct {
-	// URL is the agent's base URL (its card is at
-	// URL/.well-known/agent-card.json) or the card's own URL.
-	URL string
-	// Headers go with every request; ForwardHeaders are copied from the
-	// client's request (agui.WithRequestHeaders).
-	Headers        map[string]string
-	ForwardHeaders []string
-	// Client sends requests (default: redirects only within the origin).
-	Client *http.Client
-	// Origins is where the card's endpoint and redirects may lead; its
-	// home is URL's origin, the only one that gets Headers and
-	// ForwardHeaders (nil: URL's origin only). An endpoint elsewhere ends
-	// the run with RUN_ERROR origin_not_allowed.
-	Origins *origin.Policy
-	// ConnectTimeout bounds each response's headers (default 30 s);
-	// IdleTimeout a silent stream (default 5 min).
-	ConnectTimeout, IdleTimeout time.Duration
-	// MaxEventSize caps one stream event (default agui.DefaultMaxEventSize).
-	MaxEventSize int
+	aguihttp.Upstream
 	// CardTTL is how long the agent card is kept (default 5 min).
 	CardTTL time.Duration
-	// ExposeErrors quotes the agent's error answers in RUN_ERROR
-	// (agui.StatusError), and its JSON-RPC errors' messages; off, the
-	// client sees only their status or code, and the log the rest. (A
-	// failed task's status message is the agent's word to the user and
-	// is always shown.)
-	ExposeErrors bool
 	// Check filters A2UI messages (the adapter's validator).
 	Check Check
 
@@ -106,10 +90,11 @@ func (a *Agent) policy() (*origin.Policy, error) {
 }
 
 // do sends a request with the agent's headers and timeouts
-// (agui.Upstream's rules).
-func (a *Agent) do(ctx context.Context, p *origin.Policy, method, url string, body any, hdr map[string]string) (*http.Response, error) {
-	u := agui.Upstream{Client: a.Client, Origins: p, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
-	return u.Do(ctx, method, url, body, hdr)
+// (aguihttp.Upstream's rules) under policy p.
+func (a *Agent) do(ctx context.Context, req *agui.Request, p *origin.Policy, method, url string, body any, hdr map[string]string) (*http.Response, error) {
+	u := a.Upstream
+	u.Origins = p
+	return u.Do(ctx, req, method, url, body, hdr)
 }
 
 // cardFetch is a fetch of the agent card that runs wait for.
@@ -124,7 +109,7 @@ type cardFetch struct {
 // as the card expires do not each fetch it). The fetch does not end when
 // the run that started it does (it is bounded by its own timeout); a run
 // stops waiting when its ctx ends.
-func (a *Agent) readCard(ctx context.Context) (*card, error) {
+func (a *Agent) readCard(ctx context.Context, req *agui.Request) (*card, error) {
 	ttl := a.CardTTL
 	if ttl == 0 {
 		ttl = 5 * time.Minute
@@ -140,10 +125,13 @@ func (a *Agent) readCard(ctx context.Context) (*card, error) {
 		f = &cardFetch{done: make(chan struct{})}
 		a.fetching = f
 		// Not the run's: it may end first, and its hook with it.
-		fctx := agui.WithBeforeRead(context.WithoutCancel(ctx), func() {})
+		fctx, freq := context.WithoutCancel(ctx), &agui.Request{}
+		if req != nil {
+			freq.Header = req.Header
+		}
 		go func() { // ends with the fetch, within its timeout
 			defer close(f.done)
-			f.card, f.err = a.fetchCard(fctx)
+			f.card, f.err = a.fetchCard(fctx, freq)
 			a.mu.Lock()
 			defer a.mu.Unlock()
 			if f.err == nil {
@@ -153,7 +141,7 @@ func (a *Agent) readCard(ctx context.Context) (*card, error) {
 		}()
 	}
 	a.mu.Unlock()
-	agui.BeforeRead(ctx)() // what the client is owed goes out before the wait
+	req.ReadHook()() // what the client is owed goes out before the wait
 	select {
 	case <-f.done:
 		return f.card, f.err
@@ -163,7 +151,7 @@ func (a *Agent) readCard(ctx context.Context) (*card, error) {
 }
 
 // fetchCard fetches the agent card.
-func (a *Agent) fetchCard(ctx context.Context) (*card, error) {
+func (a *Agent) fetchCard(ctx context.Context, req *agui.Request) (*card, error) {
 	p, err := a.policy()
 	if err != nil {
 		return nil, &agui.RunFailure{Code: agui.CodeInternal, Message: "the A2A agent's url is not usable", Err: err}
@@ -174,7 +162,7 @@ func (a *Agent) fetchCard(ctx context.Context) (*card, error) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	resp, err := a.do(rctx, p, http.MethodGet, cardURL, nil, nil)
+	resp, err := a.do(rctx, req, p, http.MethodGet, cardURL, nil, nil)
 	if err != nil {
 		if re := (*agui.RunFailure)(nil); errors.As(err, &re) {
 			return nil, re
@@ -183,7 +171,7 @@ func (a *Agent) fetchCard(ctx context.Context) (*card, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, agui.StatusError(resp, "A2A agent card", a.ExposeErrors)
+		return nil, aguihttp.StatusError(resp, "A2A agent card", a.ExposeErrors)
 	}
 	var raw struct {
 		URL                 string `json:"url"`
@@ -409,16 +397,17 @@ func (c *card) headers() map[string]string {
 }
 
 // Run implements agui.Agent.
-func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+func (a *Agent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+	in := req.Input
 	return func(yield func(agui.Event, error) bool) {
-		c, err := a.readCard(ctx)
+		c, err := a.readCard(ctx, req)
 		if err != nil {
 			if ctx.Err() == nil {
 				yield(nil, err)
 			}
 			return
 		}
-		contextID := ContextID(agui.ScopedThreadID(agui.Principal(ctx), in.ThreadID))
+		contextID := ContextID(agui.ScopedThreadID(req.Principal, in.ThreadID))
 		msg, err := a.message(in, c, contextID)
 		if err != nil {
 			_ = yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) &&
@@ -437,7 +426,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		if !t.out(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}) {
 			return
 		}
-		resp, err := a.do(ctx, c.policy, http.MethodPost, c.Endpoint, body, c.headers())
+		resp, err := a.do(ctx, req, c.policy, http.MethodPost, c.Endpoint, body, c.headers())
 		if err != nil {
 			if re := (*agui.RunFailure)(nil); errors.As(err, &re) && ctx.Err() == nil {
 				yield(nil, re)
@@ -448,7 +437,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode/100 != 2 {
-			yield(nil, agui.StatusError(resp, "A2A "+method, a.ExposeErrors))
+			yield(nil, aguihttp.StatusError(resp, "A2A "+method, a.ExposeErrors))
 			return
 		}
 		// Whenever we leave before the task ended (the client went away or
@@ -461,7 +450,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 				if c.Version == "1.0" {
 					cm = "CancelTask"
 				}
-				if r, err := a.do(cctx, c.policy, http.MethodPost, c.Endpoint, map[string]any{"jsonrpc": "2.0", "id": 2, "method": cm, "params": map[string]any{"id": t.taskID}}, c.headers()); err == nil {
+				if r, err := a.do(cctx, req, c.policy, http.MethodPost, c.Endpoint, map[string]any{"jsonrpc": "2.0", "id": 2, "method": cm, "params": map[string]any{"id": t.taskID}}, c.headers()); err == nil {
 					r.Body.Close()
 				}
 			}

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 	"github.com/genui-adapter/genui-adapter/schemas"
 )
 
@@ -59,7 +60,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func runAll(t *testing.T, a *Agent, in *agui.RunAgentInput) ([]agui.Event, error) {
 	t.Helper()
 	var out []agui.Event
-	for ev, err := range a.Run(context.Background(), in) {
+	for ev, err := range a.Run(context.Background(), &agui.Request{Input: in}) {
 		if err != nil {
 			return out, err
 		}
@@ -94,7 +95,7 @@ func TestBothProtocols(t *testing.T) {
 	for _, v := range []string{"0.3", "1.0"} {
 		f := &fake{v: v, results: streams[v]}
 		srv := httptest.NewServer(f)
-		evs, err := runAll(t, &Agent{URL: srv.URL}, userInput("hi"))
+		evs, err := runAll(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}}, userInput("hi"))
 		srv.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", v, err)
@@ -139,7 +140,7 @@ func TestStatesAndErrors(t *testing.T) {
 		{[]string{`{"kind":"task","id":"T","status":{"state":"working"}}`}, "truncated"},
 	} {
 		srv := httptest.NewServer(&fake{v: "0.3", results: c.results})
-		evs, err := runAll(t, &Agent{URL: srv.URL}, userInput("hi"))
+		evs, err := runAll(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}}, userInput("hi"))
 		srv.Close()
 		got := ""
 		switch {
@@ -181,17 +182,17 @@ func TestRPCErrors(t *testing.T) {
 		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32001,\"message\":\"Task not found\"}}\n\n")
 	}))
 	defer srv.Close()
-	evs, err := runAll(t, &Agent{URL: srv.URL, ExposeErrors: true}, userInput("hi"))
+	evs, err := runAll(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL, ExposeErrors: true}}, userInput("hi"))
 	if err != nil || evs[len(evs)-1].(*agui.RunError).Message != "Task not found" {
 		t.Errorf("%v %v", evs, err)
 	}
 	// Not exposed: the code and a fixed text; the message is the cause.
-	_, err = runAll(t, &Agent{URL: srv.URL}, userInput("hi"))
+	_, err = runAll(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}}, userInput("hi"))
 	var re *agui.RunFailure
 	if !asRunFailure(err, &re) || re.Code != "a2a_error" || strings.Contains(re.Message, "Task not found") || !strings.Contains(err.Error(), "Task not found") {
 		t.Errorf("not exposed: %v", err)
 	}
-	if _, err := runAll(t, &Agent{URL: "http://127.0.0.1:1"}, userInput("hi")); err == nil || !strings.Contains(err.Error(), "agent's card") {
+	if _, err := runAll(t, &Agent{Upstream: aguihttp.Upstream{URL: "http://127.0.0.1:1"}}, userInput("hi")); err == nil || !strings.Contains(err.Error(), "agent's card") {
 		t.Errorf("unreachable: %v", err)
 	}
 }
@@ -240,7 +241,7 @@ func TestA2UIClientMetadata(t *testing.T) {
 		srv := httptest.NewServer(f)
 		in := userInput("hi")
 		in.ForwardedProps = agui.JSON(tt.fp)
-		if _, err := runAll(t, &Agent{URL: srv.URL}, in); err != nil {
+		if _, err := runAll(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}}, in); err != nil {
 			t.Fatal(err)
 		}
 		srv.Close()
@@ -314,16 +315,16 @@ func TestCardFetchedOnceByConcurrentRuns(t *testing.T) {
 		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"status-update\",\"taskId\":\"T\",\"status\":{\"state\":\"completed\"},\"final\":true}}\n\n")
 	}))
 	defer srv.Close()
-	a := &Agent{URL: srv.URL}
+	a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}}
 	// A run whose client leaves while another fetches the card.
 	gone, leave := context.WithCancel(context.Background())
 	first := make(chan error, 1)
-	go func() { _, err := a.readCard(context.Background()); first <- err }()
+	go func() { _, err := a.readCard(context.Background(), nil); first <- err }()
 	for cards.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	left := make(chan error, 1)
-	go func() { _, err := a.readCard(gone); left <- err }()
+	go func() { _, err := a.readCard(gone, nil); left <- err }()
 	leave()
 	select {
 	case err := <-left:

@@ -18,7 +18,7 @@ const maxStateBytes = 32 << 20
 // back to it, perhaps editing it), the run starts from the checkpoint
 // before that message, as @ag-ui/langgraph does, instead of appending to
 // the end. "" means no fork.
-func (a *Agent) forkPoint(ctx context.Context, tid string, in *agui.RunAgentInput) (string, error) {
+func (a *Agent) forkPoint(ctx context.Context, req *agui.Request, tid string, in *agui.RunAgentInput) (string, error) {
 	var lastUser string
 	n := 0
 	for _, m := range in.Messages {
@@ -33,7 +33,7 @@ func (a *Agent) forkPoint(ctx context.Context, tid string, in *agui.RunAgentInpu
 	if lastUser == "" {
 		return "", nil
 	}
-	resp, err := a.call(ctx, http.MethodGet, "/threads/"+tid+"/state", nil, nil, "thread state")
+	resp, err := a.call(ctx, req, http.MethodGet, "/threads/"+tid+"/state", nil, nil, "thread state")
 	if err != nil {
 		return "", err
 	}
@@ -58,7 +58,7 @@ func (a *Agent) forkPoint(ctx context.Context, tid string, in *agui.RunAgentInpu
 		return "", nil
 	}
 	// The newest checkpoint without that message is the one before it.
-	resp, err = a.call(ctx, http.MethodPost, "/threads/"+tid+"/history", map[string]any{"limit": 1000}, nil, "thread history")
+	resp, err = a.call(ctx, req, http.MethodPost, "/threads/"+tid+"/history", map[string]any{"limit": 1000}, nil, "thread history")
 	if err != nil {
 		return "", err
 	}

@@ -27,45 +27,23 @@ import (
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
-	"github.com/genui-adapter/genui-adapter/agui/origin"
+	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 )
 
-// Agent runs one graph (assistant) of a LangGraph server.
+// Agent runs one graph (assistant) of a LangGraph server. Its Upstream's
+// URL is the server's base URL, e.g. http://127.0.0.1:2024; its
+// Origins keep the API key on the server's origin; an idle run stream is
+// resumed (MaxReconnects).
 type Agent struct {
-	// URL is the server's base URL, e.g. http://127.0.0.1:2024.
-	URL string
+	aguihttp.Upstream
 	// Graph is the graph id or assistant id.
 	Graph string
 	// APIKey, when set, is sent as x-api-key.
 	APIKey string
 	// AssistantConfig is merged into every run's config.
 	AssistantConfig map[string]any
-	// Headers are sent with every request (after forwarded ones, so they
-	// win).
-	Headers map[string]string
-	// ForwardHeaders lists inbound request headers (case-insensitive)
-	// copied from the headers stored in ctx by agui.WithRequestHeaders.
-	ForwardHeaders []string
-	// ConnectTimeout bounds the wait for each response's headers (default
-	// 30 s).
-	ConnectTimeout time.Duration
-	// IdleTimeout aborts a response body that sends nothing for this long
-	// (default 5 min; a run stream is then resumed); negative disables it.
-	IdleTimeout time.Duration
-	// Client sends requests (default: no overall timeout, redirects only
-	// within the server's origin, so the API key never reaches another).
-	Client *http.Client
-	// Origins is where redirects may lead (agui.Upstream.Origins); nil:
-	// within URL's origin only.
-	Origins *origin.Policy
-	// ExposeErrors quotes the server's error answers in RUN_ERROR
-	// (agui.StatusError), and its error events' text; off, the client
-	// sees only their status or a fixed text, and the log the rest.
-	ExposeErrors bool
 	// MaxReconnects bounds stream resumptions (default 5).
 	MaxReconnects int
-	// MaxEventSize caps one upstream event (default agui.DefaultMaxEventSize).
-	MaxEventSize int
 	// ClientConfigKeys lists the keys a client may set in the run's
 	// configurable and context (forwardedProps.config.configurable,
 	// forwardedProps.context); others are dropped, so a browser cannot
@@ -115,13 +93,13 @@ const subgraphsProbeTimeout = 10 * time.Second
 // subgraphsOK reports whether runs may ask the server for subgraph
 // streaming, probing it when the last finding is older than
 // subgraphsRecheck. Concurrent runs wait for one probe.
-func (a *Agent) subgraphsOK(ctx context.Context) bool {
+func (a *Agent) subgraphsOK(ctx context.Context, req *agui.Request) bool {
 	a.subgraphsMu.Lock()
 	defer a.subgraphsMu.Unlock()
 	if !a.subgraphsAt.IsZero() && time.Since(a.subgraphsAt) < subgraphsRecheck {
 		return a.subgraphsOn
 	}
-	err := a.probeSubgraphs(ctx)
+	err := a.probeSubgraphs(ctx, req)
 	if ctx.Err() != nil {
 		return false // the run's client left: no finding
 	}
@@ -146,10 +124,10 @@ func (a *Agent) refuseSubgraphs() {
 // thread, interrupted before its first node (so no node runs), and
 // deletes the thread: nil when the stream carried the graph's state and
 // ended, the server's complaint otherwise.
-func (a *Agent) probeSubgraphs(ctx context.Context) error {
+func (a *Agent) probeSubgraphs(ctx context.Context, req *agui.Request) error {
 	ctx, cancel := context.WithTimeout(ctx, subgraphsProbeTimeout)
 	defer cancel()
-	resp, err := a.call(ctx, http.MethodPost, "/threads", map[string]any{"metadata": map[string]any{"genui_probe": "stream_subgraphs"}}, nil, "create probe thread")
+	resp, err := a.call(ctx, req, http.MethodPost, "/threads", map[string]any{"metadata": map[string]any{"genui_probe": "stream_subgraphs"}}, nil, "create probe thread")
 	if err != nil {
 		return err
 	}
@@ -164,11 +142,11 @@ func (a *Agent) probeSubgraphs(ctx context.Context) error {
 	defer func() {
 		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer dcancel()
-		if r, err := a.do(dctx, http.MethodDelete, "/threads/"+th.ThreadID, nil, nil); err == nil {
+		if r, err := a.do(dctx, req, http.MethodDelete, "/threads/"+th.ThreadID, nil, nil); err == nil {
 			r.Body.Close()
 		}
 	}()
-	resp, err = a.call(ctx, http.MethodPost, "/threads/"+th.ThreadID+"/runs/stream", map[string]any{
+	resp, err = a.call(ctx, req, http.MethodPost, "/threads/"+th.ThreadID+"/runs/stream", map[string]any{
 		"assistant_id": a.Graph, "input": map[string]any{"messages": []any{}}, "stream_mode": []string{"values"},
 		"stream_subgraphs": true, "interrupt_before": "*",
 	}, map[string]string{"Accept": "text/event-stream"}, "probe run")
@@ -226,35 +204,34 @@ func ThreadID(aguiThread string) string {
 }
 
 // do sends a request to the server with the agent's headers and
-// timeouts (agui.Upstream's rules).
-func (a *Agent) do(ctx context.Context, method, path string, body any, hdr map[string]string) (*http.Response, error) {
-	u := agui.Upstream{Client: a.Client, Origins: a.Origins, Headers: a.Headers, ForwardHeaders: a.ForwardHeaders, ConnectTimeout: a.ConnectTimeout, IdleTimeout: a.IdleTimeout}
+// timeouts (aguihttp.Upstream's rules).
+func (a *Agent) do(ctx context.Context, req *agui.Request, method, path string, body any, hdr map[string]string) (*http.Response, error) {
 	if a.APIKey != "" {
 		h := make(map[string]string, len(hdr)+1)
 		maps.Copy(h, hdr)
 		h["x-api-key"] = a.APIKey
 		hdr = h
 	}
-	return u.Do(ctx, method, strings.TrimRight(a.URL, "/")+path, body, hdr)
+	return a.Do(ctx, req, method, strings.TrimRight(a.URL, "/")+path, body, hdr)
 }
 
 // call is do for requests whose failure ends the run: an unreachable
 // server or a non-2xx answer comes back as the *agui.RunFailure to report.
-func (a *Agent) call(ctx context.Context, method, path string, body any, hdr map[string]string, what string) (*http.Response, error) {
-	resp, err := a.do(ctx, method, path, body, hdr)
+func (a *Agent) call(ctx context.Context, req *agui.Request, method, path string, body any, hdr map[string]string, what string) (*http.Response, error) {
+	resp, err := a.do(ctx, req, method, path, body, hdr)
 	if err != nil {
 		if re := (*agui.RunFailure)(nil); errors.As(err, &re) {
 			return nil, re
 		}
 		msg := "cannot reach the LangGraph server"
-		if errors.Is(err, agui.ErrConnectTimeout) {
+		if errors.Is(err, aguihttp.ErrConnectTimeout) {
 			msg = "the LangGraph server sent " + err.Error()
 		}
 		return nil, &agui.RunFailure{Code: agui.CodeUpstreamUnreachable, Message: msg, Err: err}
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
-		return nil, agui.StatusError(resp, "LangGraph "+what, a.ExposeErrors)
+		return nil, aguihttp.StatusError(resp, "LangGraph "+what, a.ExposeErrors)
 	}
 	return resp, nil
 }
@@ -427,16 +404,17 @@ func (a *Agent) allowed(from map[string]json.RawMessage, to map[string]any) {
 }
 
 // Run implements agui.Agent.
-func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+func (a *Agent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+	in := req.Input
 	return func(yield func(agui.Event, error) bool) {
 		// Two principals' threads of the same id are two LangGraph threads.
-		principal := agui.Principal(ctx)
+		principal := req.Principal
 		tid := ThreadID(agui.ScopedThreadID(principal, in.ThreadID))
 		meta := map[string]any{"agui_thread_id": in.ThreadID}
 		if principal != "" {
 			meta["genui_principal"] = principal
 		}
-		resp, err := a.call(ctx, http.MethodPost, "/threads", map[string]any{"thread_id": tid, "if_exists": "do_nothing", "metadata": meta}, nil, "create thread")
+		resp, err := a.call(ctx, req, http.MethodPost, "/threads", map[string]any{"thread_id": tid, "if_exists": "do_nothing", "metadata": meta}, nil, "create thread")
 		if err != nil {
 			if ctx.Err() == nil {
 				yield(nil, err)
@@ -445,18 +423,18 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		}
 		resp.Body.Close()
 
-		t := &translator{in: in, yield: yield, snapshot: !a.NoMessagesSnapshot, keys: a.outputKeys(ctx), expose: a.ExposeErrors}
+		t := &translator{in: in, yield: yield, snapshot: !a.NoMessagesSnapshot, keys: a.outputKeys(ctx, req), expose: a.ExposeErrors}
 		if !t.out(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}) {
 			return
 		}
 		body := a.runBody(in, principal)
-		if !a.NoSubgraphs && string(in.ForwardedProp("streamSubgraphs")) != "false" && a.subgraphsOK(ctx) {
+		if !a.NoSubgraphs && string(in.ForwardedProp("streamSubgraphs")) != "false" && a.subgraphsOK(ctx, req) {
 			body["stream_subgraphs"] = true
 		}
 		if len(in.Resume) > 0 {
 			// Each answer goes to the interrupt it names: the thread's
 			// pending interrupts decide the Command.resume's shape.
-			pending, perr := a.pendingInterrupts(ctx, tid)
+			pending, perr := a.pendingInterrupts(ctx, req, tid)
 			v, err := resumeValue(in.Resume, pending, perr == nil)
 			if err != nil {
 				yield(nil, err)
@@ -467,12 +445,12 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 		if _, cmd := body["command"]; !cmd && body["checkpoint_id"] == nil {
 			// A state or history the server cannot give means no fork: the
 			// run appends, as it would without an edit.
-			if cp, _ := a.forkPoint(ctx, tid, in); cp != "" {
+			if cp, _ := a.forkPoint(ctx, req, tid, in); cp != "" {
 				body["checkpoint_id"] = cp
 			}
 		}
 		_, t.subgraphs = body["stream_subgraphs"]
-		resp, err = a.call(ctx, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
+		resp, err = a.call(ctx, req, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
 		if err != nil {
 			if ctx.Err() == nil {
 				yield(nil, err)
@@ -485,7 +463,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			if t.runID != "" && !t.ended {
 				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 				defer cancel()
-				if r, err := a.do(cctx, http.MethodPost, "/threads/"+tid+"/runs/"+t.runID+"/cancel", nil, nil); err == nil {
+				if r, err := a.do(cctx, req, http.MethodPost, "/threads/"+tid+"/runs/"+t.runID+"/cancel", nil, nil); err == nil {
 					r.Body.Close()
 				}
 			}
@@ -506,7 +484,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 				a.refuseSubgraphs()
 				delete(body, "stream_subgraphs")
 				t.subgraphs, t.runID, t.lastID = false, "", ""
-				resp, err = a.call(ctx, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
+				resp, err = a.call(ctx, req, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
 				if err != nil {
 					if ctx.Err() == nil {
 						yield(nil, err)
@@ -526,7 +504,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 			if err == nil && t.runID != "" {
 				// A clean close: the run is over, or the server let go of
 				// the stream early. Its status says which.
-				switch st, serr := a.runStatus(ctx, tid, t.runID); {
+				switch st, serr := a.runStatus(ctx, req, tid, t.runID); {
 				case serr != nil:
 					err = serr
 				case st == "success" || st == "interrupted":
@@ -534,7 +512,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 						// The frames after the break may be gone (the Python
 						// server replays nothing of a finished run): the
 						// final messages come from the thread.
-						a.refreshMessages(ctx, tid, t)
+						a.refreshMessages(ctx, req, tid, t)
 					}
 					t.finish()
 					return
@@ -558,7 +536,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 				hdr["Last-Event-ID"] = t.lastID
 			}
 			resumed = true
-			resp, err = a.do(ctx, http.MethodGet, "/threads/"+tid+"/runs/"+t.runID+"/stream", nil, hdr)
+			resp, err = a.do(ctx, req, http.MethodGet, "/threads/"+tid+"/runs/"+t.runID+"/stream", nil, hdr)
 			if err != nil {
 				if ctx.Err() != nil {
 					return
@@ -567,7 +545,7 @@ func (a *Agent) Run(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.
 				continue
 			}
 			if resp.StatusCode/100 != 2 {
-				err := agui.StatusError(resp, "LangGraph resume", a.ExposeErrors)
+				err := aguihttp.StatusError(resp, "LangGraph resume", a.ExposeErrors)
 				resp.Body.Close()
 				yield(nil, err)
 				return
@@ -628,8 +606,8 @@ func resumeValue(entries []agui.ResumeEntry, pending []string, known bool) (any,
 
 // pendingInterrupts are the ids of the interrupts a thread waits on
 // (GET /threads/{id}/state, tasks[].interrupts[].id).
-func (a *Agent) pendingInterrupts(ctx context.Context, tid string) ([]string, error) {
-	resp, err := a.call(ctx, http.MethodGet, "/threads/"+tid+"/state", nil, nil, "thread state")
+func (a *Agent) pendingInterrupts(ctx context.Context, req *agui.Request, tid string) ([]string, error) {
+	resp, err := a.call(ctx, req, http.MethodGet, "/threads/"+tid+"/state", nil, nil, "thread state")
 	if err != nil {
 		return nil, err
 	}
@@ -657,8 +635,8 @@ func (a *Agent) pendingInterrupts(ctx context.Context, tid string) ([]string, er
 
 // runStatus is the status of a run: pending, running, success, error,
 // timeout or interrupted.
-func (a *Agent) runStatus(ctx context.Context, tid, rid string) (string, error) {
-	resp, err := a.call(ctx, http.MethodGet, "/threads/"+tid+"/runs/"+rid, nil, nil, "run status")
+func (a *Agent) runStatus(ctx context.Context, req *agui.Request, tid, rid string) (string, error) {
+	resp, err := a.call(ctx, req, http.MethodGet, "/threads/"+tid+"/runs/"+rid, nil, nil, "run status")
 	if err != nil {
 		return "", err
 	}
@@ -674,10 +652,10 @@ func (a *Agent) runStatus(ctx context.Context, tid, rid string) (string, error) 
 
 // refreshMessages sets the messages the run ends with to the thread's
 // (GET /threads/{id}/state), when the server gives them.
-func (a *Agent) refreshMessages(ctx context.Context, tid string, t *translator) {
+func (a *Agent) refreshMessages(ctx context.Context, req *agui.Request, tid string, t *translator) {
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	resp, err := a.do(cctx, http.MethodGet, "/threads/"+tid+"/state", nil, nil)
+	resp, err := a.do(cctx, req, http.MethodGet, "/threads/"+tid+"/state", nil, nil)
 	if err != nil {
 		return
 	}
@@ -693,12 +671,13 @@ func (a *Agent) refreshMessages(ctx context.Context, tid string, t *translator) 
 }
 
 // ThreadMessages is the conversation of the LangGraph thread the AG-UI
-// thread maps to (for the principal in ctx): its state's messages as
+// thread maps to (for principal): its state's messages as
 // AG-UI messages, so a thread the adapter's run log no longer holds can be
 // shown again. nil when the LangGraph server has no such thread.
-func (a *Agent) ThreadMessages(ctx context.Context, threadID string) ([]agui.Message, error) {
-	tid := ThreadID(agui.ScopedThreadID(agui.Principal(ctx), threadID))
-	resp, err := a.do(ctx, http.MethodGet, "/threads/"+tid+"/state", nil, nil)
+func (a *Agent) ThreadMessages(ctx context.Context, principal, threadID string) ([]agui.Message, error) {
+	var req *agui.Request // no run: no forwarded headers
+	tid := ThreadID(agui.ScopedThreadID(principal, threadID))
+	resp, err := a.do(ctx, req, http.MethodGet, "/threads/"+tid+"/state", nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -707,7 +686,7 @@ func (a *Agent) ThreadMessages(ctx context.Context, threadID string) ([]agui.Mes
 		return nil, nil
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, agui.StatusError(resp, "LangGraph thread state", a.ExposeErrors)
+		return nil, aguihttp.StatusError(resp, "LangGraph thread state", a.ExposeErrors)
 	}
 	var st struct {
 		Values struct {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 	"go.uber.org/goleak"
 	"golang.org/x/tools/txtar"
 )
@@ -211,7 +212,7 @@ func (r *replay) runBody() map[string]any {
 func run(t *testing.T, a *Agent, in *agui.RunAgentInput) (string, error) {
 	t.Helper()
 	var b bytes.Buffer
-	for ev, err := range a.Run(t.Context(), in) {
+	for ev, err := range a.Run(t.Context(), &agui.Request{Input: in}) {
 		if err != nil {
 			return b.String(), err
 		}
@@ -249,7 +250,7 @@ func TestRecordedStreams(t *testing.T) {
 			srv := httptest.NewServer(rp)
 			defer srv.Close()
 			// The archives keep the server's error text (ExposeErrors).
-			got, err := run(t, &Agent{URL: srv.URL, Graph: g, ExposeErrors: true}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
+			got, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL, ExposeErrors: true}, Graph: g}, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
 			if err != nil {
 				// A failed run ends with the RUN_ERROR Normalize makes of it.
 				j, _ := json.Marshal(agui.AsRunError(err))
@@ -281,7 +282,7 @@ func TestChatTextIsOneMessage(t *testing.T) {
 	srv := httptest.NewServer(newReplay(t, "chat"))
 	defer srv.Close()
 	tr := agui.NewTranscript(nil)
-	for ev, err := range (&Agent{URL: srv.URL, Graph: "chat", NoMessagesSnapshot: true}).Run(t.Context(), input()) {
+	for ev, err := range (&Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat", NoMessagesSnapshot: true}).Run(t.Context(), &agui.Request{Input: input()}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +302,7 @@ func TestMessagesSnapshotAtEnd(t *testing.T) {
 	var streamed []string
 	var snap *agui.MessagesSnapshot
 	var after []agui.EventType
-	for ev, err := range (&Agent{URL: srv.URL, Graph: "tools"}).Run(t.Context(), input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")})) {
+	for ev, err := range (&Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "tools"}).Run(t.Context(), &agui.Request{Input: input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")})}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,7 +340,7 @@ func TestRequestBody(t *testing.T) {
 	rp := newReplay(t, "chat")
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
-	a := &Agent{URL: srv.URL, Graph: "chat", AssistantConfig: map[string]any{"recursion_limit": 7}}
+	a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat", AssistantConfig: map[string]any{"recursion_limit": 7}}
 	in := input(
 		agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("list")},
 		agui.Message{ID: "a1", Role: agui.RoleAssistant, ToolCalls: []agui.ToolCall{{ID: "c1", Type: "function", Function: agui.FunctionCall{Name: "f", Arguments: `{"x":1}`}}}},
@@ -384,7 +385,7 @@ func TestRequestBody(t *testing.T) {
 func TestSubgraphsProbedAndRefused(t *testing.T) {
 	whole := httptest.NewServer(newReplay(t, "chat"))
 	defer whole.Close()
-	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	want, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: whole.URL}, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +410,7 @@ func TestSubgraphsProbedAndRefused(t *testing.T) {
 		rp := newReplay(t, "chat")
 		rp.noSubgraphs, rp.probePasses = true, c.probePasses
 		srv := httptest.NewServer(rp)
-		a := &Agent{URL: srv.URL, Graph: "chat"}
+		a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}
 		got, err := run(t, a, input())
 		if err != nil {
 			t.Fatal(err)
@@ -435,7 +436,7 @@ func TestSubgraphsProbedAndRefused(t *testing.T) {
 	fail := newReplay(t, "fail")
 	srv2 := httptest.NewServer(fail)
 	defer srv2.Close()
-	_, err = run(t, &Agent{URL: srv2.URL, Graph: "fail", ExposeErrors: true}, input())
+	_, err = run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv2.URL, ExposeErrors: true}, Graph: "fail"}, input())
 	var re *agui.RunFailure
 	if !errors.As(err, &re) || re.Code != CodeGraphError || re.Message != "graph exploded" {
 		t.Fatalf("failing graph: %v", err)
@@ -457,7 +458,7 @@ func TestResumeSendsCommand(t *testing.T) {
 	defer srv.Close()
 	in := input()
 	in.Resume = []agui.ResumeEntry{{InterruptID: "i1", Status: "resolved", Payload: agui.JSON(`{"approved":true}`)}}
-	if _, err := run(t, &Agent{URL: srv.URL, Graph: "approve"}, in); err != nil {
+	if _, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "approve"}, in); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(rp.runBody())
@@ -471,7 +472,7 @@ func TestResumeSendsCommand(t *testing.T) {
 func TestDroppedStreamResumes(t *testing.T) {
 	whole := httptest.NewServer(newReplay(t, "chat"))
 	defer whole.Close()
-	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	want, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: whole.URL}, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +480,7 @@ func TestDroppedStreamResumes(t *testing.T) {
 	rp.cut = 9
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
-	got, err := run(t, &Agent{URL: srv.URL, Graph: "chat"}, input())
+	got, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +507,7 @@ func TestDroppedStreamResumes(t *testing.T) {
 func TestDroppedStreamOfEndedRunEndsWithThreadMessages(t *testing.T) {
 	whole := httptest.NewServer(newReplay(t, "chat"))
 	defer whole.Close()
-	want, err := run(t, &Agent{URL: whole.URL, Graph: "chat"}, input())
+	want, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: whole.URL}, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +519,7 @@ func TestDroppedStreamOfEndedRunEndsWithThreadMessages(t *testing.T) {
 	rp.finished = true
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
-	got, err := run(t, &Agent{URL: srv.URL, Graph: "chat"}, input())
+	got, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}, input())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -536,7 +537,7 @@ func TestDroppedStreamOfEndedRunEndsWithThreadMessages(t *testing.T) {
 }
 
 func TestUnreachableAndHTTPErrors(t *testing.T) {
-	_, err := run(t, &Agent{URL: "http://127.0.0.1:1", Graph: "x"}, input())
+	_, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: "http://127.0.0.1:1"}, Graph: "x"}, input())
 	var re *agui.RunFailure
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamUnreachable {
 		t.Fatalf("unreachable: %v", err)
@@ -552,12 +553,12 @@ func TestUnreachableAndHTTPErrors(t *testing.T) {
 	defer srv.Close()
 	// The server's complaint goes to the log (in Err), and to the client
 	// only when exposed.
-	_, err = run(t, &Agent{URL: srv.URL, Graph: "nope"}, input())
+	_, err = run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "nope"}, input())
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamStatus || !strings.Contains(re.Message, "LangGraph run: HTTP 404") ||
 		strings.Contains(re.Message, "nope") || !strings.Contains(re.Err.Error(), `Assistant \\\"nope\\\" not found`) {
 		t.Fatalf("404: %q, %v", re.Message, err)
 	}
-	_, err = run(t, &Agent{URL: srv.URL, Graph: "nope", ExposeErrors: true}, input())
+	_, err = run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL, ExposeErrors: true}, Graph: "nope"}, input())
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamStatus || !strings.Contains(re.Message, `Assistant "nope" not found`) {
 		t.Fatalf("404, exposed: %v", err)
 	}
@@ -574,7 +575,7 @@ func TestClientGoneCancelsRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	n := 0
-	for _, err := range (&Agent{URL: srv.URL, Graph: "chat"}).Run(ctx, input()) {
+	for _, err := range (&Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}).Run(ctx, &agui.Request{Input: input()}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -647,7 +648,7 @@ func TestConsumerStopCancelsRun(t *testing.T) {
 	defer srv.Close()
 	defer srv.CloseClientConnections()
 	n := 0
-	for _, err := range (&Agent{URL: srv.URL, Graph: "chat"}).Run(t.Context(), input()) {
+	for _, err := range (&Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}).Run(t.Context(), &agui.Request{Input: input()}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -686,13 +687,13 @@ func BenchmarkTranslate(b *testing.B) {
 
 // runBodyFor runs a against the recorded chat stream and returns the run
 // request's body.
-func runBodyFor(t *testing.T, a *Agent, ctx context.Context, in *agui.RunAgentInput) string {
+func runBodyFor(t *testing.T, a *Agent, ctx context.Context, req *agui.Request) string {
 	t.Helper()
 	rp := newReplay(t, "chat")
 	srv := httptest.NewServer(rp)
 	defer srv.Close()
 	a.URL, a.Graph = srv.URL, "chat"
-	for _, err := range a.Run(ctx, in) {
+	for _, err := range a.Run(ctx, req) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -707,29 +708,29 @@ func runBodyFor(t *testing.T, a *Agent, ctx context.Context, in *agui.RunAgentIn
 func TestForwardedCommand(t *testing.T) {
 	in := input()
 	in.ForwardedProps = agui.JSON(`{"command":{"resume":"{\"approved\":true}","goto":"review","update":{"step":2},"evil":1}}`)
-	b := runBodyFor(t, &Agent{}, t.Context(), in)
+	b := runBodyFor(t, &Agent{}, t.Context(), &agui.Request{Input: in})
 	if !strings.Contains(b, `"command":{"goto":"review","resume":{"approved":true},"update":{"step":2}}`) || strings.Contains(b, `"input"`) || strings.Contains(b, "evil") {
 		t.Errorf("command body %s", b)
 	}
 	in.Resume = []agui.ResumeEntry{{InterruptID: "i1", Status: "resolved", Payload: agui.JSON(`"from input.resume"`)}}
-	if b := runBodyFor(t, &Agent{}, t.Context(), in); !strings.Contains(b, `"resume":"from input.resume"`) || !strings.Contains(b, `"goto":"review"`) {
+	if b := runBodyFor(t, &Agent{}, t.Context(), &agui.Request{Input: in}); !strings.Contains(b, `"resume":"from input.resume"`) || !strings.Contains(b, `"goto":"review"`) {
 		t.Errorf("input.resume did not win: %s", b)
 	}
 	// A resume never carries input, whatever messages the client sends
 	// (Aegra answers 422 to both).
 	in = input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("new words")})
 	in.Resume = []agui.ResumeEntry{{InterruptID: "i1", Status: "resolved", Payload: agui.JSON(`true`)}}
-	if b := runBodyFor(t, &Agent{}, t.Context(), in); strings.Contains(b, `"input"`) || strings.Contains(b, "new words") {
+	if b := runBodyFor(t, &Agent{}, t.Context(), &agui.Request{Input: in}); strings.Contains(b, `"input"`) || strings.Contains(b, "new words") {
 		t.Errorf("a resume with messages sent input: %s", b)
 	}
 	in.Resume, in.ForwardedProps = nil, agui.JSON(`{"command":{"resume":true}}`)
-	if b := runBodyFor(t, &Agent{}, t.Context(), in); strings.Contains(b, `"input"`) || !strings.Contains(b, `"command":{"resume":true}`) {
+	if b := runBodyFor(t, &Agent{}, t.Context(), &agui.Request{Input: in}); strings.Contains(b, `"input"`) || !strings.Contains(b, `"command":{"resume":true}`) {
 		t.Errorf("a command.resume with messages sent input: %s", b)
 	}
 	// goto without resume still sends the messages.
 	in = input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")})
 	in.ForwardedProps = agui.JSON(`{"command":{"goto":"review"}}`)
-	if b := runBodyFor(t, &Agent{}, t.Context(), in); !strings.Contains(b, `"command":{"goto":"review"}`) || !strings.Contains(b, `"input":{"messages"`) {
+	if b := runBodyFor(t, &Agent{}, t.Context(), &agui.Request{Input: in}); !strings.Contains(b, `"command":{"goto":"review"}`) || !strings.Contains(b, `"input":{"messages"`) {
 		t.Errorf("goto body %s", b)
 	}
 }
@@ -740,7 +741,7 @@ func TestClientConfigIsAllowListed(t *testing.T) {
 	in := input()
 	in.ForwardedProps = agui.JSON(`{"config":{"recursion_limit":100000,"configurable":{"model":"gpt-x","user_id":"admin","genui_principal":"mallory"}},"webhook":"http://169.254.169.254/","checkpointId":"cp-1","metadata":{"genui_principal":"mallory","page":"orders"}}`)
 	a := &Agent{AssistantConfig: map[string]any{"recursion_limit": 7, "configurable": map[string]any{"user_id": "deployment"}}, ClientConfigKeys: []string{"model"}}
-	b := runBodyFor(t, a, agui.WithPrincipal(t.Context(), "alice"), in)
+	b := runBodyFor(t, a, t.Context(), &agui.Request{Input: in, Principal: "alice"})
 	for _, want := range []string{`"recursion_limit":7`, `"model":"gpt-x"`, `"user_id":"deployment"`, `"genui_principal":"alice"`, `"checkpoint_id":"cp-1"`, `"page":"orders"`} {
 		if !strings.Contains(b, want) {
 			t.Errorf("run body lacks %s: %s", want, b)
@@ -754,11 +755,11 @@ func TestClientConfigIsAllowListed(t *testing.T) {
 	// Default: no client key at all; a client context alone still carries
 	// the principal, in context (LangGraph refuses both).
 	in.ForwardedProps = agui.JSON(`{"config":{"configurable":{"model":"gpt-x"}},"context":{"model":"gpt-y","tenant":"t1"}}`)
-	b = runBodyFor(t, &Agent{ClientConfigKeys: []string{"tenant"}}, agui.WithPrincipal(t.Context(), "alice"), in)
+	b = runBodyFor(t, &Agent{ClientConfigKeys: []string{"tenant"}}, t.Context(), &agui.Request{Input: in, Principal: "alice"})
 	if strings.Contains(b, "gpt-") || !strings.Contains(b, `"context":{"genui_principal":"alice","tenant":"t1"}`) || strings.Contains(b, `"configurable"`) {
 		t.Errorf("context body %s", b)
 	}
-	if b := runBodyFor(t, &Agent{}, t.Context(), input()); strings.Contains(b, "genui_principal") || strings.Contains(b, `"config"`) {
+	if b := runBodyFor(t, &Agent{}, t.Context(), &agui.Request{Input: input()}); strings.Contains(b, "genui_principal") || strings.Contains(b, `"config"`) {
 		t.Errorf("unauthenticated run body %s", b)
 	}
 }
@@ -790,7 +791,7 @@ func TestEditForksFromTheCheckpointBefore(t *testing.T) {
 		rp.state = `{"values":{"messages":[` + strings.Join([]string{u1, a1, u2, a2}, ",") + `]}}`
 		rp.history = "[" + strings.Join([]string{cp("cp4", u1, a1, u2, a2), cp("cp3", u1, a1, u2), cp("cp2", u1, a1), cp("cp1", u1), cp("cp0")}, ",") + "]"
 		srv := httptest.NewServer(rp)
-		if _, err := run(t, &Agent{URL: srv.URL, Graph: "chat"}, input(c.in...)); err != nil {
+		if _, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}, input(c.in...)); err != nil {
 			t.Fatal(err)
 		}
 		srv.Close()
@@ -821,7 +822,7 @@ func TestSnapshotsShowOnlyOutputKeys(t *testing.T) {
 	} {
 		rp := &replay{t: t, frames: frames, status: "success", schemas: tc.schemas, assistant: tc.assistant}
 		srv := httptest.NewServer(rp)
-		a := &Agent{URL: srv.URL, Graph: "g"}
+		a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "g"}
 		out, err := run(t, a, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
 		srv.Close()
 		if err != nil {
@@ -847,7 +848,7 @@ func TestSilentStreamEnds(t *testing.T) {
 	defer srv.Close()
 	defer srv.CloseClientConnections()
 	start := time.Now()
-	_, err := run(t, &Agent{URL: srv.URL, Graph: "chat", IdleTimeout: 100 * time.Millisecond, MaxReconnects: 2}, input())
+	_, err := run(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL, IdleTimeout: 100 * time.Millisecond}, Graph: "chat", MaxReconnects: 2}, input())
 	var re *agui.RunFailure
 	if !errors.As(err, &re) || re.Code != agui.CodeUpstreamTruncated {
 		t.Fatalf("silent stream: %v", err)
@@ -979,8 +980,8 @@ func TestThreadMessages(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	a := &Agent{URL: srv.URL, Graph: "g"}
-	msgs, err := a.ThreadMessages(agui.WithPrincipal(t.Context(), "alice"), "t1")
+	a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "g"}
+	msgs, err := a.ThreadMessages(t.Context(), "alice", "t1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -988,12 +989,12 @@ func TestThreadMessages(t *testing.T) {
 	if want := `[{"id":"u1","role":"user","content":"hi"},{"id":"a1","role":"assistant","content":"","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]},{"id":"t1","role":"tool","content":"ok","toolCallId":"c1"}]`; string(b) != want {
 		t.Fatalf("messages\n%s\nwant\n%s", b, want)
 	}
-	if msgs, err := a.ThreadMessages(agui.WithPrincipal(t.Context(), "bob"), "t1"); msgs != nil || err != nil {
+	if msgs, err := a.ThreadMessages(t.Context(), "bob", "t1"); msgs != nil || err != nil {
 		t.Fatalf("another principal's thread: %v %v", msgs, err)
 	}
 	// The server's answer goes to the log (Err), not to the client.
 	var re *agui.RunFailure
-	if _, err := a.ThreadMessages(t.Context(), "t1"); !errors.As(err, &re) || !strings.Contains(re.Message, "HTTP 500") || !strings.Contains(re.Err.Error(), "boom") {
+	if _, err := a.ThreadMessages(t.Context(), "", "t1"); !errors.As(err, &re) || !strings.Contains(re.Message, "HTTP 500") || !strings.Contains(re.Err.Error(), "boom") {
 		t.Fatalf("failing server: %v", err)
 	}
 }
@@ -1057,27 +1058,27 @@ func TestOutputKeysKeptWhenTheServerCannotAnswer(t *testing.T) {
 		a.schemaAt = time.Now().Add(-2 * schemaTTL)
 		a.schemaMu.Unlock()
 	}
-	a := &Agent{URL: srv.URL, Graph: "g"}
-	if keys := a.outputKeys(ctx); !keys["answer"] || len(keys) != 1 {
+	a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "g"}
+	if keys := a.outputKeys(ctx, nil); !keys["answer"] || len(keys) != 1 {
 		t.Fatalf("keys %v", keys)
 	}
 	for _, s := range []int32{503, 500, 429} {
 		status.Store(s)
 		expire(a)
-		if keys := a.outputKeys(ctx); !keys["answer"] || len(keys) != 1 {
+		if keys := a.outputKeys(ctx, nil); !keys["answer"] || len(keys) != 1 {
 			t.Errorf("a %d on refresh: keys %v, want the last known {answer}", s, keys)
 		}
 	}
 	a.URL = "http://127.0.0.1:1"
 	expire(a)
-	if keys := a.outputKeys(ctx); !keys["answer"] || len(keys) != 1 {
+	if keys := a.outputKeys(ctx, nil); !keys["answer"] || len(keys) != 1 {
 		t.Errorf("unreachable on refresh: keys %v, want the last known {answer}", keys)
 	}
 	// The server says it has no schema now (a redeployed graph): every key.
 	a.URL = srv.URL
 	status.Store(404)
 	expire(a)
-	if keys := a.outputKeys(ctx); keys != nil {
+	if keys := a.outputKeys(ctx, nil); keys != nil {
 		t.Errorf("a 404: keys %v, want nil (every key)", keys)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui"
 )
 
 // schemaTTL is how long a graph's output keys are kept before they are
@@ -24,7 +26,7 @@ const schemaTTL = time.Minute
 // a refresh it cannot answer (unreachable, a 5xx or 429, a timeout)
 // keeps them: a server down or overloaded for a moment does not turn the
 // filter off.
-func (a *Agent) outputKeys(ctx context.Context) map[string]bool {
+func (a *Agent) outputKeys(ctx context.Context, req *agui.Request) map[string]bool {
 	a.schemaMu.Lock()
 	defer a.schemaMu.Unlock()
 	if !a.schemaAt.IsZero() && time.Since(a.schemaAt) < schemaTTL {
@@ -33,12 +35,12 @@ func (a *Agent) outputKeys(ctx context.Context) map[string]bool {
 	a.schemaAt = time.Now()
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	keys, status := a.schemaOf(cctx, a.Graph)
+	keys, status := a.schemaOf(cctx, req, a.Graph)
 	if status == http.StatusUnprocessableEntity {
 		// The Python server's route takes only an assistant id (a UUID),
 		// not a graph id: ask it for the graph's assistant.
-		if id := a.assistantOf(cctx); id != "" && id != a.Graph {
-			keys, status = a.schemaOf(cctx, id)
+		if id := a.assistantOf(cctx, req); id != "" && id != a.Graph {
+			keys, status = a.schemaOf(cctx, req, id)
 		}
 	}
 	answered := status != 0 && status < 500 && status != http.StatusTooManyRequests
@@ -50,8 +52,8 @@ func (a *Agent) outputKeys(ctx context.Context) map[string]bool {
 
 // schemaOf reads the output keys of assistant id, with the server's HTTP
 // status (0 when it could not be reached, or its answer was cut short).
-func (a *Agent) schemaOf(ctx context.Context, id string) (keys map[string]bool, status int) {
-	resp, err := a.do(ctx, http.MethodGet, "/assistants/"+url.PathEscape(id)+"/schemas", nil, nil)
+func (a *Agent) schemaOf(ctx context.Context, req *agui.Request, id string) (keys map[string]bool, status int) {
+	resp, err := a.do(ctx, req, http.MethodGet, "/assistants/"+url.PathEscape(id)+"/schemas", nil, nil)
 	if err != nil {
 		return nil, 0
 	}
@@ -78,8 +80,8 @@ func (a *Agent) schemaOf(ctx context.Context, id string) (keys map[string]bool, 
 
 // assistantOf is the id of an assistant of the graph a.Graph names
 // (POST /assistants/search), "" when the server names none.
-func (a *Agent) assistantOf(ctx context.Context) string {
-	resp, err := a.do(ctx, http.MethodPost, "/assistants/search", map[string]any{"graph_id": a.Graph, "limit": 1}, nil)
+func (a *Agent) assistantOf(ctx context.Context, req *agui.Request) string {
+	resp, err := a.do(ctx, req, http.MethodPost, "/assistants/search", map[string]any{"graph_id": a.Graph, "limit": 1}, nil)
 	if err != nil {
 		return ""
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/genui-adapter/genui-adapter/a2ui"
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 )
 
 // errViolations makes the process exit non-zero after a report.
@@ -113,7 +114,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var source agui.Agent
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
-		a := &agui.HTTPAgent{URL: target, MaxEventSize: *maxEvent, ClientThreadIDs: true}
+		a := &aguihttp.Agent{Upstream: aguihttp.Upstream{URL: target, MaxEventSize: *maxEvent}, ClientThreadIDs: true}
 		if *header != "" {
 			k, v, ok := strings.Cut(*header, ":")
 			if !ok {
@@ -136,7 +137,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		source = agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		source = agui.AgentFunc(func(ctx context.Context, _ *agui.Request) iter.Seq2[agui.Event, error] {
 			return agui.Decode(bytes.NewReader(data), *maxEvent)
 		})
 		// A recording carries its own ids.
@@ -148,7 +149,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	chain := agui.Chain(source, agui.Normalize(agui.Output), agui.Normalize(agui.Canonical))
 	n := 0
 	var last agui.Event
-	for ev, err := range chain.Run(agui.WithStats(ctx, log), in) {
+	for ev, err := range chain.Run(ctx, &agui.Request{Input: in, Stats: log}) {
 		if err != nil {
 			return err
 		}

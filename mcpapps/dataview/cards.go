@@ -20,13 +20,14 @@ import (
 // genui server.
 func Cards(p *mcpapps.Pool, caps *mcpapps.Capabilities, enabled func(in *agui.RunAgentInput) bool) agui.Middleware {
 	return func(next agui.Agent) agui.Agent {
-		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
+		return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+			in := req.Input
 			if !enabled(in) {
-				return next.Run(ctx, in)
+				return next.Run(ctx, req)
 			}
 			return func(yield func(agui.Event, error) bool) {
 				names := map[string]string{}
-				for ev, err := range next.Run(ctx, in) {
+				for ev, err := range next.Run(ctx, req) {
 					if !yield(ev, err) || err != nil {
 						return
 					}
@@ -34,7 +35,7 @@ func Cards(p *mcpapps.Pool, caps *mcpapps.Capabilities, enabled func(in *agui.Ru
 					case *agui.ToolCallStart:
 						names[e.ToolCallID] = e.ToolCallName
 					case *agui.ToolCallResult:
-						if card := cardFor(ctx, p, caps, in.ThreadID, e, names[e.ToolCallID]); card != nil && !yield(card, nil) {
+						if card := cardFor(p, caps, req.Principal, in.ThreadID, e, names[e.ToolCallID]); card != nil && !yield(card, nil) {
 							return
 						}
 					}
@@ -44,7 +45,7 @@ func Cards(p *mcpapps.Pool, caps *mcpapps.Capabilities, enabled func(in *agui.Ru
 	}
 }
 
-func cardFor(ctx context.Context, p *mcpapps.Pool, caps *mcpapps.Capabilities, thread string, e *agui.ToolCallResult, tool string) agui.Event {
+func cardFor(p *mcpapps.Pool, caps *mcpapps.Capabilities, principal, thread string, e *agui.ToolCallResult, tool string) agui.Event {
 	b := bytes.TrimSpace([]byte(e.Content))
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') || !json.Valid(b) {
 		return nil
@@ -62,8 +63,8 @@ func cardFor(ctx context.Context, p *mcpapps.Pool, caps *mcpapps.Capabilities, t
 	}
 	var id [12]byte
 	_, _ = rand.Read(id[:])
-	return caps.CardEvent(ctx, p, "mcp-apps-"+hex.EncodeToString(id[:]), mcpapps.Card{
+	return caps.CardEvent(p, "mcp-apps-"+hex.EncodeToString(id[:]), mcpapps.Card{
 		Result:      map[string]any{"content": []any{map[string]any{"type": "text", "text": summary(data)}}, "structuredContent": sc},
 		ResourceURI: ResourceURI, ServerID: ServerID, ToolInput: map[string]any{}, ToolCallID: e.ToolCallID,
-	}, thread)
+	}, principal, thread)
 }

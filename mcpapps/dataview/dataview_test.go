@@ -36,14 +36,14 @@ func TestBuiltinServer(t *testing.T) {
 	if !ok1 || !ok2 || show.ResourceURI != dataview.ResourceURI || !show.ModelVisible() || refresh.ModelVisible() || !refresh.AppVisible() {
 		t.Fatalf("catalogue: %+v %+v", show, refresh)
 	}
-	r, err := p.UIResource(ctx, "genui", dataview.ResourceURI)
+	r, err := p.UIResource(ctx, nil, "genui", dataview.ResourceURI)
 	if err != nil || !strings.Contains(r.HTML, "ui/initialize") || !strings.Contains(r.HTML, "ui/notifications/size-changed") {
 		t.Fatalf("resource: %v", err)
 	}
 	if mcpapps.CSP(r.UI) != mcpapps.DefaultCSP {
 		t.Errorf("CSP = %q, want the spec default (no external domains)", mcpapps.CSP(r.UI))
 	}
-	res, err := p.Call(ctx, "genui", "show_data", map[string]any{"title": "Sales", "data": map[string]any{"north": 12, "south": 7}})
+	res, err := p.Call(ctx, nil, "genui", "show_data", map[string]any{"title": "Sales", "data": map[string]any{"north": 12, "south": 7}})
 	if err != nil || res.IsError {
 		t.Fatalf("show_data: %v %+v", err, res)
 	}
@@ -51,7 +51,7 @@ func TestBuiltinServer(t *testing.T) {
 	if string(b) != `{"data":{"north":12,"south":7},"kind":"data","title":"Sales","tool":"show_data"}` {
 		t.Errorf("structuredContent = %s", b)
 	}
-	if res, _ := p.Call(ctx, "genui", "show_data", map[string]any{}); res == nil || !res.IsError {
+	if res, _ := p.Call(ctx, nil, "genui", "show_data", map[string]any{}); res == nil || !res.IsError {
 		t.Errorf("show_data without data: %+v", res)
 	}
 }

@@ -37,8 +37,8 @@ func toolkitPool(t *testing.T, opts dataview.Options) *mcpapps.Pool {
 	return p
 }
 
-func caller(renders ...string) context.Context {
-	return mcpapps.WithCaller(context.Background(), mcpapps.Caller{Principal: "alice", ThreadID: "t1", ToolCallID: "call-1", Source: "model", Renders: renders})
+func caller(renders ...string) *mcpapps.Caller {
+	return &mcpapps.Caller{Principal: "alice", ThreadID: "t1", ToolCallID: "call-1", Source: "model", Renders: renders}
 }
 
 func text(r *mcp.CallToolResult) string {
@@ -104,7 +104,7 @@ func TestToolkitRendersBothWays(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.tool+"/"+c.kind, func(t *testing.T) {
-			res, err := p.Call(caller("mcp-apps", "a2ui"), "genui", c.tool, json.RawMessage(c.args))
+			res, err := p.Call(context.Background(), caller("mcp-apps", "a2ui"), "genui", c.tool, json.RawMessage(c.args))
 			if err != nil || res.IsError {
 				t.Fatalf("%v %s", err, text(res))
 			}
@@ -127,7 +127,7 @@ func TestToolkitRendersBothWays(t *testing.T) {
 				}
 			}
 			// A run that renders only cards gets no A2UI.
-			res, _ = p.Call(caller("mcp-apps"), "genui", c.tool, json.RawMessage(c.args))
+			res, _ = p.Call(context.Background(), caller("mcp-apps"), "genui", c.tool, json.RawMessage(c.args))
 			if surfaceOf(t, res) != nil {
 				t.Error("A2UI sent to a run that renders only cards")
 			}
@@ -158,7 +158,7 @@ func TestToolkitRefusesBadInput(t *testing.T) {
 		{"ask_user", `{"mode":"text"}`, "question"},
 	}
 	for _, c := range cases {
-		res, err := p.Call(caller("mcp-apps", "a2ui"), "genui", c.tool, json.RawMessage(c.args))
+		res, err := p.Call(context.Background(), caller("mcp-apps", "a2ui"), "genui", c.tool, json.RawMessage(c.args))
 		if err != nil {
 			t.Fatalf("%s %s: %v", c.tool, c.args, err)
 		}
@@ -167,7 +167,7 @@ func TestToolkitRefusesBadInput(t *testing.T) {
 		}
 	}
 	// render_html where only A2UI is rendered: refused, with what to do.
-	res, _ := p.Call(caller("a2ui"), "genui", "render_html", map[string]any{"html": "<b>x</b>"})
+	res, _ := p.Call(context.Background(), caller("a2ui"), "genui", "render_html", map[string]any{"html": "<b>x</b>"})
 	if !res.IsError || !strings.Contains(text(res), "renders only A2UI") {
 		t.Errorf("render_html in an A2UI-only run: %q", text(res))
 	}
@@ -179,11 +179,11 @@ func TestToolkitRefusesBadInput(t *testing.T) {
 func TestToolkitHTMLAndPageViews(t *testing.T) {
 	for _, scripts := range []bool{false, true} {
 		p := toolkitPool(t, dataview.Options{HTMLScripts: scripts, URLAllowlist: []string{"https://example.com"}})
-		res, err := p.Call(caller("mcp-apps"), "genui", "render_html", map[string]any{"html": `<p>x</p>`, "scripts": true})
+		res, err := p.Call(context.Background(), caller("mcp-apps"), "genui", "render_html", map[string]any{"html": `<p>x</p>`, "scripts": true})
 		if err == nil && !res.IsError {
 			t.Fatal("render_html accepted a scripts argument from the model")
 		}
-		res, err = p.Call(caller("mcp-apps"), "genui", "render_html", map[string]any{"html": `<p>x</p>`})
+		res, err = p.Call(context.Background(), caller("mcp-apps"), "genui", "render_html", map[string]any{"html": `<p>x</p>`})
 		if err != nil || res.IsError {
 			t.Fatal(err, text(res))
 		}
@@ -191,11 +191,11 @@ func TestToolkitHTMLAndPageViews(t *testing.T) {
 		if sc["scripts"] != scripts || sc["html"] != "<p>x</p>" {
 			t.Errorf("scripts=%v: %v", scripts, sc)
 		}
-		page, err := p.UIResource(context.Background(), "genui", dataview.PageURI)
+		page, err := p.UIResource(context.Background(), nil, "genui", dataview.PageURI)
 		if err != nil || !strings.Contains(mcpapps.CSP(page.UI), "frame-src https://example.com;") {
 			t.Errorf("page view CSP: %v %v", err, page)
 		}
-		view, _ := p.UIResource(context.Background(), "genui", dataview.ResourceURI)
+		view, _ := p.UIResource(context.Background(), nil, "genui", dataview.ResourceURI)
 		if mcpapps.CSP(view.UI) != mcpapps.DefaultCSP {
 			t.Errorf("data view CSP %q", mcpapps.CSP(view.UI))
 		}
@@ -210,7 +210,7 @@ func TestToolkitHTMLAndPageViews(t *testing.T) {
 func TestAnswerUser(t *testing.T) {
 	answers := mcpapps.NewAnswers(nil)
 	p := toolkitPool(t, dataview.Options{Answers: answers})
-	res, err := p.Call(caller("a2ui"), "genui", "ask_user", map[string]any{"question": "Which plan?", "options": []string{"Basic", "Pro"}})
+	res, err := p.Call(context.Background(), caller("a2ui"), "genui", "ask_user", map[string]any{"question": "Which plan?", "options": []string{"Basic", "Pro"}})
 	if err != nil || res.IsError || res.Meta[mcpapps.AwaitAnswerKey] != true {
 		t.Fatalf("ask_user: %v %+v", err, res)
 	}
@@ -238,7 +238,7 @@ func TestAnswerUser(t *testing.T) {
 	// answer; their answer goes to their own agent as a message.
 	for _, c := range []mcpapps.Caller{{Principal: "bob", ThreadID: "t1", ToolCallID: "call-1"}, {Principal: "alice", ThreadID: "t2", ToolCallID: "call-1"}, {Principal: "alice", ThreadID: "t1", ToolCallID: "call-2"}} {
 		c.Source = "app"
-		r, _ := p.Call(mcpapps.WithCaller(context.Background(), c), "genui", "answer_user", map[string]any{"answer": []string{"Pro"}, "mode": "single", "question": "Which plan?"})
+		r, _ := p.Call(context.Background(), &c, "genui", "answer_user", map[string]any{"answer": []string{"Pro"}, "mode": "single", "question": "Which plan?"})
 		sc, _ := r.StructuredContent.(map[string]any)
 		if r.IsError || sc["delivered"] != false || r.Meta[mcpapps.ForwardKey] != `Answer to "Which plan?": Pro` {
 			t.Fatalf("%+v: %q %v %v", c, text(r), sc, r.Meta)
@@ -249,7 +249,7 @@ func TestAnswerUser(t *testing.T) {
 	}
 	c := owner
 	c.Source = "app"
-	r, _ := p.Call(mcpapps.WithCaller(context.Background(), c), "genui", "answer_user", map[string]any{"answer": []string{"Pro"}, "mode": "single"})
+	r, _ := p.Call(context.Background(), &c, "genui", "answer_user", map[string]any{"answer": []string{"Pro"}, "mode": "single"})
 	if sc, _ := r.StructuredContent.(map[string]any); sc["delivered"] != true {
 		t.Fatalf("the owner's answer: %q", text(r))
 	}
@@ -269,12 +269,12 @@ func TestAnswerUser(t *testing.T) {
 func TestRefresh(t *testing.T) {
 	p := toolkitPool(t, dataview.Options{})
 	in := map[string]any{"type": "bar", "labels": []string{"a"}, "series": []any{map[string]any{"values": []int{4}}}}
-	res, err := p.Call(caller(), "genui", "refresh", map[string]any{"tool": "render_chart", "input": in})
+	res, err := p.Call(context.Background(), caller(), "genui", "refresh", map[string]any{"tool": "render_chart", "input": in})
 	if err != nil || res.IsError || res.StructuredContent.(map[string]any)["kind"] != "chart" {
 		t.Fatalf("refresh: %v %q", err, text(res))
 	}
 	for _, bad := range []map[string]any{{"tool": "ask_user", "input": map[string]any{"question": "x"}}, {"tool": "render_chart", "input": map[string]any{"type": "nope"}}} {
-		if res, _ := p.Call(caller(), "genui", "refresh", bad); !res.IsError {
+		if res, _ := p.Call(context.Background(), caller(), "genui", "refresh", bad); !res.IsError {
 			t.Errorf("refresh %v: not refused", bad)
 		}
 	}

@@ -22,7 +22,7 @@ func TestRefundServer(t *testing.T) {
 	if review.ResourceURI != "ui://refund/review.html" || !review.ModelVisible() || decide.ModelVisible() || !decide.AppVisible() || policy.AppVisible() {
 		t.Fatalf("catalogue: %+v %+v %+v", review, decide, policy)
 	}
-	if r, err := pool.UIResource(ctx, "refunds", review.ResourceURI); err != nil || len(r.HTML) < 500 {
+	if r, err := pool.UIResource(ctx, nil, "refunds", review.ResourceURI); err != nil || len(r.HTML) < 500 {
 		t.Fatalf("resource: %v", err)
 	}
 	var out struct {
@@ -33,12 +33,12 @@ func TestRefundServer(t *testing.T) {
 		Changed bool
 	}
 	// No identity, no decision.
-	if res, err := pool.Call(ctx, "refunds", "decide_refund", map[string]any{"refundId": "RF-1002", "decision": "approve"}); err != nil || !res.IsError {
+	if res, err := pool.Call(ctx, nil, "refunds", "decide_refund", map[string]any{"refundId": "RF-1002", "decision": "approve"}); err != nil || !res.IsError {
 		t.Fatalf("a decision without a caller was accepted: %v %+v", err, res)
 	}
-	ctx = mcpapps.WithCaller(ctx, mcpapps.Caller{Principal: "alice", ThreadID: "t", Source: "app"})
+	caller := &mcpapps.Caller{Principal: "alice", ThreadID: "t", Source: "app"}
 	// A card cannot smuggle its own amount in.
-	if res, err := pool.Call(ctx, "refunds", "decide_refund", map[string]any{"refundId": "RF-1002", "decision": "approve", "amount": 1}); err != nil || !res.IsError {
+	if res, err := pool.Call(ctx, caller, "refunds", "decide_refund", map[string]any{"refundId": "RF-1002", "decision": "approve", "amount": 1}); err != nil || !res.IsError {
 		t.Fatalf("an amount from the card was accepted: %v %+v", err, res)
 	}
 	var decided struct {
@@ -46,9 +46,9 @@ func TestRefundServer(t *testing.T) {
 	}
 	for i, want := range []bool{true, false} {
 		if i == 1 {
-			ctx = mcpapps.WithCaller(ctx, mcpapps.Caller{Principal: "bob", ThreadID: "t", Source: "app"})
+			caller = &mcpapps.Caller{Principal: "bob", ThreadID: "t", Source: "app"}
 		}
-		res, err := pool.Call(ctx, "refunds", "decide_refund", map[string]any{"refundId": "RF-1002", "decision": "approve"})
+		res, err := pool.Call(ctx, caller, "refunds", "decide_refund", map[string]any{"refundId": "RF-1002", "decision": "approve"})
 		if err != nil || res.IsError {
 			t.Fatalf("decide: %v %v", err, res)
 		}
@@ -68,7 +68,7 @@ func TestRefundPerThread(t *testing.T) {
 	ctx := context.Background()
 	status := func(thread, tool string, args map[string]any) string {
 		t.Helper()
-		res, err := pool.Call(mcpapps.WithCaller(ctx, mcpapps.Caller{Principal: "alice", ThreadID: thread, Source: "app"}), "refunds", tool, args)
+		res, err := pool.Call(ctx, &mcpapps.Caller{Principal: "alice", ThreadID: thread, Source: "app"}, "refunds", tool, args)
 		if err != nil || res.IsError {
 			t.Fatalf("%s in %s: %v %+v", tool, thread, err, res)
 		}

@@ -1,4 +1,4 @@
-package agui
+package aguihttp
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui"
 )
 
 // While an upstream floods, the before-read hook (the relay's flush) runs
@@ -36,8 +38,8 @@ func TestUpstreamFlushesOnlyBeforeWaiting(t *testing.T) {
 		hooksUnderReads bool
 	}{{"/flood", len(flood), true}, {"/paced", 20 * 84, false}} {
 		hooks := 0
-		ctx := WithBeforeRead(context.Background(), func() { hooks++ })
-		resp, err := u.Do(ctx, http.MethodGet, srv.URL+c.path, nil, nil)
+		req := &agui.Request{BeforeRead: func() { hooks++ }}
+		resp, err := u.Do(context.Background(), req, http.MethodGet, srv.URL+c.path, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +74,7 @@ func TestUpstreamFlushesOnlyBeforeWaiting(t *testing.T) {
 // readers' sizes, and gives its buffer back when closed in the middle of
 // a read.
 func TestAheadConnTransparent(t *testing.T) {
-	base := aheadPool.lent()
+	base := aheadPool.Lent()
 	src := make([]byte, 3<<20)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range src {
@@ -108,7 +110,7 @@ func TestAheadConnTransparent(t *testing.T) {
 		t.Fatal("a read on a closed connection succeeded")
 	}
 	a.Close()
-	if n := aheadPool.lent(); n != base {
+	if n := aheadPool.Lent(); n != base {
 		t.Fatalf("%d read-ahead buffers out after close, want %d", n, base)
 	}
 }

@@ -1,4 +1,4 @@
-package agui
+package aguihttp
 
 import (
 	"bytes"
@@ -14,17 +14,22 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
-// Upstream is how a backend reaches its server, the rules HTTPAgent and
-// the LangGraph and A2A backends share: which headers go with a request,
-// how long its response may take to start, and how long its body may
-// stay silent.
+// Upstream is how a backend reaches its server, what Agent and the
+// LangGraph and A2A backends share (each embeds one): where the server
+// is, which headers go with a request, how long its response may take to
+// start and its body stay silent, how big an event may be, and what a
+// client sees of the server's errors.
 type Upstream struct {
+	// URL is the server: an AG-UI endpoint, a LangGraph server's base
+	// URL, an A2A agent's base URL or card. Required.
+	URL string
 	// Client sends the requests (nil: a client with no overall timeout
-	// whose CheckRedirect is CheckRedirect). A client of one's own needs
-	// CheckRedirect too, or its redirects go anywhere with every header.
+	// and NewTransport's transport). Its CheckRedirect is not used:
+	// redirects follow Origins.
 	Client *http.Client
 	// Origins is where requests may go: a request to another origin is
 	// refused (an error wrapping origin.ErrNotAllowed), and so is a
@@ -36,14 +41,19 @@ type Upstream struct {
 	// forwarded ones, so they win.
 	Headers map[string]string
 	// ForwardHeaders lists inbound request headers (case-insensitive)
-	// copied from the headers stored in ctx by WithRequestHeaders, sent
-	// to the home origin only.
+	// copied from agui.Request.Header, sent to the home origin only.
 	ForwardHeaders []string
 	// ConnectTimeout bounds the wait for the response headers (0: 30 s).
 	ConnectTimeout time.Duration
 	// IdleTimeout ends a body that sends nothing for this long (0: 5 min;
 	// negative: never).
 	IdleTimeout time.Duration
+	// MaxEventSize caps one upstream event (0: agui.DefaultMaxEventSize).
+	MaxEventSize int
+	// ExposeErrors quotes a server's error answer in RUN_ERROR (see
+	// StatusError); off, the client sees only its status. A development
+	// switch.
+	ExposeErrors bool
 }
 
 var (
@@ -53,24 +63,11 @@ var (
 	ErrIdle = errors.New("the upstream went silent")
 )
 
-// defaultClient has no overall timeout, no transparent compression (a
-// stream is read as it arrives) and follows redirects by the request's
-// origin policy (CheckRedirect), so headers meant for one server never
-// reach another.
+// defaultClient has no overall timeout and no transparent compression (a
+// stream is read as it arrives).
 var defaultClient = sync.OnceValue(func() *http.Client {
-	return &http.Client{Transport: NewTransport(), CheckRedirect: CheckRedirect}
+	return &http.Client{Transport: NewTransport()}
 })
-
-type policyKey struct{}
-
-// CheckRedirect is an http.Client CheckRedirect for the requests Upstream
-// sends: the request's origin.Policy decides (at most 10 redirects, only
-// to an allowed origin, credentials stripped off the home origin); a
-// request sent without one follows redirects within its own origin only.
-func CheckRedirect(req *http.Request, via []*http.Request) error {
-	p, _ := req.Context().Value(policyKey{}).(*origin.Policy)
-	return p.CheckRedirect(req, via)
-}
 
 // Connect is the connect timeout in force.
 func (u *Upstream) Connect() time.Duration {
@@ -91,13 +88,16 @@ func (u *Upstream) Idle() time.Duration {
 // Do sends a request: body is sent as is when it is a []byte, JSON-encoded
 // otherwise (nil: none), with Content-Type application/json; then the
 // forwarded headers, Headers and hdr (those three to the home origin only;
-// a URL off Origins is refused with a *RunFailure of code
-// CodeOriginNotAllowed). An error wraps ErrConnectTimeout
-// when the response did not start in time. Do calls ctx's BeforeRead hook
-// before it waits for the response. The body is read under ctx, calls the
-// hook ahead of every read that may wait on the network, fails with an error wrapping ErrIdle after
+// a URL off Origins is refused with a *agui.RunFailure of code
+// agui.CodeOriginNotAllowed; so is a redirect off it: the client follows
+// redirects by Origins (origin.Policy.CheckRedirect), whatever its own
+// CheckRedirect). The forwarded headers are req's (req may be nil: none).
+// An error wraps ErrConnectTimeout when the response did not start in
+// time. Do calls req's BeforeRead hook before it waits for the response.
+// The body is read under ctx, calls the hook ahead of every read that may
+// wait on the network, fails with an error wrapping ErrIdle after
 // IdleTimeout of silence, and ends the request when closed.
-func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map[string]string) (*http.Response, error) {
+func (u *Upstream) Do(ctx context.Context, req *agui.Request, method, url string, body any, hdr map[string]string) (*http.Response, error) {
 	var r io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -110,9 +110,6 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 		}
 		r = bytes.NewReader(j)
 	}
-	if u.Origins != nil {
-		ctx = context.WithValue(ctx, policyKey{}, u.Origins)
-	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	// The connection, if it reads ahead (see aheadConn).
 	var ahead atomic.Pointer[aheadConn]
@@ -121,7 +118,7 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 			ahead.Store(a)
 		}
 	}})
-	req, err := http.NewRequestWithContext(tctx, method, url, r)
+	hreq, err := http.NewRequestWithContext(tctx, method, url, r)
 	if err != nil {
 		cancel(nil)
 		return nil, err
@@ -130,44 +127,49 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 	if u.Origins != nil {
 		// The configured URL may carry the operator's userinfo; a peer's
 		// URL with userinfo never gets this far (AllowedURL refuses it).
-		bare := *req.URL
+		bare := *hreq.URL
 		bare.User = nil
 		if err := u.Origins.AllowedURL(&bare); err != nil {
 			cancel(nil)
-			return nil, &RunFailure{Code: CodeOriginNotAllowed, Message: "the upstream named a URL on an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
+			return nil, &agui.RunFailure{Code: agui.CodeOriginNotAllowed, Message: "the upstream named a URL on an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
 		}
-		home = u.Origins.IsHome(req.URL)
+		home = u.Origins.IsHome(hreq.URL)
 	}
-	if inbound := RequestHeaders(ctx); inbound != nil && home {
+	if req != nil && req.Header != nil && home {
+		inbound := http.Header(req.Header)
 		for _, name := range u.ForwardHeaders {
 			for _, v := range inbound.Values(name) {
-				req.Header.Add(name, v)
+				hreq.Header.Add(name, v)
 			}
 		}
 	}
 	if home {
 		for k, v := range u.Headers {
-			req.Header.Set(k, v)
+			hreq.Header.Set(k, v)
 		}
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		hreq.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range hdr {
-		req.Header.Set(k, v)
+		hreq.Header.Set(k, v)
 	}
 	if !home {
-		origin.StripCredentials(req.Header)
+		origin.StripCredentials(hreq.Header)
 	}
-	client := u.Client
-	if client == nil {
-		client = defaultClient()
+	base := u.Client
+	if base == nil {
+		base = defaultClient()
 	}
-	before := BeforeRead(ctx)
+	// The client follows redirects by this request's policy: a shallow
+	// copy (its transport, and so its connections, are shared).
+	client := *base
+	client.CheckRedirect = u.Origins.CheckRedirect
+	before := req.ReadHook()
 	before() // what the client is owed (RUN_STARTED) goes out before we wait
 	connect := u.Connect()
 	timer := time.AfterFunc(connect, func() { cancel(ErrConnectTimeout) })
-	resp, err := client.Do(req)
+	resp, err := client.Do(hreq)
 	timer.Stop()
 	if err != nil {
 		cause := context.Cause(rctx)
@@ -176,7 +178,7 @@ func (u *Upstream) Do(ctx context.Context, method, url string, body any, hdr map
 			return nil, fmt.Errorf("no response within %s: %w", connect, ErrConnectTimeout)
 		}
 		if errors.Is(err, origin.ErrNotAllowed) {
-			return nil, &RunFailure{Code: CodeOriginNotAllowed, Message: "the upstream redirected to an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
+			return nil, &agui.RunFailure{Code: agui.CodeOriginNotAllowed, Message: "the upstream redirected to an origin this agent is not allowed to reach (the adapter's log names it)", Err: err}
 		}
 		return nil, err
 	}
@@ -260,7 +262,7 @@ func (b *upstreamBody) Close() error {
 // the log, and for the client when exposed).
 const maxQuoted = 1024
 
-// StatusError is the *RunFailure (code CodeUpstreamStatus) of an upstream's
+// StatusError is the *agui.RunFailure (code agui.CodeUpstreamStatus) of an upstream's
 // non-2xx answer, what naming the request ("LangGraph run"). The client
 // sees the status and a fixed text: an upstream's error body may hold
 // internals (stack traces, internal addresses, tokens). The body's first
@@ -268,12 +270,12 @@ const maxQuoted = 1024
 // (a development switch) the message quotes it too, or the detail,
 // message or error string of a JSON body. StatusError reads resp.Body;
 // the caller closes it.
-func StatusError(resp *http.Response, what string, expose bool) *RunFailure {
+func StatusError(resp *http.Response, what string, expose bool) *agui.RunFailure {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxQuoted))
 	body := strings.TrimSpace(string(b))
 	cause := &UpstreamStatusError{Status: resp.StatusCode, Body: body}
 	if !expose {
-		return &RunFailure{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d (the upstream's answer is in the adapter's log)", what, resp.StatusCode), Err: cause}
+		return &agui.RunFailure{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d (the upstream's answer is in the adapter's log)", what, resp.StatusCode), Err: cause}
 	}
 	detail := body
 	var e struct{ Detail, Message, Error any }
@@ -285,7 +287,7 @@ func StatusError(resp *http.Response, what string, expose bool) *RunFailure {
 			}
 		}
 	}
-	return &RunFailure{Code: CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d: %s", what, resp.StatusCode, detail), Err: cause}
+	return &agui.RunFailure{Code: agui.CodeUpstreamStatus, Message: fmt.Sprintf("%s: HTTP %d: %s", what, resp.StatusCode, detail), Err: cause}
 }
 
 // UpstreamStatusError is an upstream's non-2xx answer: its status and

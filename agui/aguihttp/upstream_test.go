@@ -1,4 +1,4 @@
-package agui_test
+package aguihttp_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
@@ -40,11 +41,11 @@ func TestUpstream(t *testing.T) {
 	in := http.Header{}
 	in.Set("X-Fwd", "from-client")
 	in.Set("X-Static", "from-client")
-	ctx := agui.WithRequestHeaders(context.Background(), in)
+	ctx := context.Background()
 	reads := 0
-	ctx = agui.WithBeforeRead(ctx, func() { reads++ })
-	u := agui.Upstream{Headers: map[string]string{"X-Static": "static", "X-Call": "static"}, ForwardHeaders: []string{"x-fwd", "x-static"}}
-	resp, err := u.Do(ctx, http.MethodPost, srv.URL+"/headers", map[string]int{"a": 1}, map[string]string{"X-Call": "call"})
+	req := &agui.Request{Header: in, BeforeRead: func() { reads++ }}
+	u := aguihttp.Upstream{Headers: map[string]string{"X-Static": "static", "X-Call": "static"}, ForwardHeaders: []string{"x-fwd", "x-static"}}
+	resp, err := u.Do(ctx, req, http.MethodPost, srv.URL+"/headers", map[string]int{"a": 1}, map[string]string{"X-Call": "call"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,29 +61,29 @@ func TestUpstream(t *testing.T) {
 	// The hook also runs before Do waits for the response (the adapter
 	// flushes RUN_STARTED there).
 	early := false
-	u = agui.Upstream{ConnectTimeout: 50 * time.Millisecond}
-	if _, err := u.Do(agui.WithBeforeRead(context.Background(), func() { early = true }), http.MethodGet, srv.URL+"/slow-headers", nil, nil); !errors.Is(err, agui.ErrConnectTimeout) {
+	u = aguihttp.Upstream{ConnectTimeout: 50 * time.Millisecond}
+	if _, err := u.Do(context.Background(), &agui.Request{BeforeRead: func() { early = true }}, http.MethodGet, srv.URL+"/slow-headers", nil, nil); !errors.Is(err, aguihttp.ErrConnectTimeout) {
 		t.Errorf("slow headers: %v, want ErrConnectTimeout", err)
 	}
 	if !early {
 		t.Error("the before-read hook was not called before waiting for the response")
 	}
 
-	u = agui.Upstream{IdleTimeout: 50 * time.Millisecond}
-	resp, err = u.Do(context.Background(), http.MethodGet, srv.URL+"/silent", nil, nil)
+	u = aguihttp.Upstream{IdleTimeout: 50 * time.Millisecond}
+	resp, err = u.Do(context.Background(), nil, http.MethodGet, srv.URL+"/silent", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !errors.Is(err, agui.ErrIdle) {
+	if !errors.Is(err, aguihttp.ErrIdle) {
 		t.Errorf("silent body: %v, want ErrIdle", err)
 	}
 
 	// A negative idle timeout is none: the silent body is still open
 	// after a while (A2A agents closed it at once before).
-	u = agui.Upstream{IdleTimeout: -1}
-	resp, err = u.Do(context.Background(), http.MethodGet, srv.URL+"/silent", nil, nil)
+	u = aguihttp.Upstream{IdleTimeout: -1}
+	resp, err = u.Do(context.Background(), nil, http.MethodGet, srv.URL+"/silent", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +125,8 @@ func TestUpstreamIdleCountsFromTheLastRead(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	u := agui.Upstream{IdleTimeout: idle}
-	resp, err := u.Do(context.Background(), http.MethodGet, srv.URL, nil, nil)
+	u := aguihttp.Upstream{IdleTimeout: idle}
+	resp, err := u.Do(context.Background(), nil, http.MethodGet, srv.URL, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestUpstreamIdleCountsFromTheLastRead(t *testing.T) {
 	for rerr == nil {
 		_, rerr = resp.Body.Read(p)
 	}
-	if !errors.Is(rerr, agui.ErrIdle) {
+	if !errors.Is(rerr, aguihttp.ErrIdle) {
 		t.Fatalf("after it went silent: %v, want ErrIdle", rerr)
 	}
 	if d := time.Since(quiet); d < idle-idle/5 {
@@ -182,10 +183,11 @@ func TestUpstreamOrigins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &agui.Upstream{Origins: p, Headers: map[string]string{"Authorization": "Bearer service-secret"}, ForwardHeaders: []string{"X-User-Token"}}
-	ctx := agui.WithRequestHeaders(context.Background(), http.Header{"X-User-Token": {"user-secret"}})
+	u := &aguihttp.Upstream{Origins: p, Headers: map[string]string{"Authorization": "Bearer service-secret"}, ForwardHeaders: []string{"X-User-Token"}}
+	ctx := context.Background()
+	req := &agui.Request{Header: http.Header{"X-User-Token": {"user-secret"}}}
 	do := func(url string) error {
-		resp, err := u.Do(ctx, http.MethodPost, url, []byte("{}"), map[string]string{"X-Api-Key": "key"})
+		resp, err := u.Do(ctx, req, http.MethodPost, url, []byte("{}"), map[string]string{"X-Api-Key": "key"})
 		if err == nil {
 			resp.Body.Close()
 		}
@@ -222,5 +224,34 @@ func TestUpstreamOrigins(t *testing.T) {
 	}
 	if h := <-allowedHits; h.key != "key" || h.user != "user-secret" {
 		t.Errorf("a configured URL with userinfo lost its credentials: %+v", h)
+	}
+}
+
+// A client of one's own, without CheckRedirect, still follows redirects
+// within the request's own origin only (no policy).
+func TestCheckRedirectWithoutPolicy(t *testing.T) {
+	var got http.Header
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header }))
+	defer other.Close()
+	var hops int
+	same := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/x", http.StatusTemporaryRedirect)
+		case "/here":
+			hops++
+			http.Redirect(w, r, "/done", http.StatusTemporaryRedirect)
+		case "/done":
+			w.WriteHeader(204)
+		}
+	}))
+	defer same.Close()
+	// A client of one's own, with no CheckRedirect: Upstream's rule holds.
+	u := &aguihttp.Upstream{Client: &http.Client{}}
+	if _, err := u.Do(t.Context(), nil, "GET", same.URL+"/away", nil, map[string]string{"X-Api-Key": "secret"}); err == nil || got != nil {
+		t.Errorf("a cross-origin redirect was followed (err %v, headers %v)", err, got)
+	}
+	if resp, err := u.Do(t.Context(), nil, "GET", same.URL+"/here", nil, nil); err != nil || resp.StatusCode != 204 || hops != 1 {
+		t.Errorf("a same-origin redirect = %v, %v", resp, err)
 	}
 }

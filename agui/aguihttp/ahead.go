@@ -1,4 +1,4 @@
-package agui
+package aguihttp
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui/internal/bufpool"
 )
 
 // A relay flushes what it has queued for its client before each upstream
@@ -25,7 +27,7 @@ const (
 	maxAhead  = 256
 )
 
-var aheadPool = boundedPool[[aheadSize]byte]{max: maxAhead}
+var aheadPool = bufpool.Bounded[[aheadSize]byte]{Max: maxAhead}
 
 type aheadConn struct {
 	net.Conn
@@ -57,7 +59,7 @@ func (c *aheadConn) Read(p []byte) (int, error) {
 		c.release()
 	}
 	if c.buf == nil && c.flooding && !c.closed && len(p) < aheadSize {
-		c.buf = aheadPool.get() // nil over the cap: read as it comes
+		c.buf = aheadPool.Get() // nil over the cap: read as it comes
 	}
 	if c.buf == nil {
 		n, err := c.Conn.Read(p)
@@ -83,7 +85,7 @@ func (c *aheadConn) Read(p []byte) (int, error) {
 // release gives the buffer back; c.mu is held and nothing is buffered.
 func (c *aheadConn) release() {
 	if c.buf != nil {
-		aheadPool.put(c.buf)
+		aheadPool.Put(c.buf)
 		c.buf, c.r, c.w = nil, 0, 0
 	}
 }
