@@ -52,6 +52,7 @@ func (a AgentConfig) MarshalYAML() (any, error) {
 	}
 	typ := []*yaml.Node{{Kind: yaml.ScalarNode, Value: "type"}, {Kind: yaml.ScalarNode, Value: a.Type()}}
 	out.Content = append(append(typ, out.Content...), own.Content...)
+	out.Style = 0 // an empty mapping was encoded as {}
 	return &out, nil
 }
 
