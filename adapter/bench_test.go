@@ -77,7 +77,7 @@ func benchTarget(b *testing.B, body string, via bool) string {
 		return up.URL
 	}
 	// Runs back to back from one client: no run-start limit.
-	s, err := NewServer(nil, Config{Listen: "x", Limits: LimitsConfig{RunStartsPerSecond: -1}, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	s, err := NewServer(nil, Config{Listen: "x", Limits: LimitsConfig{RunStartsPerSecond: -1}, Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}})
 	if err != nil {
 		b.Fatal(err)
 	}

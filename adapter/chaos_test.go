@@ -215,7 +215,7 @@ func TestChaosResume(t *testing.T) {
 	up := newCountingUpstream(t, n, 500*time.Microsecond)
 	for name, rl := range runLogBackends() {
 		t.Run(name, func(t *testing.T) {
-			s, err := NewServer(nil, Config{Listen: "x", RunLog: rl, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL, A2UI: A2UIConfig{Disabled: true}}}})
+			s, err := NewServer(nil, Config{Listen: "x", RunLog: rl, Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL), A2UI: A2UIConfig{Disabled: true}}}})
 			if err != nil {
 				t.Fatalf("%v (the Redis tests need a Redis at %s)", err, testRedisURL())
 			}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net/netip"
+	"maps"
 	"net/url"
 	"os"
 	"reflect"
@@ -20,7 +20,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/genui-adapter/genui-adapter/adapter/jwtauth"
-	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
 // Config is the whole service configuration (genui-adapter.yaml).
@@ -418,70 +417,19 @@ type CORS struct {
 	Credentials bool `yaml:"credentials,omitempty"`
 }
 
-// AgentConfig configures one agent.
+// AgentConfig configures one agent: the keys below, which every type
+// has, and those of its type (the tables after). A key of another type is
+// an error naming the type that has it.
 type AgentConfig struct {
-	// Type is "demo", "agui" (an AG-UI endpoint), "a2a" (an A2A agent: url
-	// is its base URL or agent card) or "langgraph" (a
-	// LangGraph Agent Server: url plus graph).
-	Type string `yaml:"type"`
-	// Graph is the LangGraph graph or assistant id (langgraph only).
-	Graph string `yaml:"graph,omitempty"`
-	// APIKey is sent as x-api-key to a LangGraph server (langgraph only).
-	APIKey string `yaml:"apiKey,omitempty"`
-	// AssistantConfig is merged into every LangGraph run's config.
-	AssistantConfig map[string]any `yaml:"assistantConfig,omitempty"`
-	// URL is the upstream: the AG-UI endpoint (agui), the Agent Server's
-	// base URL (langgraph) or the A2A agent's base URL or card (a2a).
-	URL string `yaml:"url,omitempty"`
+	// Backend is the agent's type, which says what it talks to and which
+	// keys it has besides these: "demo" (the built-in scripted agent),
+	// "agui" (an AG-UI endpoint), "langgraph" (a LangGraph Agent Server:
+	// url plus graph) or "a2a" (an A2A agent: url is its base URL or agent
+	// card). Required. In Go it holds the type's own keys (see Backend);
+	// UnmarshalYAML decodes an entry after its type.
+	Backend Backend `yaml:"type,omitempty"`
 	// Description is shown in GET /agents and CopilotKit's /info.
 	Description string `yaml:"description,omitempty"`
-	// Headers are sent to the upstream with every request.
-	Headers map[string]string `yaml:"headers,omitempty"`
-	// ForwardHeaders lists inbound headers copied to the upstream.
-	ForwardHeaders []string `yaml:"forwardHeaders,omitempty"`
-	// AllowedOrigins (agui, langgraph, a2a) are the origins
-	// (scheme://host[:port]), besides url's own, that a URL the upstream
-	// chooses may lead to: an A2A agent card's endpoint, a redirect.
-	// Default none: such a URL on another origin ends the run with
-	// RUN_ERROR origin_not_allowed and a log line naming it. headers and
-	// forwardHeaders are sent to url's origin only, never to these.
-	AllowedOrigins []string `yaml:"allowedOrigins,omitempty"`
-	// ConnectTimeout bounds the wait for upstream response headers
-	// (default 30 s; upstream_unreachable after it).
-	ConnectTimeout Duration `yaml:"connectTimeout,omitempty"`
-	// IdleTimeout ends an upstream stream that sends nothing for this long
-	// (default 5 min; upstream_truncated after it).
-	IdleTimeout Duration `yaml:"idleTimeout,omitempty"`
-	// HTTP2 speaks HTTP/2 without TLS (prior knowledge) to an http://
-	// agui upstream, so that every run shares a few connections instead
-	// of one each (https upstreams negotiate HTTP/2 by themselves).
-	HTTP2 bool `yaml:"http2,omitempty"`
-	// ClientConfigKeys (langgraph only) are the configurable and context
-	// keys a client may set through forwardedProps.config.configurable and
-	// forwardedProps.context; default none. The principal is always in
-	// configurable.genui_principal (context.genui_principal when the run
-	// has a context), set by the adapter.
-	ClientConfigKeys []string `yaml:"clientConfigKeys,omitempty"`
-	// MessagesSnapshot (langgraph only, default true) ends each run with
-	// the thread's messages, as @ag-ui/langgraph does.
-	MessagesSnapshot *bool `yaml:"messagesSnapshot,omitempty"`
-	// Subgraphs (langgraph only, default true) asks the LangGraph server to
-	// stream subgraphs' work (stream_subgraphs), unless the client's
-	// forwardedProps.streamSubgraphs is false, when a probe shows the
-	// server can: once per agent, and again every 10 minutes, a run on a
-	// scratch thread interrupted before its first node (the JavaScript
-	// server 2.0.0 fails such runs or never ends them). false never asks.
-	Subgraphs *bool `yaml:"subgraphs,omitempty"`
-	// CopilotKitHelpers (langgraph only, default true) reads the custom
-	// events of the CopilotKit SDKs' LangGraph helpers (copilotkit_emit_state,
-	// copilotkit_emit_message, copilotkit_emit_tool_call, copilotkit_exit)
-	// from the "events" stream mode, as @ag-ui/langgraph does. That mode
-	// repeats every node's input and output and every model token, about
-	// doubling what the LangGraph server sends: false leaves it out for
-	// graphs that use no helpers.
-	CopilotKitHelpers *bool `yaml:"copilotkitHelpers,omitempty"`
-	// Delay paces the demo agent's events (demo only).
-	Delay Duration `yaml:"delay,omitempty"`
 	// A2UI configures structured tool results as A2UI surfaces.
 	A2UI A2UIConfig `yaml:"a2ui,omitempty"`
 	// MCPServers binds MCP servers (ids of the top-level mcpServers) whose
@@ -490,16 +438,134 @@ type AgentConfig struct {
 	// MaxToolRounds bounds the follow-up runs after MCP tool calls
 	// (default 5).
 	MaxToolRounds int `yaml:"maxToolRounds,omitempty"`
-	// UpstreamThreads is "scoped" (default: an agui upstream sees a thread
-	// id derived from the principal and the client's threadId, so that
-	// two principals never share upstream state) or "client" (the
-	// client's threadId unchanged, for upstreams that authorize threads
-	// themselves). LangGraph threads are always scoped.
-	UpstreamThreads string `yaml:"upstreamThreads,omitempty"`
 	// Render says how structured tool results are shown: "a2ui" (A2UI
 	// surfaces), "mcp-apps" (cards of the built-in data view) or both.
 	// Default [a2ui]. A run may ask for others in forwardedProps.genuiRender.
 	Render []string `yaml:"render,omitempty"`
+}
+
+// Backend is an agent type's own keys: *DemoConfig, *AGUIConfig,
+// *LangGraphConfig or *A2AConfig (agentTypes).
+type Backend interface {
+	// validate adds the keys' problems, under the agent's path.
+	validate(p *problems, path string)
+	// redacted is a copy with every secret hidden.
+	redacted() Backend
+}
+
+// agentTypes are the agent types by their type key, each with the Go type
+// its keys decode into. configdoc reads it for the per-type tables of
+// docs/configuration.md.
+var agentTypes = map[string]Backend{
+	"demo":      (*DemoConfig)(nil),
+	"agui":      (*AGUIConfig)(nil),
+	"langgraph": (*LangGraphConfig)(nil),
+	"a2a":       (*A2AConfig)(nil),
+}
+
+// typeNames are agentTypes' keys, sorted.
+var typeNames = slices.Sorted(maps.Keys(agentTypes))
+
+// Type is the agent's type key ("" without a Backend).
+func (a AgentConfig) Type() string {
+	if a.Backend == nil {
+		return ""
+	}
+	t := reflect.TypeOf(a.Backend)
+	for name, b := range agentTypes {
+		if reflect.TypeOf(b) == t {
+			return name
+		}
+	}
+	return ""
+}
+
+// DemoConfig is the keys of type demo, the built-in scripted agent (no
+// LLM).
+type DemoConfig struct {
+	// Delay paces the demo agent's events.
+	Delay Duration `yaml:"delay,omitempty"`
+}
+
+// UpstreamConfig is how an HTTP backend reaches its server: the keys
+// types agui, langgraph and a2a share (inline in each).
+type UpstreamConfig struct {
+	// URL is the upstream: the AG-UI endpoint (agui), the Agent Server's
+	// base URL (langgraph) or the A2A agent's base URL or card (a2a).
+	// Required.
+	URL string `yaml:"url,omitempty"`
+	// Headers are sent to the upstream with every request.
+	Headers map[string]string `yaml:"headers,omitempty"`
+	// ForwardHeaders lists inbound headers copied to the upstream.
+	ForwardHeaders []string `yaml:"forwardHeaders,omitempty"`
+	// AllowedOrigins are the origins (scheme://host[:port]), besides
+	// url's own, that a URL the upstream chooses may lead to: an A2A
+	// agent card's endpoint, a redirect. Default none: such a URL on
+	// another origin ends the run with RUN_ERROR origin_not_allowed and a
+	// log line naming it. headers and forwardHeaders are sent to url's
+	// origin only, never to these.
+	AllowedOrigins []string `yaml:"allowedOrigins,omitempty"`
+	// ConnectTimeout bounds the wait for upstream response headers
+	// (default 30 s; upstream_unreachable after it).
+	ConnectTimeout Duration `yaml:"connectTimeout,omitempty"`
+	// IdleTimeout ends an upstream stream that sends nothing for this long
+	// (default 5 min; upstream_truncated after it).
+	IdleTimeout Duration `yaml:"idleTimeout,omitempty"`
+}
+
+// AGUIConfig is the keys of type agui, an AG-UI endpoint.
+type AGUIConfig struct {
+	UpstreamConfig `yaml:",inline"`
+	// HTTP2 speaks HTTP/2 without TLS (prior knowledge) to an http://
+	// upstream, so that every run shares a few connections instead of
+	// one each (https upstreams negotiate HTTP/2 by themselves).
+	HTTP2 bool `yaml:"http2,omitempty"`
+	// UpstreamThreads is "scoped" (default: the upstream sees a thread id
+	// derived from the principal and the client's threadId, so that two
+	// principals never share upstream state) or "client" (the client's
+	// threadId unchanged, for upstreams that authorize threads
+	// themselves). LangGraph threads are always scoped.
+	UpstreamThreads string `yaml:"upstreamThreads,omitempty"`
+}
+
+// LangGraphConfig is the keys of type langgraph, a LangGraph Agent Server.
+type LangGraphConfig struct {
+	UpstreamConfig `yaml:",inline"`
+	// Graph is the LangGraph graph or assistant id. Required.
+	Graph string `yaml:"graph,omitempty"`
+	// APIKey is sent as x-api-key to the LangGraph server.
+	APIKey string `yaml:"apiKey,omitempty"`
+	// AssistantConfig is merged into every LangGraph run's config.
+	AssistantConfig map[string]any `yaml:"assistantConfig,omitempty"`
+	// ClientConfigKeys are the configurable and context keys a client may
+	// set through forwardedProps.config.configurable and
+	// forwardedProps.context; default none. The principal is always in
+	// configurable.genui_principal (context.genui_principal when the run
+	// has a context), set by the adapter.
+	ClientConfigKeys []string `yaml:"clientConfigKeys,omitempty"`
+	// MessagesSnapshot (default true) ends each run with the thread's
+	// messages, as @ag-ui/langgraph does.
+	MessagesSnapshot *bool `yaml:"messagesSnapshot,omitempty"`
+	// Subgraphs (default true) asks the LangGraph server to stream
+	// subgraphs' work (stream_subgraphs), unless the client's
+	// forwardedProps.streamSubgraphs is false, when a probe shows the
+	// server can: once per agent, and again every 10 minutes, a run on a
+	// scratch thread interrupted before its first node (the JavaScript
+	// server 2.0.0 fails such runs or never ends them). false never asks.
+	Subgraphs *bool `yaml:"subgraphs,omitempty"`
+	// CopilotKitHelpers (default true) reads the custom events of the
+	// CopilotKit SDKs' LangGraph helpers (copilotkit_emit_state,
+	// copilotkit_emit_message, copilotkit_emit_tool_call, copilotkit_exit)
+	// from the "events" stream mode, as @ag-ui/langgraph does. That mode
+	// repeats every node's input and output and every model token, about
+	// doubling what the LangGraph server sends: false leaves it out for
+	// graphs that use no helpers.
+	CopilotKitHelpers *bool `yaml:"copilotkitHelpers,omitempty"`
+}
+
+// A2AConfig is the keys of type a2a, an A2A agent.
+type A2AConfig struct {
+	UpstreamConfig `yaml:",inline"`
 }
 
 // A2UIConfig is the per-agent A2UI middleware configuration. Surfaces are
@@ -561,8 +627,8 @@ func DefaultConfig() Config {
 	return Config{
 		Listen:               DefaultListen,
 		ExposeUpstreamErrors: true,
-		Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "Built-in scripted demo agent (no LLM)",
-			Delay: Duration(30 * time.Millisecond), MCPServers: []string{"refunds", "genui"}}},
+		Agents: map[string]AgentConfig{"demo": {Backend: &DemoConfig{Delay: Duration(30 * time.Millisecond)},
+			Description: "Built-in scripted demo agent (no LLM)", MCPServers: []string{"refunds", "genui"}}},
 		// The demo's render_url shows the adapter's own page.
 		Toolkit: ToolkitConfig{URLAllowlist: []string{"http://" + DefaultListen}},
 	}
@@ -658,237 +724,20 @@ func ParseConfig(src []byte, getenv func(string) string) (Config, error) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	// checkKeys, not the decoder's KnownFields, refuses unknown keys:
+	// it reports all of them (and every value of the wrong kind) at
+	// once, each with its path, line and the closest known key.
 	idx := keyIndex{}
 	if errs := checkKeys(&doc, reflect.TypeOf(cfg), "", idx); len(errs) > 0 {
 		return Config{}, errors.Join(errs...)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil {
-		return Config{}, typeErrors(err, idx)
+	if err := doc.Decode(&cfg); err != nil {
+		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, withLine(err, idx)
 	}
 	return cfg, nil
-}
-
-var agentID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
-
-// Validate reports every problem with the configuration, joined
-// (errors.Join), each naming its key.
-func (c *Config) Validate() error {
-	var errs []error
-	if err := c.validate(&errs); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
-// validate adds each problem to errs; an error it returns ends the checks.
-func (c *Config) validate(errs *[]error) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
-	}
-	add := func(format string, args ...any) { *errs = append(*errs, bad(format, args...)) }
-	if c.Listen == "" {
-		add("listen: must not be empty")
-	}
-	if len(c.Agents) == 0 {
-		add("agents: at least one agent is required")
-	}
-	for _, o := range c.CORS.Origins {
-		if o == "*" {
-			if c.CORS.Credentials {
-				add("cors.origins: \"*\" cannot be used with credentials: true; list the origins")
-			}
-			continue
-		}
-		u, err := url.Parse(o)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
-			add("cors.origins: %q is not an origin like https://app.example.com", o)
-		}
-	}
-	for i, o := range c.PublicOrigins {
-		if u, err := url.Parse(o); err != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-			add("publicOrigins[%d]: %q is not an origin like https://app.example.com", i, o)
-		} else if _, err := origin.Of(o); err != nil {
-			add("publicOrigins[%d]: %v", i, err)
-		}
-	}
-	switch c.RunLog.Backend {
-	case "", "memory":
-	case "redis":
-		if c.RunLog.URL == "" {
-			add("runlog.url: required for backend redis (redis://127.0.0.1:6379/0)")
-		}
-	default:
-		add("runlog.backend: %q is not memory or redis", c.RunLog.Backend)
-	}
-	for _, id := range sortedKeys(c.MCPServers) {
-		m := c.MCPServers[id]
-		if !agentID.MatchString(id) {
-			add("mcpServers.%s: ids may hold letters, digits, '_', '-' and '.'", id)
-		}
-		if builtinServer(id) {
-			add("mcpServers.%s: %q is a built-in server's id", id, id)
-		}
-		if (len(m.Command) > 0) == (m.URL != "") {
-			add("mcpServers.%s: set exactly one of command (stdio) or url (streamable HTTP)", id)
-		}
-		if m.URL == "" && (len(m.CallerHeaders) > 0 || len(m.ForwardHeaders) > 0) {
-			add("mcpServers.%s: callerHeaders and forwardHeaders are for HTTP servers (url)", id)
-		}
-		for k := range m.CallerHeaders {
-			if k != "principal" && k != "thread" {
-				add("mcpServers.%s.callerHeaders: %q is not principal or thread", id, k)
-			}
-		}
-		if m.URL != "" {
-			u, err := url.Parse(m.URL)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-				add("mcpServers.%s.url: %q is not an http(s) URL without credentials", id, m.URL)
-			}
-		}
-	}
-	switch c.ThreadPolicy {
-	case "", "reject", "supersede":
-	default:
-		add("threadPolicy: %q is not reject or supersede", c.ThreadPolicy)
-	}
-	if (len(c.Auth.BearerTokens) > 0 || c.Auth.JWT != nil) && c.Auth.TrustedHeader != "" {
-		add("auth: use bearer tokens (bearerTokens, jwt) or trustedHeader, not both")
-	}
-	if t := c.Tracing; t.OTLPEndpoint != "" {
-		if u, err := url.Parse(t.OTLPEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-			add("tracing.otlpEndpoint: %q is not an http(s) URL without credentials", t.OTLPEndpoint)
-		}
-	}
-	for i, o := range c.Toolkit.URLAllowlist {
-		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(u.Host, "*") {
-			add("toolkit.urlAllowlist[%d]: %q is not an origin like https://example.com (scheme and host, no path or wildcard)", i, o)
-		}
-	}
-	if r := c.Tracing.SampleRatio; r != nil && (*r < 0 || *r > 1) {
-		add("tracing.sampleRatio: %v is not between 0 and 1", *r)
-	}
-	if c.Auth.JWT != nil {
-		if err := c.Auth.JWT.verifierConfig().Check(); err != nil {
-			add("auth.jwt.%s", err)
-		}
-	}
-	for name, tok := range c.Auth.BearerTokens {
-		if len(tok) < 8 {
-			add("auth.bearerTokens.%s: tokens must be at least 8 characters", name)
-		}
-	}
-	for _, p := range c.Auth.TrustedProxies {
-		if _, err := netip.ParsePrefix(p); err != nil {
-			if _, err := netip.ParseAddr(p); err != nil {
-				add("auth.trustedProxies: %q is not a CIDR like 10.0.0.0/8 or an address", p)
-			}
-		}
-	}
-	if len(c.Auth.TrustedProxies) > 0 && c.Auth.TrustedHeader == "" {
-		add("auth.trustedProxies: only used with trustedHeader")
-	}
-	for _, p := range negativeKeys(reflect.ValueOf(*c), "") {
-		add("%s: must not be negative", p)
-	}
-	if r := c.Limits.RunStartsPerSecond; !(r == -1 || r == 0 || (r >= 0.001 && r <= 1e6)) {
-		add("limits.runStartsPerSecond: runs per second from 0.001 to 1e6, or -1 for no limit, got %v", r)
-	}
-	if c.GCPercent != nil && (*c.GCPercent < -1 || (*c.GCPercent == -1 && c.MemoryLimitBytes() == 0)) {
-		add("gcPercent: -1 (collections left to memoryLimit, which must then be set) or at least 0, got %d", *c.GCPercent)
-	}
-	if c.RunLog.LeaseTTL != 0 && time.Duration(c.RunLog.LeaseTTL) < 300*time.Millisecond {
-		add("runlog.leaseTTL: at least 300ms")
-	}
-	for _, id := range c.agentIDs() {
-		a := c.Agents[id]
-		if err := checkAgentKeys(id, a); err != nil {
-			*errs = append(*errs, err)
-		}
-		switch a.UpstreamThreads {
-		case "", "scoped", "client":
-		default:
-			add("agents.%s.upstreamThreads: %q is not scoped or client", id, a.UpstreamThreads)
-		}
-		switch a.A2UI.Version {
-		case "", "v0.9", "v0.9.1":
-		default:
-			add("agents.%s.a2ui.version: %q is not v0.9 or v0.9.1", id, a.A2UI.Version)
-		}
-		switch a.A2UI.ActionMode {
-		case "", "tool", "user_message":
-		default:
-			add("agents.%s.a2ui.actionMode: %q is not tool or user_message", id, a.A2UI.ActionMode)
-		}
-		for _, r := range a.Render {
-			if r != "a2ui" && r != "mcp-apps" {
-				add("agents.%s.render: %q is not a2ui or mcp-apps", id, r)
-			}
-		}
-		for _, m := range a.MCPServers {
-			if _, ok := c.MCPServers[m]; !ok && !builtinServer(m) {
-				add("agents.%s.mcpServers: %q is not in mcpServers", id, m)
-			}
-		}
-		if !agentID.MatchString(id) {
-			add("agents.%s: agent ids may hold letters, digits, '_', '-' and '.'", id)
-		}
-		switch a.Type {
-		case "demo":
-		case "agui", "langgraph", "a2a":
-			u, err := url.Parse(a.URL)
-			if a.URL == "" {
-				add("agents.%s.url: required for type %s", id, a.Type)
-			} else if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				add("agents.%s.url: %q is not an http(s) URL", id, a.URL)
-			}
-			if a.Type == "langgraph" && a.Graph == "" {
-				add("agents.%s.graph: required for type langgraph (the graph or assistant id)", id)
-			}
-			for i, o := range a.AllowedOrigins {
-				if _, err := origin.Of(o); err != nil {
-					add("agents.%s.allowedOrigins[%d]: %v", id, i, err)
-				}
-			}
-		case "":
-			add("agents.%s.type: required (demo, agui, langgraph or a2a)", id)
-		default:
-			add("agents.%s.type: unknown type %q (want demo, agui, langgraph or a2a)", id, a.Type)
-		}
-	}
-	return nil
-}
-
-// agentKeys are the keys each agent type honours (beyond those every
-// type has); setting another is a config error, never silently ignored.
-var agentKeys = map[string][]string{
-	"demo":      {"delay"},
-	"agui":      {"url", "headers", "forwardHeaders", "allowedOrigins", "connectTimeout", "idleTimeout", "upstreamThreads", "http2"},
-	"langgraph": {"url", "graph", "apiKey", "assistantConfig", "headers", "forwardHeaders", "allowedOrigins", "connectTimeout", "idleTimeout", "clientConfigKeys", "messagesSnapshot", "subgraphs", "copilotkitHelpers"},
-	"a2a":       {"url", "headers", "forwardHeaders", "allowedOrigins", "connectTimeout", "idleTimeout"},
-}
-
-// commonAgentKeys are honoured by every agent type.
-var commonAgentKeys = []string{"type", "description", "a2ui", "mcpServers", "maxToolRounds", "render"}
-
-func checkAgentKeys(id string, a AgentConfig) error {
-	allowed, ok := agentKeys[a.Type]
-	if !ok {
-		return nil // the type itself is checked below
-	}
-	v := reflect.ValueOf(a)
-	for i := range v.NumField() {
-		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
-		if v.Field(i).IsZero() || slices.Contains(commonAgentKeys, name) || slices.Contains(allowed, name) {
-			continue
-		}
-		return fmt.Errorf("%w: agents.%s.%s: not used by type %s (it uses %s)", ErrConfig, id, name, a.Type, strings.Join(append(slices.Clone(commonAgentKeys[1:]), allowed...), ", "))
-	}
-	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -932,17 +781,8 @@ func (c Config) Redacted() string {
 	}
 	cp.Agents = map[string]AgentConfig{}
 	for id, a := range c.Agents {
-		a.Headers = redactValues(a.Headers)
-		a.URL = redactURL(a.URL)
-		if a.APIKey != "" {
-			a.APIKey = redacted
-		}
-		if len(a.AssistantConfig) > 0 {
-			ac := make(map[string]any, len(a.AssistantConfig))
-			for k := range a.AssistantConfig {
-				ac[k] = redacted
-			}
-			a.AssistantConfig = ac
+		if a.Backend != nil {
+			a.Backend = a.Backend.redacted()
 		}
 		cp.Agents[id] = a
 	}

@@ -4,10 +4,17 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
+
+// aguiAt is an agui backend at url.
+func aguiAt(url string) *AGUIConfig { return &AGUIConfig{UpstreamConfig: UpstreamConfig{URL: url}} }
 
 func TestParseConfigErrors(t *testing.T) {
 	env := map[string]string{"TOKEN": "s3cret"}
@@ -131,7 +138,7 @@ agents:
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := cfg.Agents["orders"]
+	o := cfg.Agents["orders"].Backend.(*AGUIConfig)
 	if got := o.Headers["Authorization"]; got != "Bearer tok" {
 		t.Errorf("Authorization = %q", got)
 	}
@@ -141,7 +148,7 @@ agents:
 	if got := o.Headers["X-Cost"]; got != "$5" {
 		t.Errorf("X-Cost = %q, want $$ to become $", got)
 	}
-	if cfg.Listen != "127.0.0.1:9090" || cfg.heartbeat() != 5*time.Second || o.ForwardHeaders[0] != "x-request-id" || o.Description != "Order lookup agent" {
+	if cfg.Listen != "127.0.0.1:9090" || cfg.heartbeat() != 5*time.Second || o.ForwardHeaders[0] != "x-request-id" || cfg.Agents["orders"].Description != "Order lookup agent" {
 		t.Errorf("cfg = %+v", cfg)
 	}
 	if red := cfg.Redacted(); strings.Contains(red, "tok") || !strings.Contains(red, "<redacted>") {
@@ -155,8 +162,8 @@ func TestRedactedHidesSecrets(t *testing.T) {
 		Auth:       AuthConfig{BearerTokens: map[string]string{"alice": "secret-bearer"}},
 		MCPServers: map[string]MCPServerConfig{"m": {URL: "http://x/mcp", Headers: map[string]string{"Authorization": "secret-mcp"}}},
 		Agents: map[string]AgentConfig{
-			"a":  {Type: "agui", URL: "http://x", Headers: map[string]string{"Authorization": "secret-agui"}},
-			"lg": {Type: "langgraph", URL: "http://x", Graph: "g", APIKey: "secret-langsmith"},
+			"a":  {Backend: &AGUIConfig{UpstreamConfig: UpstreamConfig{URL: "http://x", Headers: map[string]string{"Authorization": "secret-agui"}}}},
+			"lg": {Backend: &LangGraphConfig{UpstreamConfig: UpstreamConfig{URL: "http://x"}, Graph: "g", APIKey: "secret-langsmith"}},
 		},
 	}
 	red := cfg.Redacted()
@@ -242,5 +249,133 @@ func TestDeployInstanceConfigLoads(t *testing.T) {
 	}
 	if _, err := ParseConfig(src, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "GENUI_SANDBOX_KEY") {
 		t.Errorf("without its keys: %v, want an error naming GENUI_SANDBOX_KEY", err)
+	}
+}
+
+// TestAgentEntryDecodedAfterType: an agent entry decodes into its type's
+// own config, and the decoder itself (yaml.Unmarshal, not only
+// ParseConfig) refuses a key the type does not have, with its line.
+func TestAgentEntryDecodedAfterType(t *testing.T) {
+	var a AgentConfig
+	if err := yaml.Unmarshal([]byte("type: langgraph\nurl: http://lg:2024\ngraph: g\nmessagesSnapshot: false\nmaxToolRounds: 2\n"), &a); err != nil {
+		t.Fatal(err)
+	}
+	lg, ok := a.Backend.(*LangGraphConfig)
+	if !ok || a.Type() != "langgraph" || lg.URL != "http://lg:2024" || lg.Graph != "g" || lg.MessagesSnapshot == nil || *lg.MessagesSnapshot || a.MaxToolRounds != 2 {
+		t.Errorf("decoded %+v, backend %#v", a, a.Backend)
+	}
+	for _, tt := range []struct{ name, yaml, want string }{
+		{"unknown key", "type: agui\nurl: http://x\ntimeout: 5m\n", "timeout: unknown key (line 3) (did you mean idleTimeout?)"},
+		{"another type's key", "type: a2a\nurl: http://x\ngraph: g\n", "graph: only for type langgraph, not a2a (line 3)"},
+		{"no type", "url: http://x\n", "type: required (a2a, agui, demo or langgraph)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var a AgentConfig
+			err := yaml.Unmarshal([]byte(tt.yaml), &a)
+			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("yaml.Unmarshal(%q) = %v, want an ErrConfig with %q", tt.yaml, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestAgentKeyOfAnotherType: a key that belongs to another agent type is
+// refused with its path and line, naming the types that have it, even
+// when its value is the zero one.
+func TestAgentKeyOfAnotherType(t *testing.T) {
+	for _, tt := range []struct{ name, yaml, want string }{
+		{"graph on agui", "agents:\n  x:\n    type: agui\n    url: http://x\n    graph: weather\n", "agents.x.graph: only for type langgraph, not agui (line 5)"},
+		{"url on demo", "agents:\n  d:\n    type: demo\n    url: http://x\n", "agents.d.url: only for types a2a, agui and langgraph, not demo (line 4)"},
+		{"http2 false on langgraph", "agents:\n  lg:\n    type: langgraph\n    url: http://x\n    graph: g\n    http2: false\n", "agents.lg.http2: only for type agui, not langgraph (line 6)"},
+		{"delay on a2a", "agents:\n  b: {type: a2a, url: 'http://x', delay: 1s}\n", "agents.b.delay: only for type demo, not a2a (line 2)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tt.yaml), func(string) string { return "" })
+			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ParseConfig = %v, want an ErrConfig with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestConfigProblemsJoined: the problems of several sections and agents
+// come back together, as one errors.Join of one error each, every one
+// naming its YAML path and line: first those of the keys and their kinds
+// (the document cannot be decoded), then those of the values.
+func TestConfigProblemsJoined(t *testing.T) {
+	for _, tt := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"keys", "listen: x\nlimits: {maxTailBytes: lots}\nagents:\n  a:\n    type: agui\n    url: http://x\n    graph: g\n    apiKey: k\n  d: {type: demo, http2: true}\n  z: {type: grpc}\n", []string{
+			`limits.maxTailBytes: cannot use "lots" as an integer (line 2)`,
+			"agents.a.graph: only for type langgraph, not agui (line 7)",
+			"agents.a.apiKey: only for type langgraph, not agui (line 8)",
+			"agents.d.http2: only for type agui, not demo (line 9)",
+			`agents.z.type: unknown type "grpc" (want a2a, agui, demo or langgraph) (line 10)`,
+		}},
+		{"validation", "listen: x\ncors: {origins: ['https://a.example.com/x']}\nlimits:\n  maxTailBytes: -1\nmcpServers:\n  m: {}\nauth: {trustedProxies: [10.0.0.0/8]}\ntracing: {sampleRatio: 2}\nagents:\n  lg: {type: langgraph, url: 'http://x'}\n  a: {type: agui, url: 'http://x', upstreamThreads: all}\n", []string{
+			`cors.origins: "https://a.example.com/x" is not an origin like https://app.example.com (line 2)`,
+			"limits.maxTailBytes: must not be negative (line 4)",
+			"mcpServers.m: set exactly one of command (stdio) or url (streamable HTTP) (line 6)",
+			"auth.trustedProxies: only used with trustedHeader (line 7)",
+			"tracing.sampleRatio: 2 is not between 0 and 1 (line 8)",
+			"agents.lg.graph: required for type langgraph (the graph or assistant id) (line 10)",
+			`agents.a.upstreamThreads: "all" is not scoped or client (line 11)`,
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tt.yaml), func(string) string { return "" })
+			j, ok := err.(interface{ Unwrap() []error })
+			if !ok {
+				t.Fatalf("ParseConfig = %v, want errors joined", err)
+			}
+			errs := j.Unwrap()
+			if len(errs) != len(tt.want) {
+				t.Errorf("%d errors, want %d:\n%v", len(errs), len(tt.want), err)
+			}
+			for _, w := range tt.want {
+				if !slices.ContainsFunc(errs, func(e error) bool { return errors.Is(e, ErrConfig) && e.Error() == "config: "+w }) {
+					t.Errorf("no error %q in:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// TestExampleConfigsLoad: every config file under examples/ loads as
+// written (the variables it needs set), and the start-up print of each
+// (Redacted) is a config of the same shape that loads again.
+func TestExampleConfigsLoad(t *testing.T) {
+	files, err := filepath.Glob("../examples/*/genui-adapter.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "../examples/deploy/instance.yaml")
+	if len(files) < 4 {
+		t.Fatalf("only %d example configs: %q", len(files), files)
+	}
+	env := map[string]string{"GENUI_SANDBOX_KEY": "k8s-sandbox-key-0123456789", "GENUI_CAPABILITY_KEY": "k8s-capability-key-0123"}
+	getenv := func(k string) string { return env[k] }
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := ParseConfig(src, getenv)
+		if err != nil {
+			t.Errorf("%s does not load: %v", f, err)
+			continue
+		}
+		again, err := ParseConfig([]byte(cfg.Redacted()), getenv)
+		if err != nil {
+			t.Errorf("%s: its Redacted() does not load: %v\n%s", f, err, cfg.Redacted())
+			continue
+		}
+		for id, a := range cfg.Agents {
+			if b := again.Agents[id]; b.Type() != a.Type() || b.Description != a.Description || !reflect.DeepEqual(b.MCPServers, a.MCPServers) {
+				t.Errorf("%s: agent %s reloaded from Redacted() as %+v, want %+v", f, id, b, a)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package adapter
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -20,14 +21,38 @@ type keyIndex map[string]int
 // into and reports, by YAML path and line, every key the type does not
 // have (with the closest known key) and every value the key's type cannot
 // hold (a word where a number goes, a list where a mapping goes). It
-// records every key's line in idx.
+// records every key's line in idx. It is the one check of a config's
+// keys: the keys a type has are its fields' yaml tags (those of inline
+// fields beside them), and a type whose keys depend on its node (an agent
+// entry's on its type) says which through keyShaper.
 func checkKeys(n *yaml.Node, t reflect.Type, path string, idx keyIndex) []error {
 	var errs []error
 	walkKeys(n, t, path, n.Line, idx, &errs)
 	return errs
 }
 
-var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
+// keyShaper is a config type whose keys depend on its node.
+type keyShaper interface {
+	// keyShape says which keys n has beyond the type's own fields, or
+	// what is wrong with it (errors under path; line is its key's).
+	keyShape(n *yaml.Node, path string, line int) (shape, []error)
+}
+
+// shape is the keys of a keyShaper's node.
+type shape struct {
+	also      reflect.Type            // a struct type whose keys it has too
+	elsewhere func(key string) string // for a key it lacks: what has it, or ""
+}
+
+var (
+	unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
+	keyShaperType   = reflect.TypeFor[keyShaper]()
+)
+
+// keyErr is a problem with the key at path, on line.
+func keyErr(path string, line int, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s (line %d)", ErrConfig, pathOrTop(path), fmt.Sprintf(format, args...), line)
+}
 
 func walkKeys(n *yaml.Node, t reflect.Type, path string, line int, idx keyIndex, errs *[]error) {
 	for t.Kind() == reflect.Pointer {
@@ -46,17 +71,28 @@ func walkKeys(n *yaml.Node, t reflect.Type, path string, line int, idx keyIndex,
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		return // an empty value leaves the default
 	}
-	wrong := func(msg string) {
-		*errs = append(*errs, fmt.Errorf("%w: %s: %s (line %d)", ErrConfig, pathOrTop(path), msg, line))
-	}
-	if t.Kind() != reflect.Interface && reflect.PointerTo(t).Implements(unmarshalerType) {
+	wrong := func(msg string) { *errs = append(*errs, keyErr(path, line, "%s", msg)) }
+	var sh shape
+	switch {
+	case t.Kind() == reflect.Interface:
+		return
+	case reflect.PointerTo(t).Implements(keyShaperType):
+		if n.Kind != yaml.MappingNode {
+			wrong("cannot use " + describe(n) + " as a mapping (key: value)")
+			return
+		}
+		var es []error
+		if sh, es = reflect.Zero(t).Interface().(keyShaper).keyShape(n, path, line); len(es) > 0 {
+			*errs = append(*errs, es...)
+			return
+		}
+	case reflect.PointerTo(t).Implements(unmarshalerType):
 		if err := n.Decode(reflect.New(t).Interface()); err != nil {
 			wrong(lineNote.ReplaceAllString(err.Error(), ""))
 		}
 		return
 	}
 	switch t.Kind() {
-	case reflect.Interface:
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			wrong("cannot use " + describe(n) + " as a list (write [a, b] or one \"- item\" per line)")
@@ -71,17 +107,10 @@ func walkKeys(n *yaml.Node, t reflect.Type, path string, line int, idx keyIndex,
 			return
 		}
 		var fields map[string]reflect.Type
-		var names []string
 		if t.Kind() == reflect.Struct {
-			fields = map[string]reflect.Type{}
-			for i := range t.NumField() {
-				f := t.Field(i)
-				name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-				if name == "" || name == "-" || !f.IsExported() {
-					continue
-				}
-				fields[name] = f.Type
-				names = append(names, name)
+			fields = yamlFields(t)
+			if sh.also != nil {
+				maps.Copy(fields, yamlFields(sh.also))
 			}
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -92,7 +121,13 @@ func walkKeys(n *yaml.Node, t reflect.Type, path string, line int, idx keyIndex,
 			if t.Kind() == reflect.Map {
 				ft = t.Elem()
 			} else if ft = fields[k.Value]; ft == nil {
-				*errs = append(*errs, fmt.Errorf("%w: %s: unknown key (line %d)%s", ErrConfig, p, k.Line, suggest(k.Value, names)))
+				if sh.elsewhere != nil {
+					if where := sh.elsewhere(k.Value); where != "" {
+						*errs = append(*errs, keyErr(p, k.Line, "%s", where))
+						continue
+					}
+				}
+				*errs = append(*errs, fmt.Errorf("%w: %s: unknown key (line %d)%s", ErrConfig, p, k.Line, suggest(k.Value, slices.Sorted(maps.Keys(fields)))))
 				continue
 			}
 			walkKeys(v, ft, p, k.Line, idx, errs)
@@ -106,6 +141,28 @@ func walkKeys(n *yaml.Node, t reflect.Type, path string, line int, idx keyIndex,
 			wrong("cannot use " + describe(n) + " as " + kindName(t))
 		}
 	}
+}
+
+// yamlFields are the keys of struct type t (a pointer's element) and the
+// Go types they decode into: its exported fields' yaml tags, with the keys
+// of ",inline" struct fields beside them.
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	out := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case !f.IsExported() || name == "-":
+		case opts == "inline":
+			maps.Copy(out, yamlFields(f.Type))
+		case name != "":
+			out[name] = f.Type
+		}
+	}
+	return out
 }
 
 // lineNote is the "line N: " a yaml.Unmarshaler's error may start with.
@@ -232,39 +289,6 @@ func withLine(err error, idx keyIndex) error {
 	return err
 }
 
-var typeErrLine = regexp.MustCompile(`^line (\d+): (.*)$`)
-
-// typeErrors turns a yaml.TypeError's "line N: cannot unmarshal ..." lines
-// (which checkKeys should have caught first) into errors naming the key on
-// that line.
-func typeErrors(err error, idx keyIndex) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	byLine := map[int]string{}
-	for p, l := range idx {
-		if q, ok := byLine[l]; !ok || len(p) > len(q) {
-			byLine[l] = p
-		}
-	}
-	var errs []error
-	for _, e := range te.Errors {
-		m := typeErrLine.FindStringSubmatch(e)
-		if m == nil {
-			errs = append(errs, fmt.Errorf("%w: %s", ErrConfig, e))
-			continue
-		}
-		line, _ := strconv.Atoi(m[1])
-		if p, ok := byLine[line]; ok {
-			errs = append(errs, fmt.Errorf("%w: %s: %s (line %d)", ErrConfig, p, m[2], line))
-		} else {
-			errs = append(errs, fmt.Errorf("%w: line %d: %s", ErrConfig, line, m[2]))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // negativeOK are the numeric keys where a negative value means something
 // (gcPercent: -1 leaves collections to the memory limit; it has a check of
 // its own).
@@ -283,11 +307,16 @@ func negativeKeys(v reflect.Value, path string) []string {
 	case reflect.Struct:
 		for i := range v.NumField() {
 			f := v.Type().Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name == "" || name == "-" || !f.IsExported() || slices.Contains(negativeOK, join(path, name)) {
-				continue
+			name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			switch {
+			case !f.IsExported() || name == "-":
+			case opts == "inline" || f.Type.Kind() == reflect.Interface:
+				// keys beside the field's own: an inline struct's, an
+				// agent's Backend's
+				out = append(out, negativeKeys(v.Field(i), path)...)
+			case name != "" && !slices.Contains(negativeOK, join(path, name)):
+				out = append(out, negativeKeys(v.Field(i), join(path, name))...)
 			}
-			out = append(out, negativeKeys(v.Field(i), join(path, name))...)
 		}
 	case reflect.Map:
 		if v.Type().Key().Kind() != reflect.String {

@@ -25,8 +25,8 @@ func testCapability(server, resource, principal, thread string, tools ...string)
 
 func cpkServer(t *testing.T, up string) string {
 	cfg := Config{Listen: "x", SandboxKey: testSandboxKey, CORS: CORS{Origins: []string{"http://localhost:5173"}, Credentials: true}, Agents: map[string]AgentConfig{
-		"default": {Type: "demo", Description: "Demo"},
-		"slow":    {Type: "agui", URL: up, Description: "Slow", A2UI: A2UIConfig{Disabled: true}},
+		"default": {Backend: &DemoConfig{}, Description: "Demo"},
+		"slow":    {Backend: aguiAt(up), Description: "Slow", A2UI: A2UIConfig{Disabled: true}},
 	}}
 	return newTestServer(t, cfg).URL
 }

@@ -14,9 +14,7 @@ import (
 // MCP Apps with the built-in refunds server) and checks what each shows.
 func TestDemoScenarios(t *testing.T) {
 	cfg := DefaultConfig()
-	d := cfg.Agents["demo"]
-	d.Delay = 0
-	cfg.Agents["demo"] = d
+	cfg.Agents["demo"].Backend.(*DemoConfig).Delay = 0
 	ts := newTestServer(t, cfg)
 	for i, tt := range []struct {
 		say  string
@@ -69,9 +67,7 @@ func spoken(evs []agui.Event) string {
 // shows as a card, and the page is served.
 func TestDemoURLShowsAllowedPage(t *testing.T) {
 	cfg := DefaultConfig()
-	d := cfg.Agents["demo"]
-	d.Delay = 0
-	cfg.Agents["demo"] = d
+	cfg.Agents["demo"].Backend.(*DemoConfig).Delay = 0
 	ts := newTestServer(t, cfg)
 	body := `{"threadId":"tu","runId":"ru","messages":[{"id":"u","role":"user","content":"url"}],"forwardedProps":{"genuiRender":["mcp-apps"]}}`
 	_, out := post(t, ts.URL+"/agents/demo/run", "application/json", body)
@@ -99,9 +95,7 @@ func TestDemoURLShowsAllowedPage(t *testing.T) {
 // agent's mistakes.
 func TestDemoReportsNoRepairs(t *testing.T) {
 	cfg := DefaultConfig()
-	d := cfg.Agents["demo"]
-	d.Delay = 0
-	cfg.Agents["demo"] = d
+	cfg.Agents["demo"].Backend.(*DemoConfig).Delay = 0
 	ts := newTestServer(t, cfg)
 	for i, say := range []string{"table", "app", "dashboard", "html"} {
 		body := fmt.Sprintf(`{"threadId":"nr%d","runId":"nr%d","messages":[{"id":"u","role":"user","content":%q}],"forwardedProps":{"genuiDebug":true,"genuiRender":["a2ui","mcp-apps"]}}`, i, i, say)

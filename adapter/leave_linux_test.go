@@ -54,7 +54,7 @@ func openStreams(t *testing.T, addr string, n int) []net.Conn {
 func TestLeaveWatcherOneGoroutineForAllStreams(t *testing.T) {
 	const n = 20
 	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n", true)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 	ts, states := newStatesServer(t, cfg)
 	conns := openStreams(t, ts.Listener.Addr().String(), n)
 	if got := states.count(http.StateHijacked); got != n {
@@ -103,7 +103,7 @@ func TestLeaveWatcherOneGoroutineForAllStreams(t *testing.T) {
 // connection, and a client that leaves is noticed as well.
 func TestStreamTakeoverClientLeavesWithoutWatcher(t *testing.T) {
 	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n", true)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 	ts, _ := newStatesServer(t, cfg)
 	ts.s.leavesMu.Lock()
 	ts.s.leavesDone = true // as when epoll is refused
@@ -239,7 +239,7 @@ func TestLeaveWatcher(t *testing.T) {
 func TestLeaveWatcherIdleConnections(t *testing.T) {
 	const n = 20
 	up := newUpstream(t, upstreamFrames, false)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 	ts, _ := newStatesServer(t, cfg)
 	addr := ts.Listener.Addr().String()
 	type client struct {

@@ -47,7 +47,7 @@ func TestPlaygroundServing(t *testing.T) {
 // them); without it, it does not.
 func TestRepairsMarkedInDebugRuns(t *testing.T) {
 	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"name\":null}\n\ndata: {\"type\":\"WHATEVER\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n", false)
-	ts := newTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	ts := newTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}})
 	_, debug := post(t, ts.URL+"/agents/a/run", "application/json", `{"threadId":"t","runId":"r1","messages":[],"forwardedProps":{"genuiDebug":true}}`)
 	if !strings.Contains(debug, `"name":"genui-adapter.repairs"`) || !strings.Contains(debug, `null_field`) || !strings.Contains(debug, `unknown_event`) {
 		t.Errorf("debug run lacks repair events:\n%s", debug)

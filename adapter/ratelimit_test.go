@@ -238,7 +238,7 @@ func TestStartLimiterTableIsBounded(t *testing.T) {
 // of 101 principals with static tokens, over one keep-alive connection:
 // what each request of a flood costs once its principal is limited.
 func BenchmarkRunStartRefused(b *testing.B) {
-	cfg := Config{Listen: "x", Limits: LimitsConfig{RunStartsPerSecond: 0.001, RunStartBurst: 1}, Agents: map[string]AgentConfig{"a": {Type: "demo"}}}
+	cfg := Config{Listen: "x", Limits: LimitsConfig{RunStartsPerSecond: 0.001, RunStartBurst: 1}, Agents: map[string]AgentConfig{"a": {Backend: &DemoConfig{}}}}
 	cfg.Auth.BearerTokens = map[string]string{}
 	for i := range 101 {
 		cfg.Auth.BearerTokens[fmt.Sprintf("p%d", i)] = fmt.Sprintf("bench-principal-%d", i)

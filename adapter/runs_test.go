@@ -104,7 +104,7 @@ func dur(d time.Duration) *Duration { x := Duration(d); return &x }
 
 func TestResumeAfterDisconnect(t *testing.T) {
 	up := newCountingUpstream(t, 30, 10*time.Millisecond)
-	ts := newTestServer(t, Config{Listen: "x", DetachGrace: dur(5 * time.Second), Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL, A2UI: A2UIConfig{Disabled: true}}}})
+	ts := newTestServer(t, Config{Listen: "x", DetachGrace: dur(5 * time.Second), Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL), A2UI: A2UIConfig{Disabled: true}}}})
 	resp := doReq(t, "POST", ts.URL+"/agents/a/run", `{"threadId":"t","runId":"r1","messages":[]}`, nil)
 	first := readFrames(resp.Body, func(f frame) bool { return f.id == "5" })
 	resp.Body.Close() // the client drops after event 5
@@ -149,7 +149,7 @@ func TestResumeAfterDisconnect(t *testing.T) {
 
 func TestDetachGraceCancelsUpstream(t *testing.T) {
 	up := newCountingUpstream(t, 1000, 20*time.Millisecond)
-	ts := newTestServer(t, Config{Listen: "x", DetachGrace: dur(150 * time.Millisecond), Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	ts := newTestServer(t, Config{Listen: "x", DetachGrace: dur(150 * time.Millisecond), Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}})
 	resp := doReq(t, "POST", ts.URL+"/agents/a/run", `{"threadId":"t","runId":"r","messages":[]}`, nil)
 	readFrames(resp.Body, func(f frame) bool { return f.id == "2" })
 	resp.Body.Close()
@@ -171,7 +171,7 @@ func TestDetachGraceCancelsUpstream(t *testing.T) {
 
 func TestCancelRoute(t *testing.T) {
 	up := newCountingUpstream(t, 1000, 20*time.Millisecond)
-	ts := newTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	ts := newTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}})
 	resp := doReq(t, "POST", ts.URL+"/agents/a/run", `{"threadId":"t","runId":"r","messages":[]}`, nil)
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
@@ -208,7 +208,7 @@ func TestThreadBusyAndSupersede(t *testing.T) {
 	up := newCountingUpstream(t, 1000, 20*time.Millisecond)
 	for _, policy := range []string{"reject", "supersede"} {
 		t.Run(policy, func(t *testing.T) {
-			ts := newTestServer(t, Config{Listen: "x", ThreadPolicy: policy, DetachGrace: dur(time.Minute), Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+			ts := newTestServer(t, Config{Listen: "x", ThreadPolicy: policy, DetachGrace: dur(time.Minute), Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}})
 			r1 := doReq(t, "POST", ts.URL+"/agents/a/run", `{"threadId":"t","runId":"r1","messages":[]}`, nil)
 			defer r1.Body.Close()
 			readFrames(r1.Body, func(f frame) bool { return f.id == "1" })
@@ -232,7 +232,7 @@ func TestThreadBusyAndSupersede(t *testing.T) {
 		})
 	}
 	// A reused run id is refused.
-	ts := newTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"d": {Type: "demo"}}})
+	ts := newTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"d": {Backend: &DemoConfig{}}}})
 	doReq(t, "POST", ts.URL+"/agents/d/run", `{"threadId":"x","runId":"same","messages":[]}`, nil).Body.Close()
 	if r := doReq(t, "POST", ts.URL+"/agents/d/run", `{"threadId":"y","runId":"same","messages":[]}`, nil); r.StatusCode != 409 {
 		t.Errorf("reused run id = %d", r.StatusCode)
@@ -277,7 +277,7 @@ func TestPrincipals(t *testing.T) {
 }
 
 func TestResumeErrors(t *testing.T) {
-	cfg := Config{Listen: "x", RunLog: RunLogConfig{MaxEventsPerRun: 5}, Agents: map[string]AgentConfig{"d": {Type: "demo"}}}
+	cfg := Config{Listen: "x", RunLog: RunLogConfig{MaxEventsPerRun: 5}, Agents: map[string]AgentConfig{"d": {Backend: &DemoConfig{}}}}
 	ts := newTestServer(t, cfg)
 	r := doReq(t, "POST", ts.URL+"/agents/d/run", runBody, nil)
 	io.ReadAll(r.Body)
@@ -307,7 +307,7 @@ func TestNoLeaksOverDetachResumeCancel(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	up := newCountingUpstream(t, 100000, 5*time.Millisecond)
 	// 100 runs as fast as they go: no run-start limit.
-	s, err := NewServer(nil, Config{Listen: "x", DetachGrace: dur(time.Minute), Limits: LimitsConfig{RunStartsPerSecond: -1}, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	s, err := NewServer(nil, Config{Listen: "x", DetachGrace: dur(time.Minute), Limits: LimitsConfig{RunStartsPerSecond: -1}, Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +398,7 @@ func TestResumeMayReuseARunID(t *testing.T) {
 // (GET /runs/{id}/events).
 func TestThreadMessagesDuringRun(t *testing.T) {
 	up := newCountingUpstream(t, 1000, 20*time.Millisecond)
-	ts := newTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	ts := newTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}})
 	resp := doReq(t, "POST", ts.URL+"/agents/a/run", `{"threadId":"tm","runId":"rm","messages":[{"id":"u1","role":"user","content":"hello during the run"}]}`, nil)
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)

@@ -30,7 +30,6 @@ import (
 	"github.com/genui-adapter/genui-adapter/agui/a2a"
 	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 	"github.com/genui-adapter/genui-adapter/agui/langgraph"
-	"github.com/genui-adapter/genui-adapter/agui/origin"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 	"github.com/genui-adapter/genui-adapter/mcpapps/dataview"
 )
@@ -251,62 +250,48 @@ func trustedProxies(list []string) []netip.Prefix {
 // newBackend builds the agent a config entry names.
 // wrap (tracing) wraps the upstream transports.
 func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.RoundTripper, v *a2ui.Validator) (agui.Agent, error) {
-	var client *http.Client // nil: the backend's default
-	if ac.HTTP2 || cfg.Tracing.on() {
-		t := aguihttp.NewTransport()
-		if ac.HTTP2 {
-			var p http.Protocols
-			p.SetUnencryptedHTTP2(true) // http:// upstreams
-			p.SetHTTP2(true)            // https:// upstreams
-			t.Protocols = &p
+	switch b := ac.Backend.(type) {
+	case *DemoConfig:
+		var delay time.Duration
+		if b != nil {
+			delay = time.Duration(b.Delay)
 		}
-		client = &http.Client{Transport: wrap(t)} // redirects follow the backend's origin policy (aguihttp.Upstream)
-	}
-	var origins *origin.Policy
-	if ac.Type != "demo" {
-		var err error
-		if origins, err = origin.NewPolicy(ac.URL, ac.AllowedOrigins); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return &demoAgent{delay: delay, pageURL: demoPageURL(cfg)}, nil
+	case *AGUIConfig:
+		up, err := b.upstream(cfg, b.HTTP2, wrap)
+		if err != nil {
+			return nil, err
 		}
-	}
-	// What every HTTP backend shares.
-	up := aguihttp.Upstream{
-		URL:            ac.URL,
-		Headers:        ac.Headers,
-		ForwardHeaders: ac.ForwardHeaders,
-		ConnectTimeout: time.Duration(ac.ConnectTimeout),
-		IdleTimeout:    time.Duration(ac.IdleTimeout),
-		MaxEventSize:   cfg.MaxEventBytes,
-		Client:         client,
-		Origins:        origins,
-		ExposeErrors:   cfg.ExposeUpstreamErrors,
-	}
-	switch ac.Type {
-	case "demo":
-		return &demoAgent{delay: time.Duration(ac.Delay), pageURL: demoPageURL(cfg)}, nil
-	case "agui":
 		return &aguihttp.Agent{
 			Upstream:        up,
-			ClientThreadIDs: ac.UpstreamThreads == "client",
+			ClientThreadIDs: b.UpstreamThreads == "client",
 		}, nil
-	case "a2a":
+	case *A2AConfig:
+		up, err := b.upstream(cfg, false, wrap)
+		if err != nil {
+			return nil, err
+		}
 		return &a2a.Agent{
 			Upstream: up,
 			Check:    a2uiCheck(v),
 		}, nil
-	case "langgraph":
+	case *LangGraphConfig:
+		up, err := b.upstream(cfg, false, wrap)
+		if err != nil {
+			return nil, err
+		}
 		return &langgraph.Agent{
 			Upstream:            up,
-			Graph:               ac.Graph,
-			APIKey:              ac.APIKey,
-			AssistantConfig:     ac.AssistantConfig,
-			ClientConfigKeys:    ac.ClientConfigKeys,
-			NoMessagesSnapshot:  ac.MessagesSnapshot != nil && !*ac.MessagesSnapshot,
-			NoSubgraphs:         ac.Subgraphs != nil && !*ac.Subgraphs,
-			NoCopilotKitHelpers: ac.CopilotKitHelpers != nil && !*ac.CopilotKitHelpers,
+			Graph:               b.Graph,
+			APIKey:              b.APIKey,
+			AssistantConfig:     b.AssistantConfig,
+			ClientConfigKeys:    b.ClientConfigKeys,
+			NoMessagesSnapshot:  b.MessagesSnapshot != nil && !*b.MessagesSnapshot,
+			NoSubgraphs:         b.Subgraphs != nil && !*b.Subgraphs,
+			NoCopilotKitHelpers: b.CopilotKitHelpers != nil && !*b.CopilotKitHelpers,
 		}, nil
 	}
-	return nil, fmt.Errorf("%w: unknown agent type %q", ErrConfig, ac.Type)
+	return nil, fmt.Errorf("%w: agent type %q", ErrConfig, ac.Type())
 }
 
 // a2uiCheck filters the A2UI messages an A2A agent sends: each is checked
@@ -554,7 +539,7 @@ type agentInfo struct {
 func (s *Server) agentList() []agentInfo {
 	out := make([]agentInfo, 0, len(s.agents))
 	for id, a := range s.agents {
-		out = append(out, agentInfo{ID: id, Type: a.cfg.Type, Description: a.cfg.Description, RunURL: "/agents/" + id + "/run"})
+		out = append(out, agentInfo{ID: id, Type: a.cfg.Type(), Description: a.cfg.Description, RunURL: "/agents/" + id + "/run"})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out

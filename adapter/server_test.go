@@ -188,7 +188,7 @@ func TestRunErrorsBeforeStream(t *testing.T) {
 
 func TestDemoRun(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.Agents["demo"] = AgentConfig{Type: "demo"}
+	cfg.Agents["demo"] = AgentConfig{Backend: &DemoConfig{}}
 	ts := newTestServer(t, cfg)
 	resp, body := post(t, ts.URL+"/agents/demo/run", "application/json", runBody)
 	if resp.StatusCode != 200 {
@@ -235,7 +235,7 @@ func TestRelayRepairsAndForwardsHeaders(t *testing.T) {
 	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"x\",\"runId\":\"y\"}\r\n\r\n"+
 		"data: {\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"hi\",\"name\":null}\r\n\r\n"+
 		"data: {\"type\":\"WHATEVER\"}\r\n\r\n", false)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"up": {Type: "agui", URL: up.URL, Headers: map[string]string{"Authorization": "Bearer static"}, ForwardHeaders: []string{"X-Request-Id"}}}}
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"up": {Backend: &AGUIConfig{UpstreamConfig: UpstreamConfig{URL: up.URL, Headers: map[string]string{"Authorization": "Bearer static"}, ForwardHeaders: []string{"X-Request-Id"}}}}}}
 	ts := newTestServer(t, cfg)
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/agents/up/run", strings.NewReader(runBody))
 	req.Header.Set("Content-Type", "application/json")
@@ -309,7 +309,7 @@ func TestUpstreamFailures(t *testing.T) {
 		{"unreachable", deadURL, agui.CodeUpstreamUnreachable, "cannot reach", "connection refused"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ts, logs := newLoggedTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: tt.url}}})
+			ts, logs := newLoggedTestServer(t, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(tt.url)}}})
 			resp, body := post(t, ts.URL+"/agents/a/run", "application/json", runBody)
 			if resp.StatusCode != 200 {
 				t.Fatalf("status %d", resp.StatusCode)
@@ -339,7 +339,7 @@ func TestUpstreamFailures(t *testing.T) {
 
 func TestHeartbeat(t *testing.T) {
 	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n", true)
-	cfg := Config{Listen: "x", Heartbeat: Duration(30 * time.Millisecond), Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	cfg := Config{Listen: "x", Heartbeat: Duration(30 * time.Millisecond), Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 	ts := newTestServer(t, cfg)
 	resp := doReq(t, http.MethodPost, ts.URL+"/agents/a/run", runBody, nil)
 	defer resp.Body.Close()
@@ -377,7 +377,7 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 	// detachGrace 0: a run nobody reads stops at once.
 	zero := Duration(0)
 	// A thousand runs in a row: no run-start limit.
-	cfg := Config{Listen: "x", DetachGrace: &zero, Limits: LimitsConfig{RunStartsPerSecond: -1}, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	cfg := Config{Listen: "x", DetachGrace: &zero, Limits: LimitsConfig{RunStartsPerSecond: -1}, Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 	s, err := NewServer(nil, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -444,7 +444,7 @@ func TestRunStartsBeforeUpstream(t *testing.T) {
 				io.WriteString(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
 			}))
 			defer up.Close()
-			cfg := Config{Listen: "x", StreamTakeover: &takeover, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+			cfg := Config{Listen: "x", StreamTakeover: &takeover, Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 			ts := newTestServer(t, cfg)
 			// Without RUN_STARTED the upstream answers after 5 s anyway.
 			var late atomic.Bool
@@ -487,7 +487,7 @@ func TestRunStartsBeforeUpstream(t *testing.T) {
 
 func TestDrainEndsStreamsWithShutdown(t *testing.T) {
 	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n", true)
-	s, err := NewServer(nil, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}})
+	s, err := NewServer(nil, Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -570,7 +570,7 @@ func TestCORS(t *testing.T) {
 }
 
 func TestAgentsAndHealth(t *testing.T) {
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"demo": {Type: "demo", Description: "d"}, "orders": {Type: "agui", URL: "http://127.0.0.1:1/agent", Description: "Order lookup agent"}}}
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"demo": {Backend: &DemoConfig{}, Description: "d"}, "orders": {Backend: aguiAt("http://127.0.0.1:1/agent"), Description: "Order lookup agent"}}}
 	ts := newTestServer(t, cfg)
 	for path, want := range map[string]string{
 		"/agents":  `{"agents":[{"id":"demo","type":"demo","description":"d","runUrl":"/agents/demo/run"},{"id":"orders","type":"agui","description":"Order lookup agent","runUrl":"/agents/orders/run"}]}`,

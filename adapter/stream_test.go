@@ -113,7 +113,7 @@ const upstreamFrames = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"run
 func TestStreamTakeover(t *testing.T) {
 	up := newUpstream(t, upstreamFrames, false)
 	cfg := Config{Listen: "x", CORS: CORS{Origins: []string{"https://app.example.com"}},
-		Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+		Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 	ts, states := newStatesServer(t, cfg)
 	addr := ts.Listener.Addr().String()
 	resp, br, conn := rawRun(t, addr, "https://app.example.com")
@@ -167,7 +167,7 @@ func TestStreamTakeover(t *testing.T) {
 // connection between requests; then it closes.
 func TestStreamTakeoverIdle(t *testing.T) {
 	up := newUpstream(t, upstreamFrames, false)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 	ts := newTestServerWith(t, cfg, func(hs *http.Server) {
 		hs.ReadHeaderTimeout = 100 * time.Millisecond
 		hs.IdleTimeout = 600 * time.Millisecond
@@ -197,7 +197,7 @@ func TestStreamTakeoverIdle(t *testing.T) {
 func TestStreamTakeoverOff(t *testing.T) {
 	up := newUpstream(t, upstreamFrames, false)
 	off := false
-	cfg := Config{Listen: "x", StreamTakeover: &off, Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	cfg := Config{Listen: "x", StreamTakeover: &off, Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 	ts, states := newStatesServer(t, cfg)
 	resp, _, _ := rawRun(t, ts.Listener.Addr().String(), "")
 	body, err := io.ReadAll(resp.Body)
@@ -216,7 +216,7 @@ func TestStreamTakeoverOff(t *testing.T) {
 // upstream (detachGrace 0), and nothing is left running.
 func TestStreamTakeoverClientLeaves(t *testing.T) {
 	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n", true)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 	ts, states := newStatesServer(t, cfg)
 	resp, _, conn := rawRun(t, ts.Listener.Addr().String(), "")
 	readUntilConnected(t, resp.Body) // ReadResponse decodes the chunks
@@ -283,7 +283,7 @@ func TestConnStreamChunksBounded(t *testing.T) {
 // is, and the connection then serves the next request.
 func TestStreamTakeoverResumeAndConnect(t *testing.T) {
 	up := newUpstream(t, upstreamFrames, false)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 	ts, states := newStatesServer(t, cfg)
 	addr := ts.Listener.Addr().String()
 	resp, br, conn := rawRun(t, addr, "")
@@ -322,7 +322,7 @@ func TestStreamTakeoverResumeAndConnect(t *testing.T) {
 // connection is closed after the stream, not kept for another request.
 func TestStreamTakeoverConnectionClose(t *testing.T) {
 	up := newUpstream(t, upstreamFrames, false)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Type: "agui", URL: up.URL}}}
+	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
 	ts, states := newStatesServer(t, cfg)
 	addr := ts.Listener.Addr().String()
 	conn, err := net.Dial("tcp", addr)

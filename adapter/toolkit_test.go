@@ -16,9 +16,7 @@ import (
 func toolkitServer(t *testing.T, edit func(*Config)) string {
 	t.Helper()
 	cfg := DefaultConfig()
-	d := cfg.Agents["demo"]
-	d.Delay = 0
-	cfg.Agents["demo"] = d
+	cfg.Agents["demo"].Backend.(*DemoConfig).Delay = 0
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -286,11 +286,11 @@ func TestBannerCurlWorksRepeatedly(t *testing.T) {
 // first configured one, on an address curl can reach, with the
 // credentials auth asks for.
 func TestTryLine(t *testing.T) {
-	cfg := adapter.Config{Agents: map[string]adapter.AgentConfig{"b": {Type: "agui"}, "a": {Type: "agui"}}}
+	cfg := adapter.Config{Agents: map[string]adapter.AgentConfig{"b": {Backend: &adapter.AGUIConfig{}}, "a": {Backend: &adapter.AGUIConfig{}}}}
 	if got := tryLine(cfg, "[::]:8080"); !strings.HasPrefix(got, "try: curl -N http://127.0.0.1:8080/agents/a/run ") {
 		t.Errorf("tryLine = %q, want agent a on 127.0.0.1:8080", got)
 	}
-	cfg.Agents["z"] = adapter.AgentConfig{Type: "demo"}
+	cfg.Agents["z"] = adapter.AgentConfig{Backend: &adapter.DemoConfig{}}
 	cfg.Auth.BearerTokens = map[string]string{"me": "0123456789"}
 	if got := tryLine(cfg, "10.0.0.1:9"); !strings.Contains(got, "http://10.0.0.1:9/agents/z/run") || !strings.Contains(got, `-H "authorization: Bearer $TOKEN"`) {
 		t.Errorf("tryLine = %q, want the demo agent z with a bearer token", got)

@@ -259,7 +259,7 @@ func tryLine(cfg adapter.Config, addr string) string {
 	}
 	agent := ids[0]
 	for _, id := range ids {
-		if cfg.Agents[id].Type == "demo" {
+		if cfg.Agents[id].Type() == "demo" {
 			agent = id
 			break
 		}

@@ -294,7 +294,7 @@ func adapterRole(o options) error {
 	cfg := adapter.DefaultConfig()
 	cfg.Listen = o.listen
 	cfg.Heartbeat = adapter.Duration(o.heartbeat)
-	cfg.Agents = map[string]adapter.AgentConfig{"load": {Type: "agui", URL: o.upstream + "/run", HTTP2: o.h2}}
+	cfg.Agents = map[string]adapter.AgentConfig{"load": {Backend: &adapter.AGUIConfig{UpstreamConfig: adapter.UpstreamConfig{URL: o.upstream + "/run"}, HTTP2: o.h2}}}
 	cfg.Debug.Pprof = true
 	cfg.Limits.RunStartsPerSecond = o.runStarts
 	if o.principals > 0 {

@@ -70,6 +70,15 @@ type typeInfo struct {
 	doc    string
 	expr   ast.Expr // the type's definition
 	strukt *ast.StructType
+	// choices are, for an interface type, the struct types a field of it
+	// may hold, by the value of its key: the entries of the package's
+	// map[string]ThatInterface variable (agentTypes for Backend).
+	choices []choice
+}
+
+// choice is one value of a key that selects a struct type.
+type choice struct {
+	value, typeName string
 }
 
 // loadTypes parses the package's non-test files and returns its named
@@ -81,6 +90,7 @@ func loadTypes(dir string) (map[string]typeInfo, error) {
 		return nil, err
 	}
 	types := map[string]typeInfo{}
+	choices := map[string][]choice{}
 	for _, e := range entries {
 		name := e.Name()
 		if e.Type()&fs.ModeType != 0 || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
@@ -92,6 +102,13 @@ func loadTypes(dir string) (map[string]typeInfo, error) {
 		}
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
+			if ok && g.Tok == token.VAR {
+				for _, s := range g.Specs {
+					if iface, cs := choicesOf(s.(*ast.ValueSpec)); iface != "" {
+						choices[iface] = append(choices[iface], cs...)
+					}
+				}
+			}
 			if !ok || g.Tok != token.TYPE {
 				continue
 			}
@@ -107,7 +124,68 @@ func loadTypes(dir string) (map[string]typeInfo, error) {
 			}
 		}
 	}
+	for iface, cs := range choices {
+		if ti, ok := types[iface]; ok {
+			ti.choices = cs
+			types[iface] = ti
+		}
+	}
 	return types, nil
+}
+
+// choicesOf reads a variable map[string]I{"value": (*T)(nil), ...} (or
+// &T{}, T{}): the struct type T a field of interface type I holds when
+// its key is "value".
+func choicesOf(vs *ast.ValueSpec) (iface string, out []choice) {
+	if len(vs.Values) != 1 {
+		return "", nil
+	}
+	lit, ok := vs.Values[0].(*ast.CompositeLit)
+	if !ok {
+		return "", nil
+	}
+	mt, ok := lit.Type.(*ast.MapType)
+	if !ok {
+		return "", nil
+	}
+	key, kok := mt.Key.(*ast.Ident)
+	val, vok := mt.Value.(*ast.Ident)
+	if !kok || !vok || key.Name != "string" {
+		return "", nil
+	}
+	for _, e := range lit.Elts {
+		kv, ok := e.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		k, ok := kv.Key.(*ast.BasicLit)
+		if !ok || k.Kind != token.STRING {
+			continue
+		}
+		if t := typeNameOf(kv.Value); t != "" {
+			out = append(out, choice{strings.Trim(k.Value, "\"`"), t})
+		}
+	}
+	return val.Name, out
+}
+
+// typeNameOf is T of (*T)(nil), &T{} or T{}.
+func typeNameOf(e ast.Expr) string {
+	switch v := e.(type) {
+	case *ast.CallExpr: // (*T)(nil)
+		return typeNameOf(v.Fun)
+	case *ast.ParenExpr:
+		return typeNameOf(v.X)
+	case *ast.StarExpr:
+		return typeNameOf(v.X)
+	case *ast.UnaryExpr: // &T{}
+		return typeNameOf(v.X)
+	case *ast.CompositeLit:
+		return typeNameOf(v.Type)
+	case *ast.Ident:
+		return v.Name
+	}
+	return ""
 }
 
 // row is one key of the reference.
@@ -118,13 +196,14 @@ type row struct {
 // section is the keys of one struct type, under a YAML path.
 type section struct {
 	path string // "" for the top level
+	when string // the key and value that select the type ("type: agui"), if one does
 	doc  string
 	rows []row
 }
 
 // pending is a struct type to be written, under a YAML path.
 type pending struct {
-	path, typeName string
+	path, typeName, when string
 }
 
 func render(types map[string]typeInfo, root string) ([]byte, []string, error) {
@@ -138,46 +217,69 @@ func render(types map[string]typeInfo, root string) ([]byte, []string, error) {
 	var walk func(p pending)
 	walk = func(p pending) {
 		ti := types[p.typeName]
-		sec := section{path: p.path, doc: ti.doc}
-		var children []pending
-		for _, f := range ti.strukt.Fields.List {
-			name, ok := yamlName(f)
-			if !ok {
-				continue
+		sec := section{path: p.path, when: p.when, doc: ti.doc}
+		var children, selected []pending
+		var fields func(st *ast.StructType, typeName string)
+		fields = func(st *ast.StructType, typeName string) {
+			for _, f := range st.Fields.List {
+				if inline, ok := inlineType(f); ok {
+					if it := types[inline]; it.strukt != nil {
+						fields(it.strukt, inline)
+					}
+					continue
+				}
+				name, ok := yamlName(f)
+				if !ok {
+					continue
+				}
+				path := name
+				if p.path != "" {
+					path = p.path + "." + name
+				}
+				meaning := oneLine(f.Doc.Text())
+				if meaning == "" {
+					meaning = oneLine(f.Comment.Text())
+				}
+				// "Listen is the address..." reads "`listen` is the address...".
+				if goName := f.Names[0].Name; strings.HasPrefix(meaning, goName+" ") {
+					meaning = "`" + name + "`" + meaning[len(goName):]
+				}
+				if meaning == "" {
+					warnings = append(warnings, fmt.Sprintf("%s (%s.%s) has no doc comment", path, typeName, f.Names[0].Name))
+				}
+				typ, nested, childPath := describe(f.Type, types, path)
+				if nested != "" {
+					children = append(children, pending{path: childPath, typeName: nested})
+				}
+				// A key that selects a struct type: its values, and each
+				// type's keys beside it (under the same path).
+				if id, ok := f.Type.(*ast.Ident); ok && len(types[id.Name].choices) > 0 {
+					var vals []string
+					for _, c := range types[id.Name].choices {
+						vals = append(vals, "`"+c.value+"`")
+						selected = append(selected, pending{path: p.path, typeName: c.typeName, when: name + ": " + c.value})
+					}
+					typ = "string: " + strings.Join(vals, ", ")
+				}
+				sec.rows = append(sec.rows, row{path: path, typ: typ, def: defaultOf(meaning, f.Type), meaning: meaning})
 			}
-			path := name
-			if p.path != "" {
-				path = p.path + "." + name
-			}
-			meaning := oneLine(f.Doc.Text())
-			if meaning == "" {
-				meaning = oneLine(f.Comment.Text())
-			}
-			// "Listen is the address..." reads "`listen` is the address...".
-			if goName := f.Names[0].Name; strings.HasPrefix(meaning, goName+" ") {
-				meaning = "`" + name + "`" + meaning[len(goName):]
-			}
-			if meaning == "" {
-				warnings = append(warnings, fmt.Sprintf("%s (%s.%s) has no doc comment", path, p.typeName, f.Names[0].Name))
-			}
-			typ, nested, childPath := describe(f.Type, types, path)
-			if nested != "" {
-				children = append(children, pending{childPath, nested})
-			}
-			sec.rows = append(sec.rows, row{path: path, typ: typ, def: defaultOf(meaning, f.Type), meaning: meaning})
 		}
+		fields(ti.strukt, p.typeName)
 		sections = append(sections, sec)
-		for _, c := range children {
+		for _, c := range append(children, selected...) {
 			walk(c)
 		}
 	}
-	walk(pending{"", root})
+	walk(pending{path: "", typeName: root})
 	var b bytes.Buffer
 	b.WriteString(header)
 	for _, s := range sections {
 		title := "Top level"
 		if s.path != "" {
 			title = "`" + s.path + "`"
+		}
+		if s.when != "" {
+			title += " with `" + s.when + "`"
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n", title)
 		if d := oneLine(s.doc); d != "" {
@@ -189,6 +291,19 @@ func render(types map[string]typeInfo, root string) ([]byte, []string, error) {
 		}
 	}
 	return b.Bytes(), warnings, nil
+}
+
+// inlineType is the type name of an embedded struct field tagged
+// yaml:",inline", whose keys sit beside the struct's own.
+func inlineType(f *ast.Field) (string, bool) {
+	if len(f.Names) != 0 || f.Tag == nil || !strings.Contains(f.Tag.Value, `yaml:",inline"`) {
+		return "", false
+	}
+	id, ok := f.Type.(*ast.Ident)
+	if !ok {
+		return "", false
+	}
+	return id.Name, true
 }
 
 // yamlName is a field's YAML key; ok is false for fields YAML does not
