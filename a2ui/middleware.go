@@ -112,15 +112,13 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 		return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
 			return func(yield func(agui.Event, error) bool) {
 				if cfg.ServerAction != nil && cfg.ServerAction(in) {
-					for ev, err := range next.Run(ctx, in) {
+					agui.PassThrough(next.Run(ctx, in), yield, func(ev agui.Event) bool {
 						if d, ok := ev.(*agui.ActivityDelta); ok && d.ActivityType == ActivityType && !appendsValid(v, d.Patch) {
 							log.Warn("a2ui: a surface update failed validation; dropped")
 							ev = &agui.RunError{Code: "invalid_a2ui", Message: "the surface update failed A2UI validation"}
 						}
-						if !yield(ev, err) || err != nil {
-							return
-						}
-					}
+						return yield(ev, nil)
+					})
 					return
 				}
 				in, err := applyAction(v, cfg, in)
@@ -131,11 +129,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 					return
 				}
 				if cfg.Enabled != nil && !cfg.Enabled(in) {
-					for ev, err := range next.Run(ctx, in) {
-						if !yield(ev, err) {
-							return
-						}
-					}
+					agui.PassThrough(next.Run(ctx, in), yield, nil)
 					return
 				}
 				catalog := catalogFor(in, cfg)

@@ -27,14 +27,7 @@ func ExampleChain() {
 		return func(next agui.Agent) agui.Agent {
 			return agui.AgentFunc(func(ctx context.Context, in *agui.RunAgentInput) iter.Seq2[agui.Event, error] {
 				return func(yield func(agui.Event, error) bool) {
-					for ev, err := range next.Run(ctx, in) {
-						if err == nil {
-							ev = f(ev)
-						}
-						if !yield(ev, err) {
-							return
-						}
-					}
+					agui.PassThrough(next.Run(ctx, in), yield, func(ev agui.Event) bool { return yield(f(ev), nil) })
 				}
 			})
 		}

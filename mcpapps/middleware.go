@@ -177,11 +177,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 					}
 					// Not a server we minted: the backend may run its own
 					// MCP Apps middleware.
-					for ev, err := range next.Run(ctx, in) {
-						if !yield(ev, err) {
-							return
-						}
-					}
+					agui.PassThrough(next.Run(ctx, in), yield, nil)
 					return
 				}
 				// A run right after start-up waits (briefly) for its servers'
@@ -195,19 +191,20 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 				cancel()
 				bound, injected := exposedTools(p, cfg, in.Tools)
 				if len(bound) == 0 {
-					for ev, err := range next.Run(ctx, in) {
-						if !yield(ev, err) {
-							return
+					agui.PassThrough(next.Run(ctx, in), yield, func(ev agui.Event) bool {
+						if !yield(ev, nil) {
+							return false
 						}
 						if _, ok := ev.(*agui.RunStarted); ok && len(prefix) > 0 {
 							for _, pe := range prefix {
 								if !yield(pe, nil) {
-									return
+									return false
 								}
 							}
 							prefix = nil
 						}
-					}
+						return true
+					})
 					return
 				}
 				r := &rounds{p: p, cfg: cfg, next: next, bound: bound, log: log, yield: yield, thread: in.ThreadID, runID: in.RunID, loading: hostWants(in, "loadingCards"), prefix: prefix}

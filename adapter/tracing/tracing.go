@@ -267,7 +267,7 @@ func ToolCalls() agui.Middleware {
 						end(nil)
 					}
 				}()
-				for ev, err := range next.Run(ctx, in) {
+				agui.PassThrough(next.Run(ctx, in), yield, func(ev agui.Event) bool {
 					switch e := ev.(type) {
 					case *agui.ToolCallStart:
 						if _, dup := open[e.ToolCallID]; !dup && len(open) < maxOpenToolSpans {
@@ -279,10 +279,8 @@ func ToolCalls() agui.Middleware {
 							delete(open, e.ToolCallID)
 						}
 					}
-					if !yield(ev, err) {
-						return
-					}
-				}
+					return yield(ev, nil)
+				})
 			}
 		})
 	}
