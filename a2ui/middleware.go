@@ -114,15 +114,13 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 			return func(yield func(agui.Event, error) bool) {
 				req := req // the input may change below
 				if cfg.ServerAction != nil && cfg.ServerAction(in) {
-					for ev, err := range next.Run(ctx, req) {
+					agui.PassThrough(next.Run(ctx, req), yield, func(ev agui.Event) bool {
 						if d, ok := ev.(*agui.ActivityDelta); ok && d.ActivityType == ActivityType && !appendsValid(v, d.Patch) {
 							log.Warn("a2ui: a surface update failed validation; dropped")
 							ev = &agui.RunError{Code: "invalid_a2ui", Message: "the surface update failed A2UI validation"}
 						}
-						if !yield(ev, err) || err != nil {
-							return
-						}
-					}
+						return yield(ev, nil)
+					})
 					return
 				}
 				in, err := applyAction(v, cfg, in)
@@ -136,11 +134,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 					return
 				}
 				if cfg.Enabled != nil && !cfg.Enabled(in) {
-					for ev, err := range next.Run(ctx, req) {
-						if !yield(ev, err) {
-							return
-						}
-					}
+					agui.PassThrough(next.Run(ctx, req), yield, nil)
 					return
 				}
 				catalog := catalogFor(in, cfg)

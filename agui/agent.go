@@ -90,6 +90,30 @@ func Chain(a Agent, mws ...Middleware) Agent {
 	return a
 }
 
+// PassThrough is the loop of a middleware that passes its inner agent's
+// stream on: it runs seq (next.Run's events) and hands each event to f,
+// which yields it, changed or not, with or without events of its own
+// after it, and reports whether to go on (false when a yield did). A nil
+// f yields each event as it is. An error from seq is yielded as it is and
+// ends the stream. PassThrough returns once seq has returned: when it
+// ended, or when the consumer, f or an error stopped it (the inner agent
+// has then released what it holds).
+func PassThrough(seq iter.Seq2[Event, error], yield func(Event, error) bool, f func(Event) bool) {
+	// A direct call rather than a range loop, whose state would escape
+	// with its body: one allocation less per run.
+	seq(func(ev Event, err error) bool {
+		switch {
+		case err != nil:
+			yield(ev, err)
+			return false
+		case f == nil:
+			return yield(ev, nil)
+		default:
+			return f(ev)
+		}
+	})
+}
+
 // Error codes of RUN_ERROR events this package produces.
 const (
 	CodeUpstreamTruncated   = "upstream_truncated"

@@ -32,9 +32,9 @@ const (
 type arena struct {
 	seen      int    // canonical deltas decoded, up to arenaAfter+1
 	bytes     []byte // the rest of the current block
-	texts     []TextMessageContent
-	args      []ToolCallArgs
-	reasoning []ReasoningMessageContent
+	texts     []keptEvent[TextMessageContent]
+	args      []keptEvent[ToolCallArgs]
+	reasoning []keptEvent[ReasoningMessageContent]
 }
 
 // busy counts an event and reports whether the stream is past

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // arenaStream is an SSE stream of n canonical deltas of the three kinds,
@@ -209,14 +210,16 @@ func (s *scribbler) Read([]byte) (int, error) {
 	if !s.done {
 		s.done = true
 		for _, ev := range *s.events {
+			// Every delta of the test is in the canonical layout: each
+			// is the first field of a keptEvent holding its bytes.
 			var w []byte
 			switch e := ev.(type) {
 			case *TextMessageContent:
-				w = e.wire
+				w = (*keptEvent[TextMessageContent])(unsafe.Pointer(e)).wire
 			case *ToolCallArgs:
-				w = e.wire
+				w = (*keptEvent[ToolCallArgs])(unsafe.Pointer(e)).wire
 			case *ReasoningMessageContent:
-				w = e.wire
+				w = (*keptEvent[ReasoningMessageContent])(unsafe.Pointer(e)).wire
 			}
 			for i := range w {
 				w[i] = '#'

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 )
 
 func TestParseRunAgentInputChecks(t *testing.T) {
@@ -324,5 +325,48 @@ func TestCanonicalDeltaKept(t *testing.T) {
 		if got, _ := tm.MarshalJSON(); string(got) != string(want) {
 			t.Fatalf("after a change: %s, want %s", got, want)
 		}
+	}
+}
+
+// kept is shared by every stream: a slot may hold another delta's bytes
+// when an event is encoded. They are used only if they are the event's
+// own encoding; else the event is encoded afresh.
+func TestKeptSlotHoldsAnotherDelta(t *testing.T) {
+	ev, err := ParseEvent([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"abc"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := &TextMessageContent{}
+	for _, e := range []*TextMessageContent{ev.(*TextMessageContent), empty} {
+		slot := keptSlot(unsafe.Pointer(e))
+		own := slot.Load()
+		for _, other := range []string{
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"abc"}`, // equal bytes, not the event's
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"","delta":""}`,
+			// Another type whose length is that of e's encoding: only
+			// the layout check tells them apart.
+			`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"ab"}`,
+			`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"abcd"}`,
+			`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"abcdefghijk"}`,
+		} {
+			w := []byte(other)
+			slot.Store(&w)
+			want, _ := marshalAny(e)
+			got, _ := e.MarshalJSON()
+			if string(got) != string(want) {
+				t.Fatalf("slot holding %s: %s, want %s", other, got, want)
+			}
+			// Bytes cut from elsewhere are not e's own (an empty id and
+			// delta have no bytes: any encoding of them is theirs).
+			if e != empty && &got[0] == &w[0] {
+				t.Fatalf("slot holding %s: its bytes were returned for %s", other, want)
+			}
+		}
+		slot.Store(own)
+	}
+	// The event's own bytes, back in its slot, are used again.
+	e := ev.(*TextMessageContent)
+	if allocs := testing.AllocsPerRun(10, func() { _, _ = e.MarshalJSON() }); allocs != 0 {
+		t.Fatalf("%v allocations with the event's bytes in its slot", allocs)
 	}
 }

@@ -184,7 +184,6 @@ type TextMessageContent struct {
 	Base
 	MessageID string `json:"messageId"`
 	Delta     string `json:"delta"`
-	wire      []byte // see keptDelta
 }
 
 // TextMessageEnd closes a text message.
@@ -215,7 +214,6 @@ type ToolCallArgs struct {
 	Base
 	ToolCallID string `json:"toolCallId"`
 	Delta      string `json:"delta"`
-	wire       []byte // see keptDelta
 }
 
 // ToolCallEnd closes a tool call.
@@ -311,7 +309,6 @@ type ReasoningMessageContent struct {
 	Base
 	MessageID string `json:"messageId"`
 	Delta     string `json:"delta"`
-	wire      []byte // see keptDelta
 }
 
 // ReasoningMessageEnd closes a reasoning message.

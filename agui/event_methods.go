@@ -2,6 +2,8 @@
 
 package agui
 
+import "unsafe"
+
 // Type implements Event.
 func (*RunStarted) Type() EventType { return TypeRunStarted }
 
@@ -62,7 +64,7 @@ func (*TextMessageContent) Type() EventType { return TypeTextMessageContent }
 // MarshalJSON implements Event.
 func (e *TextMessageContent) MarshalJSON() ([]byte, error) {
 	if e.Base.isZero() {
-		if b, ok := keptDelta(e.wire, TypeTextMessageContent, "messageId", e.MessageID, e.Delta); ok {
+		if b, ok := keptDelta(unsafe.Pointer(e), textContentPrefix, e.MessageID, e.Delta); ok {
 			return b, nil
 		}
 		return appendDelta(TypeTextMessageContent, "messageId", e.MessageID, e.Delta, true), nil
@@ -107,7 +109,7 @@ func (*ToolCallArgs) Type() EventType { return TypeToolCallArgs }
 // MarshalJSON implements Event.
 func (e *ToolCallArgs) MarshalJSON() ([]byte, error) {
 	if e.Base.isZero() {
-		if b, ok := keptDelta(e.wire, TypeToolCallArgs, "toolCallId", e.ToolCallID, e.Delta); ok {
+		if b, ok := keptDelta(unsafe.Pointer(e), toolArgsPrefix, e.ToolCallID, e.Delta); ok {
 			return b, nil
 		}
 		return appendDelta(TypeToolCallArgs, "toolCallId", e.ToolCallID, e.Delta, true), nil
@@ -233,7 +235,7 @@ func (*ReasoningMessageContent) Type() EventType { return TypeReasoningMessageCo
 // MarshalJSON implements Event.
 func (e *ReasoningMessageContent) MarshalJSON() ([]byte, error) {
 	if e.Base.isZero() {
-		if b, ok := keptDelta(e.wire, TypeReasoningMessageContent, "messageId", e.MessageID, e.Delta); ok {
+		if b, ok := keptDelta(unsafe.Pointer(e), reasoningContentPrefix, e.MessageID, e.Delta); ok {
 			return b, nil
 		}
 		return appendDelta(TypeReasoningMessageContent, "messageId", e.MessageID, e.Delta, true), nil

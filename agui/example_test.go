@@ -28,14 +28,7 @@ func ExampleChain() {
 		return func(next agui.Agent) agui.Agent {
 			return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
 				return func(yield func(agui.Event, error) bool) {
-					for ev, err := range next.Run(ctx, req) {
-						if err == nil {
-							ev = f(ev)
-						}
-						if !yield(ev, err) {
-							return
-						}
-					}
+					agui.PassThrough(next.Run(ctx, req), yield, func(ev agui.Event) bool { return yield(f(ev), nil) })
 				}
 			})
 		}

@@ -121,28 +121,22 @@ func fastParse(a *arena, data []byte) (ev Event, ok bool) {
 	return nil, false
 }
 
-// A delta event whose upstream bytes are exactly what MarshalJSON would
-// write (the canonical layout, no escapes) keeps them: they are copied
-// once, the event's id and delta are read from that copy, and MarshalJSON
-// returns it while both fields still are those strings. Most upstreams
-// send this layout, and the relay then never re-encodes a delta.
-
 // canonicalDeltas are the prefixes of the three delta events' canonical
 // layout, up to the id's opening quote.
 var canonicalDeltas = [...]struct {
 	t      EventType
 	prefix string
 }{
-	{TypeTextMessageContent, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"`},
-	{TypeToolCallArgs, `{"type":"TOOL_CALL_ARGS","toolCallId":"`},
-	{TypeReasoningMessageContent, `{"type":"REASONING_MESSAGE_CONTENT","messageId":"`},
+	{TypeTextMessageContent, textContentPrefix},
+	{TypeToolCallArgs, toolArgsPrefix},
+	{TypeReasoningMessageContent, reasoningContentPrefix},
 }
 
 // canonicalDelta decodes a delta event in exactly the layout MarshalJSON
 // writes, with plain strings, in one pass, taking its memory from a (nil:
 // from the heap); anything else is left to the rest of fastParse.
 func canonicalDelta(a *arena, data []byte) (Event, bool) {
-	const between, end = `","delta":"`, `"}`
+	const between, end = deltaSeparator, `"}`
 	if len(data) < 40 || string(data[len(data)-2:]) != end {
 		return nil, false
 	}
@@ -165,17 +159,17 @@ func canonicalDelta(a *arena, data []byte) (Event, bool) {
 		deltaS := unsafe.String(unsafe.SliceData(wire[len(c.prefix)+q+len(between):]), len(delta))
 		switch c.t {
 		case TypeTextMessageContent:
-			e := deltaEvent(a, func(a *arena) *[]TextMessageContent { return &a.texts })
-			e.MessageID, e.Delta, e.wire = idS, deltaS, wire
-			return e, true
+			k := deltaEvent(a, func(a *arena) *[]keptEvent[TextMessageContent] { return &a.texts })
+			k.ev.MessageID, k.ev.Delta = idS, deltaS
+			return &k.ev, k.keep(wire)
 		case TypeToolCallArgs:
-			e := deltaEvent(a, func(a *arena) *[]ToolCallArgs { return &a.args })
-			e.ToolCallID, e.Delta, e.wire = idS, deltaS, wire
-			return e, true
+			k := deltaEvent(a, func(a *arena) *[]keptEvent[ToolCallArgs] { return &a.args })
+			k.ev.ToolCallID, k.ev.Delta = idS, deltaS
+			return &k.ev, k.keep(wire)
 		default:
-			e := deltaEvent(a, func(a *arena) *[]ReasoningMessageContent { return &a.reasoning })
-			e.MessageID, e.Delta, e.wire = idS, deltaS, wire
-			return e, true
+			k := deltaEvent(a, func(a *arena) *[]keptEvent[ReasoningMessageContent] { return &a.reasoning })
+			k.ev.MessageID, k.ev.Delta = idS, deltaS
+			return &k.ev, k.keep(wire)
 		}
 	}
 	return nil, false
@@ -208,29 +202,6 @@ func plainString(s []byte) bool {
 		}
 	}
 	return high < utf8.RuneSelf || utf8.Valid(s)
-}
-
-// deltaOffsets gives where the id and the delta start in the canonical
-// encoding {"type":"<t>","<key>":"<id>","delta":"<delta>"}, and its length.
-func deltaOffsets(t EventType, key string, idLen, deltaLen int) (idOff, deltaOff, n int) {
-	idOff = len(`{"type":"`) + len(t) + len(`","`) + len(key) + len(`":"`)
-	deltaOff = idOff + idLen + len(`","delta":"`)
-	return idOff, deltaOff, deltaOff + deltaLen + len(`"}`)
-}
-
-// keptDelta returns wire if the event's id and delta are still the
-// strings canonicalDelta cut from it.
-func keptDelta(wire []byte, t EventType, key, id, delta string) ([]byte, bool) {
-	if wire == nil {
-		return nil, false
-	}
-	idOff, deltaOff, n := deltaOffsets(t, key, len(id), len(delta))
-	if len(wire) != n ||
-		(id != "" && unsafe.StringData(id) != &wire[idOff]) ||
-		(delta != "" && unsafe.StringData(delta) != &wire[deltaOff]) {
-		return nil, false
-	}
-	return wire, true
 }
 
 // twoStrings makes a and b strings with one allocation (a delta event's

@@ -179,74 +179,25 @@ func (c *canon) push(ev Event, emit func(Event) bool) bool {
 		c.report(RepairUnknownEvent)
 		return true
 	case *TextMessageChunk:
-		c.report(RepairChunkExpanded)
-		id := e.MessageID
-		if id == "" {
-			id = c.textChunk
-		}
-		if id == "" {
-			c.report(RepairInvalidEvent)
-			return true
-		}
-		if c.textChunk != id {
-			if !c.closeChunks(emit) {
-				return false
-			}
-			if !emit(&TextMessageStart{Base: e.Base, MessageID: id, Role: e.Role, Name: e.Name}) {
-				return false
-			}
-			c.textChunk = id
-		}
-		if e.Delta != "" {
-			return emit(&TextMessageContent{Base: e.Base, MessageID: id, Delta: e.Delta})
-		}
-		return true
+		return c.expandChunk(&c.textChunk, e.MessageID, e.Delta, true,
+			func(id string) Event {
+				return &TextMessageStart{Base: e.Base, MessageID: id, Role: e.Role, Name: e.Name}
+			},
+			func(id string) Event { return &TextMessageContent{Base: e.Base, MessageID: id, Delta: e.Delta} },
+			emit)
 	case *ToolCallChunk:
-		c.report(RepairChunkExpanded)
-		id := e.ToolCallID
-		if id == "" {
-			id = c.toolChunk
-		}
-		if id == "" || (c.toolChunk != id && e.ToolCallName == "") {
-			c.report(RepairInvalidEvent)
-			return true
-		}
-		if c.toolChunk != id {
-			if !c.closeChunks(emit) {
-				return false
-			}
-			if !emit(&ToolCallStart{Base: e.Base, ToolCallID: id, ToolCallName: e.ToolCallName, ParentMessageID: e.ParentMessageID}) {
-				return false
-			}
-			c.toolChunk = id
-		}
-		if e.Delta != "" {
-			return emit(&ToolCallArgs{Base: e.Base, ToolCallID: id, Delta: e.Delta})
-		}
-		return true
+		// A new call needs its name.
+		return c.expandChunk(&c.toolChunk, e.ToolCallID, e.Delta, e.ToolCallName != "",
+			func(id string) Event {
+				return &ToolCallStart{Base: e.Base, ToolCallID: id, ToolCallName: e.ToolCallName, ParentMessageID: e.ParentMessageID}
+			},
+			func(id string) Event { return &ToolCallArgs{Base: e.Base, ToolCallID: id, Delta: e.Delta} },
+			emit)
 	case *ReasoningMessageChunk:
-		c.report(RepairChunkExpanded)
-		id := e.MessageID
-		if id == "" {
-			id = c.reasonChunk
-		}
-		if id == "" {
-			c.report(RepairInvalidEvent)
-			return true
-		}
-		if c.reasonChunk != id {
-			if !c.closeChunks(emit) {
-				return false
-			}
-			if !emit(&ReasoningMessageStart{Base: e.Base, MessageID: id, Role: "reasoning"}) {
-				return false
-			}
-			c.reasonChunk = id
-		}
-		if e.Delta != "" {
-			return emit(&ReasoningMessageContent{Base: e.Base, MessageID: id, Delta: e.Delta})
-		}
-		return true
+		return c.expandChunk(&c.reasonChunk, e.MessageID, e.Delta, true,
+			func(id string) Event { return &ReasoningMessageStart{Base: e.Base, MessageID: id, Role: "reasoning"} },
+			func(id string) Event { return &ReasoningMessageContent{Base: e.Base, MessageID: id, Delta: e.Delta} },
+			emit)
 	case *ThinkingStart:
 		c.report(RepairThinkingToReason)
 		if c.thinkSpan != "" {
@@ -339,6 +290,34 @@ func (c *canon) push(ev Event, emit func(Event) bool) bool {
 		}
 	}
 	return emit(ev)
+}
+
+// expandChunk turns one *_CHUNK event into the START and CONTENT events
+// it stands for. open is the id of the open chunk stream of its kind; an
+// empty id continues it. Another id closes every open chunk stream and
+// starts its own with start, if it can (startable: a tool call chunk
+// needs a name to start a call); a chunk with no stream to continue or
+// start is dropped as invalid. A non-empty delta becomes content. It
+// returns false when emit did.
+func (c *canon) expandChunk(open *string, id, delta string, startable bool, start, content func(id string) Event, emit func(Event) bool) bool {
+	c.report(RepairChunkExpanded)
+	if id == "" {
+		id = *open
+	}
+	if id == "" || (*open != id && !startable) {
+		c.report(RepairInvalidEvent)
+		return true
+	}
+	if *open != id {
+		if !c.closeChunks(emit) || !emit(start(id)) {
+			return false
+		}
+		*open = id
+	}
+	if delta != "" {
+		return emit(content(id))
+	}
+	return true
 }
 
 // adopt forgets a chunk stream once explicit events for the same id take

@@ -180,11 +180,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 					}
 					// Not a server we minted: the backend may run its own
 					// MCP Apps middleware.
-					for ev, err := range next.Run(ctx, req) {
-						if !yield(ev, err) {
-							return
-						}
-					}
+					agui.PassThrough(next.Run(ctx, req), yield, nil)
 					return
 				}
 				// A run right after start-up waits (briefly) for its servers'
@@ -198,19 +194,20 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 				cancel()
 				bound, injected := exposedTools(p, cfg, in.Tools)
 				if len(bound) == 0 {
-					for ev, err := range next.Run(ctx, req) {
-						if !yield(ev, err) {
-							return
+					agui.PassThrough(next.Run(ctx, req), yield, func(ev agui.Event) bool {
+						if !yield(ev, nil) {
+							return false
 						}
 						if _, ok := ev.(*agui.RunStarted); ok && len(prefix) > 0 {
 							for _, pe := range prefix {
 								if !yield(pe, nil) {
-									return
+									return false
 								}
 							}
 							prefix = nil
 						}
-					}
+						return true
+					})
 					return
 				}
 				r := &rounds{p: p, req: req, cfg: cfg, next: next, bound: bound, log: log, yield: yield, thread: in.ThreadID, runID: in.RunID, loading: hostWants(in, "loadingCards"), prefix: prefix}

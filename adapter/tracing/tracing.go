@@ -268,7 +268,7 @@ func ToolCalls() agui.Middleware {
 						end(nil)
 					}
 				}()
-				for ev, err := range next.Run(ctx, req) {
+				agui.PassThrough(next.Run(ctx, req), yield, func(ev agui.Event) bool {
 					switch e := ev.(type) {
 					case *agui.ToolCallStart:
 						if _, dup := open[e.ToolCallID]; !dup && len(open) < maxOpenToolSpans {
@@ -280,10 +280,8 @@ func ToolCalls() agui.Middleware {
 							delete(open, e.ToolCallID)
 						}
 					}
-					if !yield(ev, err) {
-						return
-					}
-				}
+					return yield(ev, nil)
+				})
 			}
 		})
 	}

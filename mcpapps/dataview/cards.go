@@ -27,19 +27,20 @@ func Cards(p *mcpapps.Pool, caps *mcpapps.Capabilities, enabled func(in *agui.Ru
 			}
 			return func(yield func(agui.Event, error) bool) {
 				names := map[string]string{}
-				for ev, err := range next.Run(ctx, req) {
-					if !yield(ev, err) || err != nil {
-						return
+				agui.PassThrough(next.Run(ctx, req), yield, func(ev agui.Event) bool {
+					if !yield(ev, nil) {
+						return false
 					}
 					switch e := ev.(type) {
 					case *agui.ToolCallStart:
 						names[e.ToolCallID] = e.ToolCallName
 					case *agui.ToolCallResult:
-						if card := cardFor(p, caps, req.Principal, in.ThreadID, e, names[e.ToolCallID]); card != nil && !yield(card, nil) {
-							return
+						if card := cardFor(p, caps, req.Principal, in.ThreadID, e, names[e.ToolCallID]); card != nil {
+							return yield(card, nil)
 						}
 					}
-				}
+					return true
+				})
 			}
 		})
 	}
