@@ -100,6 +100,8 @@ func TestLayering(t *testing.T) {
 		{"a2ui", any(self("a2ui"), self("agui"), self("agui/internal/bufpool"), self("schemas"), idna, prefix("github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"))},
 		{"mcpapps", nil},
 		{"mcpapps/dataview", nil},
+		// Connections and sockets only: nothing of the service.
+		{"internal/takeover", any(self("internal/takeover"), prefix("golang.org/x/sys"))},
 	} {
 		for _, d := range nonStandard(t, module+"/"+tt.pkg) {
 			if banned(d) || (tt.allowed != nil && !tt.allowed(d)) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/internal/takeover"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
@@ -198,7 +199,8 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 func (s *Server) stream(c *echo.Context, first func(), serve func(ctx context.Context, sink *sseSink)) {
 	s.streams.Add(1)
 	if s.cfg.streamTakeover() {
-		if cs, err := takeOver(c.Response(), c.Request(), s.cfg.writeTimeout(), s.handBack, s.leaveWatcher()); err == nil {
+		sseHeaders(c.Response().Header())
+		if cs, err := s.conns.Take(c.Response(), c.Request(), s.cfg.writeTimeout()); err == nil {
 			if r, _ := echo.UnwrapResponse(c.Response()); r != nil {
 				r.Status, r.Committed = http.StatusOK, true // for the request log
 			}
@@ -213,23 +215,8 @@ func (s *Server) stream(c *echo.Context, first func(), serve func(ctx context.Co
 	serve(c.Request().Context(), sink)
 }
 
-// leaveWatcher is the watcher of taken-over streams' clients, started on
-// first use; nil once Close stopped it, or where none can start.
-func (s *Server) leaveWatcher() *leaveWatcher {
-	s.leavesMu.Lock()
-	defer s.leavesMu.Unlock()
-	if s.leaves == nil && !s.leavesDone {
-		s.leaves = newLeaveWatcher()
-		s.leavesDone = s.leaves == nil // not again
-	}
-	if s.leavesDone {
-		return nil
-	}
-	return s.leaves
-}
-
 // serveTaken writes a stream on a connection taken over from net/http.
-func (s *Server) serveTaken(cs *connStream, first func(), serve func(ctx context.Context, sink *sseSink)) {
+func (s *Server) serveTaken(cs *takeover.Stream, first func(), serve func(ctx context.Context, sink *sseSink)) {
 	defer s.streams.Done()
 	defer cs.Close()
 	enc := agui.NewEncoder(cs)
@@ -237,3 +224,10 @@ func (s *Server) serveTaken(cs *connStream, first func(), serve func(ctx context
 	defer sink.close()
 	serve(cs.Context(), sink)
 }
+
+// Adopt lets hs serve again the connections of run streams taken over
+// from it (streamTakeover) once their stream ends, as it would an idle
+// keep-alive connection. Streams are taken over only from an adopting
+// server. Call it before hs serves; hs stops serving them when it shuts
+// down or the Server closes.
+func (s *Server) Adopt(hs *http.Server) { s.conns.Adopt(hs) }

@@ -30,6 +30,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/agui/a2a"
 	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 	"github.com/genui-adapter/genui-adapter/agui/langgraph"
+	"github.com/genui-adapter/genui-adapter/internal/takeover"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 	"github.com/genui-adapter/genui-adapter/mcpapps/dataview"
 )
@@ -53,11 +54,7 @@ type Server struct {
 
 	streams  sync.WaitGroup // SSE responses
 	draining atomic.Bool
-	handBack *handBack // connections of taken-over streams, back to net/http
-
-	leavesMu   sync.Mutex
-	leaves     *leaveWatcher // started by the first taken-over stream; nil before, or where there is none
-	leavesDone bool          // Close stopped it, or none could start
+	conns    *takeover.Conns // the connections of taken-over streams (streamTakeover)
 
 	log            runlog.Log
 	runs           *runs.Manager
@@ -127,7 +124,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		}
 		logger = slog.New(tracing.LogHandler(logger.Handler()))
 	}
-	s := &Server{cfg: cfg, logger: logger, tracing: tp, metrics: newMetrics(), agents: map[string]*agentEntry{}, a2ui: v, instance: cfg.InstanceID, handBack: newHandBack()}
+	s := &Server{cfg: cfg, logger: logger, tracing: tp, metrics: newMetrics(), agents: map[string]*agentEntry{}, a2ui: v, instance: cfg.InstanceID, conns: takeover.New()}
 	if s.instance == "" {
 		s.instance = newInstanceID()
 	}
@@ -467,12 +464,7 @@ func (s *Server) SandboxHandler() http.Handler {
 // Close releases the runs, the run log and the MCP sessions. Call it
 // after Drain.
 func (s *Server) Close() error {
-	s.handBack.stop()
-	s.leavesMu.Lock()
-	s.leavesDone = true
-	leaves := s.leaves
-	s.leavesMu.Unlock()
-	leaves.stop()
+	s.conns.Close()
 	if s.jwt != nil {
 		s.jwt.Close()
 	}

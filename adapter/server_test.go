@@ -118,7 +118,7 @@ func serveAdoptedWith(s *Server, configure func(hs *http.Server)) *adoptedServer
 // Close stops giving connections back first: httptest's Close waits for
 // the connections it knows and must not learn of one while it waits.
 func (a *adoptedServer) Close() {
-	a.s.handBack.stop()
+	a.s.conns.Close()
 	a.Server.Close()
 }
 

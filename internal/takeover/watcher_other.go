@@ -1,11 +1,11 @@
 //go:build !linux
 
-package adapter
+package takeover
 
 import "net"
 
 // leaveWatcher is Linux's (epoll); elsewhere each connection is watched
-// by a goroutine of its own (connStream.watch, handBack.give).
+// by a goroutine of its own (Stream.watch, handBack.give).
 type leaveWatcher struct{}
 
 func newLeaveWatcher() *leaveWatcher                       { return nil }

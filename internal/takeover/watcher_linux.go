@@ -1,4 +1,4 @@
-package adapter
+package takeover
 
 import (
 	"net"
@@ -13,9 +13,9 @@ import (
 // leave, and connections given back after a stream, to notice the
 // client's next request. It waits on an epoll set, where each connection
 // would otherwise keep a goroutine of its own parked on it
-// (connStream.watch, handBack.give), about 4 KiB of stack each. A
+// (Stream.watch, handBack.give), about 4 KiB of stack each. A
 // connection is watched once (EPOLLONESHOT): when it turns readable the
-// watcher peeks and reports what it saw. Owned by the Server: stop ends
+// watcher peeks and reports what it saw. Owned by the Conns: stop ends
 // the goroutine.
 type leaveWatcher struct {
 	epfd, wake int // the epoll set; an eventfd that stop writes

@@ -1,4 +1,4 @@
-package adapter
+package takeover
 
 import (
 	"context"
@@ -12,47 +12,18 @@ import (
 	"time"
 )
 
-// sseWriter is where an SSE stream's frames go: a net/http response, or
-// a connection the stream took over (connStream).
-type sseWriter interface {
-	Write(p []byte) (int, error)
-	// Flush sends what was written.
-	Flush() error
-	SetWriteDeadline(t time.Time) error
-}
-
-// responseStream is an SSE stream written through net/http.
-type responseStream struct {
-	http.ResponseWriter
-	rc *http.ResponseController
-}
-
-func newResponseStream(w http.ResponseWriter) responseStream {
-	return responseStream{ResponseWriter: w, rc: http.NewResponseController(w)}
-}
-
-func (w responseStream) Flush() error                       { return w.rc.Flush() }
-func (w responseStream) SetWriteDeadline(t time.Time) error { return w.rc.SetWriteDeadline(t) }
-
-// sseHeaders are an SSE response's headers.
-func sseHeaders(h http.Header) {
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("X-Accel-Buffering", "no")
-}
-
-// connStream is an SSE response on an HTTP/1.1 connection taken over
-// from net/http once the response starts: the chunked encoding is
-// written here, so that a long, mostly idle stream holds no net/http
-// buffers and no request goroutine. The Server's leaveWatcher (one
-// goroutine for every stream, on Linux), or else a small goroutine of
-// the stream's own (watch), notices the client leave, without reading
-// what the client sends, and cancels ctx; nothing is kept between
-// flushes (the pending chunk's buffer goes back to a pool). When the stream ends the connection goes
-// back to net/http (keep-alive) through the Server's handBack listener.
-// Write, Flush and Close are called by one goroutine at a time (the SSE
-// sink's lock).
-type connStream struct {
+// Stream is a response on an HTTP/1.1 connection taken over from
+// net/http once it starts: the chunked encoding is written here, so that
+// a long, mostly idle stream holds no net/http buffers and no request
+// goroutine. The Conns' leaveWatcher (one goroutine for every stream, on
+// Linux), or else a small goroutine of the stream's own (watch), notices
+// the client leave, without reading what the client sends, and cancels
+// the stream's context; nothing is kept between flushes (the pending
+// chunk's buffer goes back to a pool). When the stream ends the
+// connection goes back to net/http (keep-alive) through the Conns'
+// handBack listener. Write, Flush and Close are called by one goroutine
+// at a time.
+type Stream struct {
 	conn    net.Conn
 	back    *handBack
 	ctx     context.Context
@@ -85,24 +56,27 @@ const maxChunk = 32 << 10
 
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkHead, 1<<10); return &b }}
 
-// errHijackUnsupported: the response cannot be taken over (HTTP/2, a
-// recorder in tests); the stream goes through net/http.
-var errHijackUnsupported = errors.New("the response cannot be taken over")
+// ErrUnsupported: the response cannot be taken over (HTTP/2, a
+// recorder in tests, a Conns no http.Server adopted); write it through
+// net/http.
+var ErrUnsupported = errors.New("the response cannot be taken over")
 
-// takeOver hijacks w's HTTP/1.1 connection and writes the response head:
-// status 200, w's headers (set by middlewares) and the SSE headers,
-// chunked. The only error is errHijackUnsupported; a head that cannot be
-// written gives a stream whose writes fail and whose context is done.
-func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration, back *handBack, leaves *leaveWatcher) (*connStream, error) {
+// Take hijacks w's HTTP/1.1 connection and writes the response head:
+// status 200, w's headers (set by the caller and its middlewares),
+// chunked. writeTimeout bounds the head's write. The only error is
+// ErrUnsupported; a head that cannot be written gives a stream whose
+// writes fail and whose context is done. The caller writes the body and
+// closes the stream, from one goroutine at a time.
+func (c *Conns) Take(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration) (*Stream, error) {
+	back := c.back
 	if r.ProtoMajor != 1 || r.ProtoMinor < 1 || back.hs.Load() == nil {
-		return nil, errHijackUnsupported
+		return nil, ErrUnsupported
 	}
 	h := w.Header().Clone()
 	conn, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
-		return nil, errHijackUnsupported
+		return nil, ErrUnsupported
 	}
-	sseHeaders(h)
 	// Not "Connection: close": fetch (undici) then takes a cut in the
 	// middle of the stream for its end.
 	for _, k := range []string{"Content-Length", "Transfer-Encoding", "Connection"} {
@@ -130,14 +104,15 @@ func takeOver(w http.ResponseWriter, r *http.Request, writeTimeout time.Duration
 	*bp = b
 	putChunk(bp)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &connStream{conn: conn, back: back, leaves: leaves, ctx: ctx, cancel: cancel, watched: make(chan struct{}),
+	leaves := c.leaveWatcher()
+	s := &Stream{conn: conn, back: back, leaves: leaves, ctx: ctx, cancel: cancel, watched: make(chan struct{}),
 		// Bytes net/http read past the request (a pipelined one) would
 		// be lost to the next reader of the connection; a client that
 		// asked for "Connection: close" gets it, as net/http would.
 		reusable: brw.Reader.Buffered() == 0 && !r.Close}
 	if err != nil {
-		// The client is gone: every write fails, and the run goes on
-		// detached as when a client leaves.
+		// The client is gone: every write fails and the context is
+		// done, as when a client leaves.
 		s.err = err
 		cancel()
 		close(s.watched)
@@ -171,7 +146,7 @@ const (
 // the connection to be readable and peeks (waitReadable); where it cannot
 // peek it reads, and the connection is not reused. It ends when the
 // client leaves, sends anything, or Close sets a past read deadline.
-func (s *connStream) watch() {
+func (s *Stream) watch() {
 	defer close(s.watched)
 	r := waitReadable(s.conn)
 	gone := r == peerClosed
@@ -192,17 +167,19 @@ func (s *connStream) watch() {
 
 // left is what the leaveWatcher (or watch) saw: a client that closed the
 // connection cancels the stream; one that sent something does not.
-func (s *connStream) left(r readiness) {
+func (s *Stream) left(r readiness) {
 	if r == peerClosed {
 		s.gone.Store(true)
 		s.cancel()
 	}
 }
 
-// Context is done when the client is gone.
-func (s *connStream) Context() context.Context { return s.ctx }
+// Context is done when the client is gone or a write failed.
+func (s *Stream) Context() context.Context { return s.ctx }
 
-func (s *connStream) Write(p []byte) (int, error) {
+// Write queues p for the next chunk; a full chunk (maxChunk) goes out
+// by itself.
+func (s *Stream) Write(p []byte) (int, error) {
 	if s.err != nil {
 		return 0, s.err
 	}
@@ -221,7 +198,7 @@ func (s *connStream) Write(p []byte) (int, error) {
 }
 
 // Flush writes the pending data as one chunk, in one write.
-func (s *connStream) Flush() error {
+func (s *Stream) Flush() error {
 	if s.err != nil {
 		return s.err
 	}
@@ -252,14 +229,15 @@ func (s *connStream) Flush() error {
 	return err
 }
 
-func (s *connStream) SetWriteDeadline(t time.Time) error { return s.conn.SetWriteDeadline(t) }
+// SetWriteDeadline bounds the connection's next writes.
+func (s *Stream) SetWriteDeadline(t time.Time) error { return s.conn.SetWriteDeadline(t) }
 
 // lastChunk ends a chunked response.
 var lastChunk = []byte("0\r\n\r\n")
 
 // Close ends the response (the last chunk) and gives the connection back
 // to net/http for the client's next request, or closes it.
-func (s *connStream) Close() {
+func (s *Stream) Close() {
 	if s.closed {
 		return
 	}
@@ -283,13 +261,6 @@ func (s *connStream) Close() {
 	}
 	s.conn.Close()
 }
-
-// Adopt lets hs serve again the connections of run streams taken over
-// from it (streamTakeover) once their stream ends, as it would an idle
-// keep-alive connection. Streams are taken over only from an adopting
-// server. Call it before hs serves; hs stops serving them when it shuts
-// down or the Server closes.
-func (s *Server) Adopt(hs *http.Server) { s.handBack.hs.Store(hs) }
 
 // handBack is a listener of connections whose taken-over stream ended:
 // the adopting http.Server serves them again (HTTP keep-alive). give
@@ -404,7 +375,7 @@ func idleTimeout(hs *http.Server) time.Duration {
 }
 
 // queue gives c to hs, which starts serving the listener on the first
-// connection and stops when it shuts down or the Server closes.
+// connection and stops when it shuts down or the Conns close.
 func (h *handBack) queue(hs *http.Server, c net.Conn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

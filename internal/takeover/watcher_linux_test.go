@@ -1,13 +1,16 @@
-package adapter
+package takeover
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -32,16 +35,131 @@ func goroutinesIn(fn string) int {
 	return c
 }
 
-// openStreams starts n runs on raw connections (threads t0..), each
-// read up to the upstream's TEXT_MESSAGE_START.
+// frames is a whole stream's body: five events.
+const frames = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n" +
+	"data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n" +
+	"data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"hello\"}\n\n" +
+	"data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\n" +
+	"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"
+
+// hangingFrames is the start of a stream that then waits for its client
+// to leave.
+const hangingFrames = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n"
+
+// streamServer is an adopting http.Server whose every response is taken
+// over and written by a goroutine of its own, as the adapter writes a
+// run's stream: GET /hang writes hangingFrames and waits until its
+// client leaves (then cancelled gets a value), anything else writes
+// frames and ends.
+type streamServer struct {
+	*httptest.Server
+	c         *Conns
+	cancelled chan struct{}
+
+	mu   sync.Mutex
+	seen map[http.ConnState]int
+}
+
+// newStreamServer starts a streamServer, closed when the test ends.
+func newStreamServer(t *testing.T, configure func(hs *http.Server)) *streamServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	var streams sync.WaitGroup
+	s := &streamServer{c: New(), cancelled: make(chan struct{}, 100), seen: map[http.ConnState]int{}}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		st, err := s.c.Take(w, r, 5*time.Second)
+		if err != nil {
+			t.Errorf("not taken over: %v", err)
+			return
+		}
+		hang := r.URL.Path == "/hang"
+		streams.Go(func() {
+			defer st.Close()
+			if !hang {
+				_, _ = io.WriteString(st, frames)
+				_ = st.Flush()
+				return
+			}
+			_, _ = io.WriteString(st, hangingFrames)
+			_ = st.Flush()
+			select {
+			case <-st.Context().Done():
+				s.cancelled <- struct{}{}
+			case <-ctx.Done():
+			}
+		})
+	}))
+	s.Config.ConnState = func(_ net.Conn, cs http.ConnState) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.seen[cs]++
+	}
+	if configure != nil {
+		configure(s.Config)
+	}
+	s.c.Adopt(s.Config)
+	s.Start()
+	t.Cleanup(func() {
+		cancel()
+		streams.Wait()
+		// Stop giving connections back first: httptest's Close waits for
+		// the connections it knows and must not learn of one while it
+		// waits.
+		s.c.Close()
+		s.Close()
+	})
+	return s
+}
+
+func (s *streamServer) count(cs http.ConnState) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen[cs]
+}
+
+// dialRaw opens a raw connection to addr, closed when the test ends.
+func dialRaw(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	return conn, bufio.NewReader(conn)
+}
+
+// get sends GET path on conn and reads the response's head.
+func get(t *testing.T, conn net.Conn, br *bufio.Reader, addr, path string) *http.Response {
+	t.Helper()
+	if _, err := io.WriteString(conn, "GET "+path+" HTTP/1.1\r\nHost: "+addr+"\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// openStreams starts n hanging streams on raw connections, each read up
+// to its TEXT_MESSAGE_START.
 func openStreams(t *testing.T, addr string, n int) []net.Conn {
 	t.Helper()
 	conns := make([]net.Conn, n)
 	for i := range conns {
 		conn, br := dialRaw(t, addr)
-		id := strconv.Itoa(i)
-		body := strings.NewReplacer(`"threadId":"t"`, `"threadId":"t`+id+`"`, `"runId":"r"`, `"runId":"r`+id+`"`).Replace(runBody)
-		readUntilConnected(t, sendRunBody(t, conn, br, addr, "", body).Body)
+		body := bufio.NewReader(get(t, conn, br, addr, "/hang").Body)
+		for {
+			l, err := body.ReadString('\n')
+			if err != nil {
+				t.Fatalf("stream %d before its first message: %v", i, err)
+			}
+			if strings.Contains(l, "TEXT_MESSAGE_START") {
+				break
+			}
+		}
 		conns[i] = conn
 	}
 	return conns
@@ -49,23 +167,21 @@ func openStreams(t *testing.T, addr string, n int) []net.Conn {
 
 // Taken-over streams do not each keep a goroutine parked on their
 // connection: one leaveWatcher goroutine watches them all, and still
-// notices every client that leaves (its run's upstream is cancelled,
-// detachGrace 0). Without it: a watch goroutine per stream.
+// notices every client that leaves (the stream's context is done, which
+// cancels a run's upstream). Without it: a watch goroutine per stream.
 func TestLeaveWatcherOneGoroutineForAllStreams(t *testing.T) {
 	const n = 20
-	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n", true)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
-	ts, states := newStatesServer(t, cfg)
+	ts := newStreamServer(t, nil)
 	conns := openStreams(t, ts.Listener.Addr().String(), n)
-	if got := states.count(http.StateHijacked); got != n {
+	if got := ts.count(http.StateHijacked); got != n {
 		t.Fatalf("%d of %d streams taken over", got, n)
 	}
-	if w := goroutinesIn("(*connStream).watch"); w != 0 {
+	if w := goroutinesIn("(*Stream).watch"); w != 0 {
 		t.Errorf("%d goroutines watch a stream's connection each, want 0", w)
 	}
-	ts.s.leavesMu.Lock()
-	w := ts.s.leaves
-	ts.s.leavesMu.Unlock()
+	ts.c.mu.Lock()
+	w := ts.c.leaves
+	ts.c.mu.Unlock()
 	w.mu.Lock()
 	watched := len(w.watched)
 	w.mu.Unlock()
@@ -77,9 +193,9 @@ func TestLeaveWatcherOneGoroutineForAllStreams(t *testing.T) {
 	}
 	for i := range n {
 		select {
-		case <-up.cancelled:
+		case <-ts.cancelled:
 		case <-time.After(5 * time.Second):
-			t.Fatalf("%d of %d upstreams cancelled after their clients left", i, n)
+			t.Fatalf("%d of %d streams cancelled after their clients left", i, n)
 		}
 	}
 	// Each stream's Close ends its watch (the report came first, or
@@ -101,15 +217,13 @@ func TestLeaveWatcherOneGoroutineForAllStreams(t *testing.T) {
 
 // Where no leaveWatcher can start, each stream watches its own
 // connection, and a client that leaves is noticed as well.
-func TestStreamTakeoverClientLeavesWithoutWatcher(t *testing.T) {
-	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n", true)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
-	ts, _ := newStatesServer(t, cfg)
-	ts.s.leavesMu.Lock()
-	ts.s.leavesDone = true // as when epoll is refused
-	ts.s.leavesMu.Unlock()
+func TestStreamClientLeavesWithoutWatcher(t *testing.T) {
+	ts := newStreamServer(t, nil)
+	ts.c.mu.Lock()
+	ts.c.leavesDone = true // as when epoll is refused
+	ts.c.mu.Unlock()
 	conns := openStreams(t, ts.Listener.Addr().String(), 2)
-	if w := goroutinesIn("(*connStream).watch"); w != 2 {
+	if w := goroutinesIn("(*Stream).watch"); w != 2 {
 		t.Errorf("%d goroutines watch a stream's connection, want 2", w)
 	}
 	for _, c := range conns {
@@ -117,9 +231,9 @@ func TestStreamTakeoverClientLeavesWithoutWatcher(t *testing.T) {
 	}
 	for range 2 {
 		select {
-		case <-up.cancelled:
+		case <-ts.cancelled:
 		case <-time.After(5 * time.Second):
-			t.Fatal("the upstream was not cancelled when the client left")
+			t.Fatal("the stream was not cancelled when the client left")
 		}
 	}
 }
@@ -238,9 +352,7 @@ func TestLeaveWatcher(t *testing.T) {
 // those still waiting.
 func TestLeaveWatcherIdleConnections(t *testing.T) {
 	const n = 20
-	up := newUpstream(t, upstreamFrames, false)
-	cfg := Config{Listen: "x", Agents: map[string]AgentConfig{"a": {Backend: aguiAt(up.URL)}}}
-	ts, _ := newStatesServer(t, cfg)
+	ts := newStreamServer(t, nil)
 	addr := ts.Listener.Addr().String()
 	type client struct {
 		conn net.Conn
@@ -249,13 +361,12 @@ func TestLeaveWatcherIdleConnections(t *testing.T) {
 	clients := make([]client, n)
 	for i := range clients {
 		conn, br := dialRaw(t, addr)
-		resp := sendRun(t, conn, br, addr, "", "r"+strconv.Itoa(i))
-		if _, err := io.ReadAll(resp.Body); err != nil {
+		if _, err := io.ReadAll(get(t, conn, br, addr, "/s").Body); err != nil {
 			t.Fatal(err)
 		}
 		clients[i] = client{conn, br}
 	}
-	h := ts.s.handBack
+	h := ts.c.back
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		h.mu.Lock()
@@ -283,17 +394,17 @@ func TestLeaveWatcherIdleConnections(t *testing.T) {
 	// Half the clients send their next request: served on the same
 	// connection. The other half wait.
 	for i, c := range clients[:n/2] {
-		resp := sendRun(t, c.conn, c.br, addr, "", "again"+strconv.Itoa(i))
+		resp := get(t, c.conn, c.br, addr, "/again"+strconv.Itoa(i))
 		body, err := io.ReadAll(resp.Body)
-		if err != nil || resp.StatusCode != 200 || len(decodeEvents(t, string(body))) != 5 {
+		if err != nil || resp.StatusCode != 200 || string(body) != frames {
 			t.Fatalf("next request on a kept connection: %d, %v, %q", resp.StatusCode, err, body)
 		}
 	}
-	ts.s.handBack.stop()
+	ts.c.Close()
 	for i, c := range clients[n/2:] {
 		c.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 		if _, err := c.br.ReadByte(); err != io.EOF {
-			t.Errorf("idle connection %d after stop: %v, want EOF", i, err)
+			t.Errorf("idle connection %d after Close: %v, want EOF", i, err)
 		}
 	}
 }
