@@ -73,9 +73,6 @@ type Base struct {
 	Metadata JSON `json:"metadata,omitempty"`
 	// SubagentRunID attributes the event to a subagent (AG-UI 1.0).
 	SubagentRunID string `json:"subagentRunId,omitempty"`
-
-	// repairs lists what ParseEvent had to fix to accept the event.
-	repairs []string
 }
 
 func (b *Base) base() *Base { return b }

@@ -169,11 +169,6 @@ func (c *canon) closeChunks(emit func(Event) bool) bool {
 // push canonicalises one event, emitting zero or more events. It returns
 // false when emit did.
 func (c *canon) push(ev Event, emit func(Event) bool) bool {
-	b := ev.base()
-	for _, r := range b.repairs {
-		c.report(r)
-	}
-	b.repairs = nil
 	switch e := ev.(type) {
 	case *Unknown:
 		c.report(RepairUnknownEvent)

@@ -52,7 +52,11 @@ func (e *errReader) Read(p []byte) (int, error) {
 // streamAgent decodes an upstream SSE body with the real decoder.
 func streamAgent(body io.Reader, max int) agui.Agent {
 	return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
-		return agui.Decode(body, max)
+		dec := agui.Decoder{MaxEventSize: max}
+		if req.Stats != nil {
+			dec.Repaired = req.Stats.Repair
+		}
+		return dec.Events(body)
 	})
 }
 
@@ -143,13 +147,16 @@ func checkClientGrammar(t *testing.T, stream []byte) {
 	var types []agui.EventType
 	terminals := 0
 	open := map[string]bool{}
-	for ev, err := range agui.Decode(bytes.NewReader(stream), 0) {
+	var repairs []string
+	dec := agui.Decoder{Repaired: func(kind string) { repairs = append(repairs, kind) }}
+	for ev, err := range dec.Events(bytes.NewReader(stream)) {
 		if err != nil {
 			t.Fatalf("output does not decode: %v", err)
 		}
 		types = append(types, ev.Type())
-		if len(agui.Repairs(ev)) > 0 {
-			t.Errorf("output event %s needed repairs %v", ev.Type(), agui.Repairs(ev))
+		if len(repairs) > 0 {
+			t.Errorf("output event %s needed repairs %v", ev.Type(), repairs)
+			repairs = nil
 		}
 		switch e := ev.(type) {
 		case *agui.RunStarted:

@@ -77,18 +77,23 @@ const (
 // ParseEvent decodes one event. It is lenient where clients are strict:
 // optional nulls are dropped, a float timestamp is truncated to an integer,
 // a non-object metadata is dropped, and a TOOL_CALL_RESULT whose content is
-// not a string is turned into one. Each such fix is recorded and reported
-// by Repairs. An unknown type yields *Unknown. Only data that is not an
-// event object at all is an error (wrapping ErrMalformedEvent).
+// not a string is turned into one (a Decoder reports each such fix). An
+// unknown type yields *Unknown. Only data that is not an event object at all
+// is an error (wrapping ErrMalformedEvent).
 func ParseEvent(data []byte) (Event, error) {
-	return parseEvent(nil, data)
+	return parseEvent(nil, data, nil)
 }
 
 // parseEvent is ParseEvent taking a stream's canonical deltas from a
-// (nil: from the heap).
-func parseEvent(a *arena, data []byte) (Event, error) {
+// (nil: from the heap) and reporting each repair to repaired (nil: none).
+func parseEvent(a *arena, data []byte, repaired func(kind string)) (Event, error) {
 	if ev, ok := fastParse(a, data); ok {
 		return ev, nil
+	}
+	report := func(kind string) {
+		if repaired != nil {
+			repaired(kind)
+		}
 	}
 	// The wire struct is large and escapes through json.Unmarshal: reuse
 	// it. It is zeroed first, so every slice the event keeps is freshly
@@ -106,29 +111,29 @@ func parseEvent(a *arena, data []byte) (Event, error) {
 	b.RawEvent, b.Metadata, b.SubagentRunID = w.RawEvent, w.Metadata, w.SubagentRunID
 	if bytes.Contains(data, []byte("null")) {
 		if n := countTopLevelNulls(data); n > 0 {
-			b.repairs = append(b.repairs, RepairNullField)
+			report(RepairNullField)
 		}
 	}
 	if len(w.Timestamp) > 0 && string(w.Timestamp) != "null" {
 		var f float64
 		if err := json.Unmarshal(w.Timestamp, &f); err != nil || math.IsNaN(f) || f < 0 || f > 1<<62 {
-			b.repairs = append(b.repairs, RepairBadTimestamp)
+			report(RepairBadTimestamp)
 		} else {
 			b.Timestamp = int64(f)
 			if float64(b.Timestamp) != f {
-				b.repairs = append(b.repairs, RepairFloatTimestamp)
+				report(RepairFloatTimestamp)
 			}
 		}
 	}
 	if len(b.Metadata) > 0 && b.Metadata[0] != '{' {
 		b.Metadata = nil
-		b.repairs = append(b.repairs, RepairBadMetadata)
+		report(RepairBadMetadata)
 	}
 	str := func(raw json.RawMessage) string {
 		var s string
 		if len(raw) > 0 && json.Unmarshal(raw, &s) != nil {
 			// A non-string delta is not something we can pass on.
-			b.repairs = append(b.repairs, "bad_delta")
+			report("bad_delta")
 		}
 		return s
 	}
@@ -142,16 +147,16 @@ func parseEvent(a *arena, data []byte) (Event, error) {
 		if len(w.Outcome) > 0 && string(w.Outcome) != "null" {
 			var o Outcome
 			if json.Unmarshal(w.Outcome, &o) != nil || o.Type == "" {
-				e.repairs = append(e.repairs, RepairBadOutcome)
+				report(RepairBadOutcome)
 			} else {
 				e.Outcome = &o
 			}
 		}
-		e.Usage = parseUsage(w.Usage, &e.Base)
+		e.Usage = parseUsage(w.Usage, report)
 		ev = e
 	case TypeRunError:
 		e := &RunError{Base: b, Message: w.Message, Code: w.Code}
-		e.Usage = parseUsage(w.Usage, &e.Base)
+		e.Usage = parseUsage(w.Usage, report)
 		ev = e
 	case TypeStepStarted:
 		ev = &StepStarted{Base: b, StepName: w.StepName}
@@ -175,7 +180,7 @@ func parseEvent(a *arena, data []byte) (Event, error) {
 		ev = &ToolCallChunk{Base: b, ToolCallID: w.ToolCallID, ToolCallName: w.ToolCallName, ParentMessageID: w.ParentMessageID, Delta: str(w.Delta)}
 	case TypeToolCallResult:
 		e := &ToolCallResult{Base: b, MessageID: w.MessageID, ToolCallID: w.ToolCallID, Role: w.Role}
-		e.Content = toolResultText(w.Content, &e.Base)
+		e.Content = toolResultText(w.Content, report)
 		ev = e
 	case TypeStateSnapshot:
 		ev = &StateSnapshot{Base: b, Snapshot: w.Snapshot}
@@ -227,9 +232,6 @@ func parseEvent(a *arena, data []byte) (Event, error) {
 	return ev, nil
 }
 
-// Repairs returns what ParseEvent fixed to accept e.
-func Repairs(e Event) []string { return e.base().repairs }
-
 func countTopLevelNulls(data []byte) int {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(data, &m) != nil {
@@ -244,19 +246,19 @@ func countTopLevelNulls(data []byte) int {
 	return n
 }
 
-func parseUsage(raw json.RawMessage, b *Base) []TokenUsage {
+func parseUsage(raw json.RawMessage, report func(string)) []TokenUsage {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
 	var u []TokenUsage
 	if json.Unmarshal(raw, &u) != nil {
-		b.repairs = append(b.repairs, RepairBadUsage)
+		report(RepairBadUsage)
 		return nil
 	}
 	for _, x := range u {
 		for _, p := range []*int64{x.InputTokens, x.OutputTokens, x.TotalTokens, x.ReasoningTokens, x.CachedInputTokens, x.CacheWriteInputTokens} {
 			if p != nil && *p < 0 {
-				b.repairs = append(b.repairs, RepairBadUsage)
+				report(RepairBadUsage)
 				return nil
 			}
 		}
@@ -267,7 +269,7 @@ func parseUsage(raw json.RawMessage, b *Base) []TokenUsage {
 // toolResultText turns a TOOL_CALL_RESULT content into the string every
 // client version accepts: text parts are joined with newlines, anything else
 // is JSON-encoded.
-func toolResultText(raw json.RawMessage, b *Base) string {
+func toolResultText(raw json.RawMessage, report func(string)) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
@@ -278,7 +280,7 @@ func toolResultText(raw json.RawMessage, b *Base) string {
 			return s
 		}
 	}
-	b.repairs = append(b.repairs, RepairToolResultString)
+	report(RepairToolResultString)
 	if raw[0] == '[' {
 		var parts []ContentPart
 		if json.Unmarshal(raw, &parts) == nil {

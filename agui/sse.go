@@ -227,13 +227,22 @@ func ScanFrames(r io.Reader, max int) iter.Seq2[Frame, error] {
 	}
 }
 
-// Decode reads AG-UI events from an SSE stream, one per frame with data.
-// Frames are capped at max bytes (see ScanFrames). Any error ends the
+// A Decoder reads AG-UI events from SSE streams. The zero value decodes
+// with the default frame cap and reports no repairs.
+type Decoder struct {
+	// MaxEventSize caps one frame's data in bytes (see ScanFrames).
+	MaxEventSize int
+	// Repaired, if set, receives each fix ParseEvent made to accept an
+	// event (the Repair* kinds), before the event is yielded.
+	Repaired func(kind string)
+}
+
+// Events reads events from r, one per frame with data. Any error ends the
 // sequence: malformed data wraps ErrMalformedEvent.
-func Decode(r io.Reader, max int) iter.Seq2[Event, error] {
+func (d *Decoder) Events(r io.Reader) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		var a arena // the stream's deltas, once it is busy
-		for f, err := range ScanFrames(r, max) {
+		for f, err := range ScanFrames(r, d.MaxEventSize) {
 			if err != nil {
 				yield(nil, err)
 				return
@@ -241,7 +250,7 @@ func Decode(r io.Reader, max int) iter.Seq2[Event, error] {
 			if len(f.Data) == 0 {
 				continue // retry-only or empty frames carry no event
 			}
-			ev, err := parseEvent(&a, f.Data)
+			ev, err := parseEvent(&a, f.Data, d.Repaired)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -251,4 +260,10 @@ func Decode(r io.Reader, max int) iter.Seq2[Event, error] {
 			}
 		}
 	}
+}
+
+// Decode reads events from r with frames capped at max bytes, reporting
+// no repairs: (&Decoder{MaxEventSize: max}).Events(r).
+func Decode(r io.Reader, max int) iter.Seq2[Event, error] {
+	return (&Decoder{MaxEventSize: max}).Events(r)
 }

@@ -46,8 +46,12 @@ func (a *Agent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event
 			return
 		}
 		defer body.Close()
+		dec := agui.Decoder{MaxEventSize: a.MaxEventSize}
+		if req.Stats != nil {
+			dec.Repaired = req.Stats.Repair
+		}
 		// The loop keeps a small stack frame: it runs under every event.
-		for ev, err := range agui.Decode(body, a.MaxEventSize) {
+		for ev, err := range dec.Events(body) {
 			if err != nil {
 				if err = a.streamErr(ctx, err); err != nil {
 					yield(nil, err)

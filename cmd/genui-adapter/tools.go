@@ -112,6 +112,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	log := &repairLog{}
 	var source agui.Agent
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
 		a := &aguihttp.Agent{Upstream: aguihttp.Upstream{URL: target, MaxEventSize: *maxEvent}, ClientThreadIDs: true}
@@ -137,15 +138,15 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		source = agui.AgentFunc(func(ctx context.Context, _ *agui.Request) iter.Seq2[agui.Event, error] {
-			return agui.Decode(bytes.NewReader(data), *maxEvent)
+		source = agui.AgentFunc(func(context.Context, *agui.Request) iter.Seq2[agui.Event, error] {
+			dec := agui.Decoder{MaxEventSize: *maxEvent, Repaired: log.Repair}
+			return dec.Events(bytes.NewReader(data))
 		})
 		// A recording carries its own ids.
 		if first := firstRun(data); first != nil {
 			in.ThreadID, in.RunID = first.ThreadID, first.RunID
 		}
 	}
-	log := &repairLog{}
 	chain := agui.Chain(source, agui.Normalize(agui.Output), agui.Normalize(agui.Canonical))
 	n := 0
 	var last agui.Event
