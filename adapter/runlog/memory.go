@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"container/list"
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -221,7 +220,7 @@ func (m *Memory) appendLocked(ref Ref, events [][]byte, terminal bool, first int
 		skip := mr.next - first
 		switch {
 		case skip < 0:
-			return 0, errors.New("runlog: append after a hole in the run's sequence")
+			return 0, ErrOutOfOrder
 		case skip >= int64(len(events)):
 			return first + int64(len(events)) - 1, nil // all appended already
 		}

@@ -340,7 +340,7 @@ func appendResult(n int64, err error) (int64, error) {
 	case n == -4:
 		return 0, ErrOwnerLost
 	case n == -5:
-		return 0, errors.New("runlog: append after a hole in the run's sequence")
+		return 0, ErrOutOfOrder
 	}
 	return n, nil
 }

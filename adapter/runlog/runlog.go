@@ -36,6 +36,9 @@ var (
 	// ErrOwnerLost: the run's lease lapsed and another run took its
 	// thread; its owner must not write and ends it.
 	ErrOwnerLost = errors.New("another run took the run's thread")
+	// ErrOutOfOrder: an append's first sequence number is beyond the
+	// run's next one (a hole).
+	ErrOutOfOrder = errors.New("append after a hole in the run's sequence")
 )
 
 // Ref names a run or a thread: an id in the namespace of its owner.

@@ -1,0 +1,125 @@
+package adapter
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/internal/redistest"
+)
+
+// TestRedisPausedAnswers503: while Redis does not answer, /readyz answers
+// 503 within its deadline and a new run gets a clear 503, however long
+// the Redis client's own read timeout.
+func TestRedisPausedAnswers503(t *testing.T) {
+	srv := redistest.Start(t)
+	defer srv.Resume()
+	up := newCountingUpstream(t, 2, time.Millisecond)
+	a := serveYAML(t, fmt.Sprintf(`runlog: {backend: redis, url: "%s?read_timeout=5m", prefix: "%s"}
+agents: {a: {type: agui, url: "%s", a2ui: {disabled: true}}}
+`, srv.URL(), randomPrefix(), up.URL))
+	if code, _, body := getJSON(t, a.URL+"/readyz", nil); code != 200 {
+		t.Fatalf("readyz before the pause = %d %s", code, body)
+	}
+	srv.Pause()
+	type answer struct {
+		code int
+		body string
+	}
+	var wg sync.WaitGroup
+	got := make([]answer, 2)
+	for i, req := range []struct{ method, path, body string }{
+		{"GET", "/readyz", ""},
+		{"POST", "/agents/a/run", runJSON("t", "paused", "x")},
+	} {
+		wg.Go(func() {
+			r := doReq(t, req.method, a.URL+req.path, req.body, nil)
+			b, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			got[i] = answer{r.StatusCode, string(b)}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		// Not answered while Redis was paused: let it answer and see
+		// what the clients are told.
+		srv.Resume()
+		<-done
+	}
+	srv.Resume()
+	for i, what := range []string{"readyz", "a new run"} {
+		if got[i].code != 503 || !strings.Contains(got[i].body, `"error":"runlog_unreachable"`) {
+			t.Errorf("%s while Redis is paused = %d %s, want 503 runlog_unreachable", what, got[i].code, got[i].body)
+		}
+	}
+	if code, _, body := getJSON(t, a.URL+"/readyz", nil); code != 200 {
+		t.Errorf("readyz once Redis answers = %d %s", code, body)
+	}
+}
+
+// ids checks that frames are events 1..n, in order, each once, ending
+// with RUN_FINISHED.
+func checkIDs(t *testing.T, who string, fs []frame, n int) {
+	t.Helper()
+	if len(fs) != n {
+		t.Errorf("%s: %d events, want %d (last %q)", who, len(fs), n, lastType(fs))
+	}
+	for i, f := range fs {
+		if id, _ := strconv.Atoi(f.id); id != i+1 {
+			t.Errorf("%s: event %d has id %q: a hole, a duplicate or out of order", who, i, f.id)
+			return
+		}
+	}
+	if lastType(fs) != "RUN_FINISHED" {
+		t.Errorf("%s: the run ended %q, want RUN_FINISHED", who, lastType(fs))
+	}
+}
+
+// TestRedisBlinkCostsNoRun: Redis paused (SIGSTOP) for longer than the
+// lease TTL in the middle of a run with readers on two instances. The
+// run goes on: its events wait in process and are written once Redis
+// answers; every reader gets every event once, in order; the run
+// finishes; and every event is resumable afterwards on either instance.
+func TestRedisBlinkCostsNoRun(t *testing.T) {
+	srv := redistest.Start(t)
+	defer srv.Resume()
+	const n = 150
+	up := newCountingUpstream(t, n, 20*time.Millisecond)
+	a, b := twoOnRedis(t, up.URL, srv.URL(), srv.URL(), ", leaseTTL: 1s")
+	run := doReq(t, "POST", a.URL+"/agents/a/run", runJSON("t", "blink", "x"), alice)
+	defer run.Body.Close()
+	if run.StatusCode != 200 {
+		t.Fatalf("run: %d", run.StatusCode)
+	}
+	first := readFrames(run.Body, func(f frame) bool { return f.id == "10" })
+	r := doReq(t, "GET", b.URL+"/runs/blink/events", "", map[string]string{"Authorization": alice["Authorization"], "Last-Event-ID": "0"})
+	defer r.Body.Close()
+	if r.StatusCode != 200 {
+		t.Fatalf("a reader on the other instance: %d", r.StatusCode)
+	}
+	other := readFrames(r.Body, func(f frame) bool { return f.id == "10" })
+	var wg sync.WaitGroup
+	wg.Go(func() { other = append(other, readFrames(r.Body, nil)...) })
+	srv.Pause()
+	// Longer than the lease TTL and than the Redis client's read timeout
+	// (5 s): every lease lapses, and every call in flight fails rather
+	// than being answered when Redis continues.
+	time.Sleep(8 * time.Second)
+	srv.Resume()
+	rest := readFrames(run.Body, nil)
+	wg.Wait()
+	checkIDs(t, "the starting client", append(first, rest...), n+2)
+	checkIDs(t, "a reader on the other instance", other, n+2)
+	for _, base := range []string{a.URL, b.URL} {
+		r = doReq(t, "GET", base+"/runs/blink/events", "", map[string]string{"Authorization": alice["Authorization"], "Last-Event-ID": "0"})
+		checkIDs(t, "a resume from 0 afterwards", readFrames(r.Body, nil), n+2)
+		r.Body.Close()
+	}
+}
