@@ -123,3 +123,31 @@ func TestRedisBlinkCostsNoRun(t *testing.T) {
 		r.Body.Close()
 	}
 }
+
+// TestRedisOutageBeyondTolerance: an outage longer than
+// runlog.outageTolerance ends the run with a clear code, and what the run
+// produced before is kept, in order.
+func TestRedisOutageBeyondTolerance(t *testing.T) {
+	srv := redistest.Start(t)
+	defer srv.Resume()
+	up := newCountingUpstream(t, 150, 20*time.Millisecond)
+	a, _ := twoOnRedis(t, up.URL, srv.URL(), srv.URL(), ", leaseTTL: 1s, outageTolerance: 1s")
+	run := doReq(t, "POST", a.URL+"/agents/a/run", runJSON("t", "long", "x"), alice)
+	defer run.Body.Close()
+	if run.StatusCode != 200 {
+		t.Fatalf("run: %d", run.StatusCode)
+	}
+	first := readFrames(run.Body, func(f frame) bool { return f.id == "10" })
+	srv.Pause()
+	time.Sleep(4 * time.Second) // four times the tolerance
+	srv.Resume()
+	fs := append(first, readFrames(run.Body, nil)...)
+	if got := lastType(fs); got != "RUN_ERROR:run_log_unavailable" {
+		t.Fatalf("the run ended %q, want RUN_ERROR:run_log_unavailable", got)
+	}
+	for i, f := range fs {
+		if id, _ := strconv.Atoi(f.id); id != i+1 {
+			t.Fatalf("event %d has id %q", i, f.id)
+		}
+	}
+}
