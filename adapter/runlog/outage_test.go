@@ -152,3 +152,50 @@ func TestRedisPauseKeepsLeases(t *testing.T) {
 		t.Fatalf("EndIfOwnerLost of the fenced run = %v, %v", ended, err)
 	}
 }
+
+// TestRedisRestartWithoutData: Redis restarts without persistence and
+// every key is gone. The owner's next append registers its run again,
+// its sequence going on; the events before the restart are an explicit
+// gap. A run whose thread another run took meanwhile is fenced.
+func TestRedisRestartWithoutData(t *testing.T) {
+	srv := redistest.Start(t)
+	l, err := NewRedis(context.Background(), srv.URL(), RedisOptions{Prefix: prefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	r, taken := run("o", "kept", "t"), run("o", "taken", "t2")
+	for _, x := range []Run{r, taken} {
+		if _, err := l.Start(ctx, x, false); err != nil {
+			t.Fatal(err)
+		}
+		if res := l.AppendBatch(ctx, []AppendRequest{{Run: x, Events: [][]byte{ev(1), ev(2)}, First: 1}}); res[0].Err != nil {
+			t.Fatal(res[0].Err)
+		}
+	}
+	srv.Restart()
+	if _, err := l.Start(ctx, run("o", "newer", "t2"), false); err != nil {
+		t.Fatalf("a new run on a thread Redis forgot: %v", err)
+	}
+	res := l.AppendBatch(ctx, []AppendRequest{
+		{Run: r, Events: [][]byte{ev(3), finished}, Terminal: true, First: 3},
+		{Run: taken, Events: [][]byte{ev(3)}, First: 3},
+	})
+	if res[0].Err != nil || res[0].Last != 4 {
+		t.Fatalf("the owner's append after the restart = %+v", res[0])
+	}
+	if !errors.Is(res[1].Err, ErrOwnerLost) {
+		t.Errorf("append of a run whose thread was taken after the restart = %+v, want ErrOwnerLost", res[1])
+	}
+	got, err := l.Read(ctx, r.Ref(), 2, 10)
+	if err != nil || len(got) != 2 || got[0].Seq != 3 || !got[1].Terminal {
+		t.Fatalf("events after the restart = %+v, %v", got, err)
+	}
+	if _, err := l.Read(ctx, r.Ref(), 0, 10); !errors.Is(err, ErrGap) {
+		t.Errorf("a cursor before the restart = %v, want ErrGap", err)
+	}
+	if got, err := l.Get(ctx, r.Ref()); err != nil || got.Status != StatusFinished || got.ThreadID != "t" {
+		t.Errorf("the run after the restart = %+v, %v", got, err)
+	}
+}

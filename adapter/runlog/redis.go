@@ -353,7 +353,43 @@ func (r *Redis) append(ctx context.Context, run Run, events [][]byte, terminal, 
 	return appendResult(appendScript.Run(ctx, r.rdb, keys, args...).Int64())
 }
 
-// AppendBatch appends for many runs in one pipeline.
+// restoreScript registers again, at sequence number ARGV[7], a running
+// run whose keys Redis lost (it restarted without its data), unless
+// another run took its thread meanwhile (-4); 0 if the run is there.
+var restoreScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if ARGV[6] == '1' then
+  local cur = redis.call('GET', KEYS[3])
+  if cur and cur ~= ARGV[4] then return -4 end
+  redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[3])
+end
+redis.call('HSET', KEYS[1], 'run', ARGV[1], 'status', 'running')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[2], tonumber(ARGV[7]) - 1, 'PX', ARGV[2])
+redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[3])
+redis.call('SET', KEYS[5], ARGV[5], 'PX', ARGV[2])
+return 1
+`)
+
+// restore registers a running run again whose keys Redis lost, its
+// sequence going on at next.
+func (r *Redis) restore(ctx context.Context, run Run, next int64) error {
+	run.Status = StatusRunning
+	b, _ := json.Marshal(run)
+	k := r.keys(run)
+	n, err := restoreScript.Run(ctx, r.rdb, []string{k.meta, k.seq, k.active, k.lease, k.leased},
+		b, ms(r.opts.Retention), ms(r.opts.LeaseTTL), run.ID, run.Instance, flag(!run.Unlocked), next).Int64()
+	if err == nil && n == -4 {
+		err = ErrOwnerLost
+	}
+	return err
+}
+
+// AppendBatch appends for many runs in one pipeline. A request with its
+// first sequence number whose run Redis no longer holds (it restarted
+// without its data) registers the run again and appends after all: the
+// run goes on, its sequence with it, and the events before the restart
+// are gone (a cursor before them is ErrGap).
 func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendResult {
 	out := make([]AppendResult, len(reqs))
 	send := func(idx []int) []int {
@@ -394,6 +430,21 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 			return out
 		}
 		for _, i := range send(missing) {
+			out[i].Err = errors.New("runlog: redis refused the append script")
+		}
+	}
+	var lost []int
+	for _, i := range idx {
+		if errors.Is(out[i].Err, ErrUnknownRun) && reqs[i].First > 0 {
+			if err := r.restore(ctx, reqs[i].Run, reqs[i].First); err != nil {
+				out[i].Err = err
+				continue
+			}
+			lost = append(lost, i)
+		}
+	}
+	if len(lost) > 0 {
+		for _, i := range send(lost) {
 			out[i].Err = errors.New("runlog: redis refused the append script")
 		}
 	}
@@ -557,13 +608,14 @@ func (r *Redis) LastSeen(ctx context.Context, ref Ref) (time.Time, error) {
 	return time.UnixMilli(n), nil
 }
 
-// leaseScript renews a running run's lease and, for a locked run, its
+// leaseScript renews a running run's lease (a run Redis lost is left to
+// its next append, which registers it again) and, for a locked run, its
 // thread's TTL, if the thread is still the run's, or takes the thread
 // back if its key lapsed and no other run took it (Redis did not answer
 // for a while); a thread another run holds means the run is lost. It
 // returns a pending cancel reason and whether the run is lost.
 var leaseScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[5]) == 1 then return {'', 0} end
+if redis.call('EXISTS', KEYS[5]) == 1 or redis.call('EXISTS', KEYS[6]) == 0 then return {'', 0} end
 local lost = 0
 if ARGV[5] == '1' then
   local cur = redis.call('GET', KEYS[3])
@@ -592,7 +644,7 @@ func (r *Redis) Lease(ctx context.Context, runs []Run, instance string, ttl time
 	cmds := make([]*redis.Cmd, len(runs))
 	for i, run := range runs {
 		k := r.keys(run)
-		cmds[i] = leaseScript.Eval(ctx, pipe, []string{k.lease, k.leased, k.active, k.cancel, k.end},
+		cmds[i] = leaseScript.Eval(ctx, pipe, []string{k.lease, k.leased, k.active, k.cancel, k.end, k.meta},
 			instance, ms(ttl), ms(r.opts.Retention), run.ID, flag(!run.Unlocked))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {

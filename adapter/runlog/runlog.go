@@ -105,7 +105,9 @@ type AppendRequest struct {
 	Terminal bool
 	// First, if not 0, is the first event's sequence number: events the
 	// log already holds (an append retried after it timed out, but was
-	// written) are skipped, so a retry writes each event once.
+	// written) are skipped, so a retry writes each event once; and a run
+	// the log lost (Redis restarted without its data) is registered
+	// again, its sequence going on at First. Only the run's owner sets it.
 	First int64
 }
 
