@@ -1,8 +1,10 @@
 package adapter
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -149,5 +151,120 @@ func TestRedisOutageBeyondTolerance(t *testing.T) {
 		if id, _ := strconv.Atoi(f.id); id != i+1 {
 			t.Fatalf("event %d has id %q", i, f.id)
 		}
+	}
+}
+
+// followRun reads a run's events on base from after, resuming with
+// Last-Event-ID when a stream ends without the run's terminal event, and
+// returns every frame it got.
+// It gives up after a minute (a stream that never ends fails the test
+// instead of hanging it).
+func followRun(t *testing.T, base, runID string, after int) []frame {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out []frame
+	for attempt := 0; attempt < 50 && ctx.Err() == nil; attempt++ {
+		req, _ := http.NewRequestWithContext(ctx, "GET", base+"/runs/"+runID+"/events", nil)
+		req.Header.Set("Authorization", alice["Authorization"])
+		req.Header.Set("Last-Event-ID", strconv.Itoa(after))
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			break
+		}
+		if r.StatusCode != 200 {
+			r.Body.Close()
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		fs := readFrames(r.Body, nil)
+		r.Body.Close()
+		out = append(out, fs...)
+		if len(fs) > 0 {
+			after, _ = strconv.Atoi(fs[len(fs)-1].id)
+			if last := lastType(fs); strings.HasPrefix(last, "RUN_") && last != "RUN_STARTED" {
+				return out
+			}
+		}
+	}
+	t.Errorf("%s on %s: gave up resuming", runID, base)
+	return out
+}
+
+// TestChaosRedisBlink: two instances on one Redis, runs started on both
+// and followed on both, Redis paused for 5 s (the lease TTL) in the
+// middle of the runs, then, in a second round, restarted without its
+// data. After a pause nothing is lost: every client gets every event
+// once, in order, every run finishes, and every event is resumable on
+// either instance afterwards. After a restart the runs go on and finish
+// and their starting clients (on the run's own instance) get every event
+// once, in order; a reader on the other instance gets events in order,
+// each once, and ends with the run or, for events Redis lost before it
+// could read them, an explicit resume_gap.
+func TestChaosRedisBlink(t *testing.T) {
+	srv := redistest.Start(t)
+	defer srv.Resume()
+	const n, runs = 200, 6
+	up := newCountingUpstream(t, n, 25*time.Millisecond)
+	a, b := twoOnRedis(t, up.URL, srv.URL(), srv.URL(), "")
+	for _, fault := range []string{"pause", "restart"} {
+		t.Run(fault, func(t *testing.T) {
+			var wg sync.WaitGroup
+			starting := make([][]frame, runs)
+			others := make([][]frame, runs)
+			ids := make([]string, runs)
+			for i := range runs {
+				own, other := a, b
+				if i%2 == 1 {
+					own, other = b, a
+				}
+				ids[i] = fmt.Sprintf("%s-%d", fault, i)
+				r := doReq(t, "POST", own.URL+"/agents/a/run", runJSON("t-"+ids[i], ids[i], "x"), alice)
+				if r.StatusCode != 200 {
+					t.Fatalf("run %s: %d", ids[i], r.StatusCode)
+				}
+				first := readFrames(r.Body, func(f frame) bool { return f.id == "3" })
+				// A stream that never ends fails the test instead of
+				// hanging it.
+				watchdog := time.AfterFunc(time.Minute, func() { r.Body.Close() })
+				defer watchdog.Stop()
+				wg.Go(func() {
+					defer r.Body.Close()
+					starting[i] = append(first, readFrames(r.Body, nil)...)
+				})
+				wg.Go(func() { others[i] = followRun(t, other.URL, ids[i], 0) })
+			}
+			time.Sleep(time.Second) // the runs are well under way
+			switch fault {
+			case "pause":
+				srv.Pause()
+				time.Sleep(5 * time.Second)
+				srv.Resume()
+			case "restart":
+				srv.Restart(2 * time.Second)
+			}
+			wg.Wait()
+			for i, id := range ids {
+				checkIDs(t, id+": the starting client", starting[i], n+2)
+				if fault == "pause" {
+					checkIDs(t, id+": a reader on the other instance", others[i], n+2)
+					for _, base := range []string{a.URL, b.URL} {
+						checkIDs(t, id+": a resume from 0 afterwards", followRun(t, base, id, 0), n+2)
+					}
+					continue
+				}
+				fs := others[i]
+				for j := 1; j < len(fs); j++ {
+					p, _ := strconv.Atoi(fs[j-1].id)
+					q, _ := strconv.Atoi(fs[j].id)
+					if q <= p {
+						t.Errorf("%s: a reader on the other instance got id %d after %d", id, q, p)
+					}
+				}
+				if last := lastType(fs); last != "RUN_FINISHED" && last != "RUN_ERROR:resume_gap" {
+					t.Errorf("%s: a reader on the other instance ended %q", id, last)
+				}
+				t.Logf("%s: a reader on the other instance got %d of %d events, ending %s", id, len(fs), n+2, lastType(fs))
+			}
+		})
 	}
 }

@@ -174,7 +174,7 @@ func TestRedisRestartWithoutData(t *testing.T) {
 			t.Fatal(res[0].Err)
 		}
 	}
-	srv.Restart()
+	srv.Restart(0)
 	if _, err := l.Start(ctx, run("o", "newer", "t2"), false); err != nil {
 		t.Fatalf("a new run on a thread Redis forgot: %v", err)
 	}

@@ -113,10 +113,11 @@ func (s *Server) Resume() {
 	}
 }
 
-// Restart kills the server and starts a new one on the same port: with
-// persistence off, every key is gone.
-func (s *Server) Restart() {
+// Restart kills the server and, after down, starts a new one on the same
+// port: with persistence off, every key is gone.
+func (s *Server) Restart(down time.Duration) {
 	s.t.Helper()
 	s.stop()
+	time.Sleep(down)
 	s.start()
 }
