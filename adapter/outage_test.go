@@ -148,6 +148,9 @@ func TestRedisOutageBeyondTolerance(t *testing.T) {
 		t.Fatalf("the run ended %q, want RUN_ERROR:run_log_unavailable", got)
 	}
 	for i, f := range fs {
+		if f.id == "" && i == len(fs)-1 {
+			break // the in-band end of a run whose end Redis did not take
+		}
 		if id, _ := strconv.Atoi(f.id); id != i+1 {
 			t.Fatalf("event %d has id %q", i, f.id)
 		}
