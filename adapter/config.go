@@ -322,7 +322,10 @@ type RunLogConfig struct {
 	// MaxEventsPerRun caps one run's kept events (default 100 000).
 	MaxEventsPerRun int `yaml:"maxEventsPerRun,omitempty"`
 	// MaxBytes caps what all runs hold in the memory backend: events plus
-	// a small record each (default 128 MiB).
+	// a small record each (default 128 MiB). With Redis it caps the
+	// events of all runs that wait in process for Redis to take them
+	// (while it is slow or does not answer, up to outageTolerance): a run
+	// with no room waits, and its upstream with it.
 	MaxBytes int64 `yaml:"maxBytes,omitempty"`
 	// Prefix namespaces Redis keys (default "genui:").
 	Prefix string `yaml:"prefix,omitempty"`
@@ -333,6 +336,13 @@ type RunLogConfig struct {
 	// stalled owner gives its runs up, and their threads are free again,
 	// within it.
 	LeaseTTL Duration `yaml:"leaseTTL,omitempty"`
+	// OutageTolerance is how long runs go on while Redis does not answer
+	// (paused, restarting, unreachable; default 15 s, at least leaseTTL):
+	// their events wait in process (within maxBytes) and are written once
+	// Redis answers, in order and once each, and the leases that lapsed
+	// meanwhile are taken back. A longer outage ends the runs with
+	// RUN_ERROR run_log_unavailable.
+	OutageTolerance Duration `yaml:"outageTolerance,omitempty"`
 }
 
 // AuthConfig says who is calling. With BearerTokens, every run, resume,

@@ -90,9 +90,10 @@ func TestParseConfigReportsEveryError(t *testing.T) {
 			`maxBodyBytes: cannot use "lots" as an integer (line 3)`,
 			"agents.a.dealy: unknown key (line 5) (did you mean delay?)",
 		}},
-		{"validation", "threadPolicy: queue\nrunlog: {backend: etcd}\nagents:\n  a:\n    type: agui\n  b:\n    type: agui\n    url: 'ftp://x'\n    maxToolRounds: -1\n", []string{
+		{"validation", "threadPolicy: queue\nrunlog: {backend: etcd, leaseTTL: 2s, outageTolerance: 1s}\nagents:\n  a:\n    type: agui\n  b:\n    type: agui\n    url: 'ftp://x'\n    maxToolRounds: -1\n", []string{
 			`threadPolicy: "queue" is not reject or supersede (line 1)`,
 			`runlog.backend: "etcd" is not memory or redis (line 2)`,
+			"runlog.outageTolerance: at least leaseTTL (2s) (line 2)",
 			"agents.a.url: required for type agui (line 4)",
 			`agents.b.url: "ftp://x" is not an http(s) URL (line 8)`,
 			"agents.b.maxToolRounds: must not be negative (line 9)",

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/agui/origin"
 )
 
@@ -101,6 +102,13 @@ func (r RunLogConfig) validate(p *problems) {
 	}
 	if r.LeaseTTL != 0 && time.Duration(r.LeaseTTL) < 300*time.Millisecond {
 		p.add("runlog.leaseTTL", "at least 300ms")
+	}
+	lease := runs.DefaultLeaseTTL
+	if r.LeaseTTL != 0 {
+		lease = time.Duration(r.LeaseTTL)
+	}
+	if r.OutageTolerance != 0 && time.Duration(r.OutageTolerance) < lease {
+		p.add("runlog.outageTolerance", "at least leaseTTL (%s)", lease)
 	}
 }
 

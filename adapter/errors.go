@@ -23,7 +23,7 @@ type httpError struct {
 	Details string
 	// Allow is sent as the Allow header (405s).
 	Allow string
-	// RetryAfter, in seconds, is sent as Retry-After (429s).
+	// RetryAfter, in seconds, is sent as Retry-After (429s, 503s).
 	RetryAfter int
 }
 

@@ -73,7 +73,7 @@ var runStartBuckets = []float64{.0005, .001, .002, .003, .005, .01, .025, .05, .
 var knownCodes = map[string]bool{
 	agui.CodeUpstreamTruncated: true, agui.CodeUpstreamInvalid: true, agui.CodeUpstreamUnreachable: true,
 	agui.CodeUpstreamStatus: true, agui.CodeUpstreamTooLarge: true, agui.CodeShutdown: true, agui.CodeInternal: true, agui.CodeOriginNotAllowed: true,
-	"cancelled": true, "abort": true, "superseded": true, "detached": true, "owner_lost": true,
+	"cancelled": true, "abort": true, "superseded": true, "detached": true, "owner_lost": true, runs.CodeLogUnavailable: true,
 	langgraph.CodeGraphError: true, langgraph.CodeInterruptNotPending: true, "resume_gap": true, "run_log_error": true, "": true,
 }
 

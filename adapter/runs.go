@@ -188,7 +188,14 @@ func (k *sseSink) beat() {
 // fail reports a read failure in-band: never a silent hole.
 func (k *sseSink) fail(s *Server, runID string, err error) {
 	code, msg := "resume_gap", "events were evicted while this client was reading; start a new run"
-	if !errors.Is(err, runlog.ErrGap) {
+	var f *agui.RunFailure
+	switch {
+	case errors.Is(err, runlog.ErrGap):
+	case errors.As(err, &f):
+		// The run ended without a terminal event in the log (a run log
+		// outage, a fenced owner): the failure says why.
+		code, msg = f.Code, f.Message
+	default:
 		code, msg = "run_log_error", "the run log failed"
 		s.logger.Error("run log read failed", "runId", runID, "error", err)
 	}
@@ -241,6 +248,8 @@ func runsError(err error, runID string) error {
 		return &httpError{Status: http.StatusGone, Code: "resume_gap", RunID: runID, Msg: "the events after this cursor are no longer retained; start a new run"}
 	case errors.Is(err, runs.ErrTooManyReaders):
 		return &httpError{Status: http.StatusTooManyRequests, Code: "too_many_readers", RetryAfter: 1, Msg: "too many concurrent streams for this principal (limits.maxReadersPerPrincipal)"}
+	case errors.Is(err, runs.ErrUnavailable):
+		return &httpError{Status: http.StatusServiceUnavailable, Code: "runlog_unreachable", RetryAfter: 1, Err: err, Msg: "the run log does not answer; retry shortly"}
 	}
 	var re *agui.RunFailure
 	if errors.As(err, &re) && re.Code == agui.CodeShutdown {

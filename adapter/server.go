@@ -152,6 +152,8 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		MaxThreadBytes:         cfg.History.MaxThreadBytes,
 		MaxTailBytes:           cfg.Limits.MaxTailBytes,
 		Batch:                  cfg.RunLog.Backend == "redis",
+		OutageTolerance:        time.Duration(cfg.RunLog.OutageTolerance),
+		MaxUnwrittenBytes:      cfg.RunLog.MaxBytes,
 		Logger:                 logger,
 		Observer:               s.metrics,
 	}); err != nil {

@@ -189,7 +189,7 @@ func (m *Memory) Start(ctx context.Context, r Run, supersede bool) (string, erro
 
 func (m *Memory) Append(ctx context.Context, r Run, events [][]byte, terminal bool) (int64, error) {
 	m.mu.Lock()
-	seq, err := m.appendLocked(r.Ref(), events, terminal)
+	seq, err := m.appendLocked(r.Ref(), events, terminal, 0)
 	freed := m.released
 	m.released = 0
 	m.mu.Unlock()
@@ -201,20 +201,30 @@ func (m *Memory) AppendBatch(ctx context.Context, reqs []AppendRequest) []Append
 	out := make([]AppendResult, len(reqs))
 	m.mu.Lock()
 	for i, r := range reqs {
-		out[i].Last, out[i].Err = m.appendLocked(r.Run.Ref(), r.Events, r.Terminal)
+		out[i].Last, out[i].Err = m.appendLocked(r.Run.Ref(), r.Events, r.Terminal, r.First)
 	}
 	m.mu.Unlock()
 	m.release()
 	return out
 }
 
-func (m *Memory) appendLocked(ref Ref, events [][]byte, terminal bool) (int64, error) {
+func (m *Memory) appendLocked(ref Ref, events [][]byte, terminal bool, first int64) (int64, error) {
 	mr := m.last
 	if mr == nil || mr.run.ID != ref.ID || mr.run.Owner != ref.Owner {
 		if mr = m.runs[ref]; mr == nil {
 			return 0, ErrUnknownRun
 		}
 		m.last = mr
+	}
+	if first > 0 {
+		skip := mr.next - first
+		switch {
+		case skip < 0:
+			return 0, ErrOutOfOrder
+		case skip >= int64(len(events)):
+			return first + int64(len(events)) - 1, nil // all appended already
+		}
+		events = events[skip:]
 	}
 	if mr.done {
 		return 0, ErrFinished

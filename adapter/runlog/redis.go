@@ -28,7 +28,9 @@ type RedisOptions struct {
 	// is saved or read (default 24 h).
 	HistoryRetention time.Duration
 	// LeaseTTL is how long a new run holds its thread before its owner's
-	// first lease renewal (default 5 s).
+	// first lease renewal, and how long after Redis answers again an
+	// owner has to renew or re-take a lease that lapsed meanwhile before
+	// readers may end its run (default 5 s).
 	LeaseTTL time.Duration
 }
 
@@ -37,6 +39,19 @@ type RedisOptions struct {
 // cancels, an owner lease per running run (its thread's key expires with
 // the lease), and TTLs on everything. Ids are escaped in keys (see key),
 // so no id can address another run's keys.
+//
+// Redis pausing or restarting costs latency, not runs. Leases lapse
+// while Redis does not answer, so Redis keeps a clock: every lease call
+// (each supervisor tick of each instance) stamps it with Redis's own
+// TIME, and a gap longer than half the lease TTL marks the moment Redis
+// answered again. For a lease TTL after that moment no reader may end a
+// run whose lease lapsed (EndIfOwnerLost): its owner renews or re-takes
+// it first (Lease, and every Append, take back a lapsed lease and a
+// thread no other run took). An owner whose lease lapsed and whose thread
+// another run took meanwhile is fenced: its appends fail with
+// ErrOwnerLost. Appends that
+// carry their first sequence number (AppendRequest.First) are
+// idempotent, so an append retried after a timeout is written once.
 type Redis struct {
 	rdb  *redis.Client
 	opts RedisOptions
@@ -51,6 +66,10 @@ func NewRedis(ctx context.Context, url string, opts RedisOptions) (*Redis, error
 	if err != nil {
 		return nil, fmt.Errorf("runlog: redis url: %w", err)
 	}
+	// Every call ends at its context's deadline: a readiness probe, a
+	// lease renewal or an append must not wait for the library's read
+	// timeout while Redis does not answer.
+	o.ContextTimeoutEnabled = true
 	rdb := redis.NewClient(o)
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -127,6 +146,34 @@ func (r *Redis) keys(run Run) runKeys {
 	}
 }
 
+// clockKeys are the outage clock's keys: the last stamp, and when Redis
+// last answered again after a gap.
+func (r *Redis) clockKeys() []string {
+	return []string{r.opts.Prefix + "clock", r.opts.Prefix + "clock:resumed"}
+}
+
+// clockLua stamps the clock (KEYS[c], KEYS[c+1]; ARGV gap in ms, ttl in
+// ms) and returns now and the last resumption, both in Redis's ms.
+const clockLua = `
+local function clock(ck, rk, gap, ttl)
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local last = tonumber(redis.call('GET', ck) or '0')
+  redis.call('SET', ck, now, 'PX', ttl)
+  if now - last > gap then
+    redis.call('SET', rk, now, 'PX', ttl)
+    return now, now
+  end
+  return now, tonumber(redis.call('GET', rk) or '0')
+end
+`
+
+// clockScript stamps the clock.
+var clockScript = redis.NewScript(clockLua + `
+clock(KEYS[1], KEYS[2], tonumber(ARGV[1]), ARGV[2])
+return 0
+`)
+
 func (r *Redis) cancelChannel(instance string) string {
 	return r.opts.Prefix + "cancels:" + escape(instance)
 }
@@ -189,23 +236,52 @@ func (r *Redis) Start(ctx context.Context, run Run, supersede bool) (string, err
 }
 
 // appendScript appends events unless the run has ended (or, for
-// requireLost, unless its owner still holds the lease), trims the stream
-// to its caps (never the newest event), refreshes every TTL; a terminal
-// event marks the end, sets the status, frees the thread if it is still
-// this run's and drops the lease.
-var appendScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
+// requireLost, unless its owner still holds the lease or Redis answered
+// again less than a lease TTL ago), trims the stream to its caps (never
+// the newest event), refreshes every TTL; a terminal event marks the end,
+// sets the status, frees the thread if it is still this run's and drops
+// the lease. An owner's append takes back a lapsed lease and a thread no
+// other run holds; a lapsed lease whose thread another run took fences it
+// (-4). (A superseded run still holds its lease and writes its end.) With a
+// first sequence number, events already appended (a retried append) are
+// skipped.
+var appendScript = redis.NewScript(clockLua + `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
-if ARGV[7] == '1' and redis.call('EXISTS', KEYS[7]) == 1 then return -3 end
-local n = #ARGV - 7
+local n = #ARGV - 12
+local from = 1
+local first = tonumber(ARGV[8])
+if first > 0 then
+  local cur = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if first > cur + 1 then return -5 end
+  from = cur - first + 2
+  if from > n then return first + n - 1 end
+end
+if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
+local leaseTTL = ARGV[10]
+if ARGV[7] == '1' then
+  if redis.call('EXISTS', KEYS[7]) == 1 then return -3 end
+  local now, resumed = clock(KEYS[8], KEYS[9], tonumber(ARGV[12]), ARGV[4])
+  if now - resumed < tonumber(leaseTTL) then return -3 end
+else
+  local leased = redis.call('EXISTS', KEYS[7]) == 1
+  if ARGV[11] == '1' and not leased then
+    local cur = redis.call('GET', KEYS[5])
+    if not cur then
+      redis.call('SET', KEYS[5], ARGV[1], 'PX', leaseTTL)
+    elseif cur ~= ARGV[1] then
+      return -4
+    end
+  end
+  if not leased then redis.call('SET', KEYS[7], ARGV[9], 'PX', leaseTTL) end
+end
 local seq = 0
 local bytes = tonumber(redis.call('GET', KEYS[6]) or '0')
-for i = 1, n do
+for i = from, n do
   seq = redis.call('INCR', KEYS[2])
   local t = '0'
   if i == n then t = ARGV[2] end
-  redis.call('XADD', KEYS[3], seq .. '-0', 'd', ARGV[7 + i], 't', t)
-  bytes = bytes + string.len(ARGV[7 + i])
+  redis.call('XADD', KEYS[3], seq .. '-0', 'd', ARGV[12 + i], 't', t)
+  bytes = bytes + string.len(ARGV[12 + i])
 end
 local maxEvents = tonumber(ARGV[3])
 local maxBytes = tonumber(ARGV[6])
@@ -229,22 +305,27 @@ return seq
 `)
 
 func (r *Redis) Append(ctx context.Context, run Run, events [][]byte, terminal bool) (int64, error) {
-	return r.append(ctx, run, events, terminal, false)
+	return r.append(ctx, run, events, terminal, false, 0)
 }
 
-func (r *Redis) appendArgs(run Run, events [][]byte, terminal, requireLost bool) ([]string, []any) {
+func (r *Redis) appendArgs(run Run, events [][]byte, terminal, requireLost bool, first int64) ([]string, []any) {
 	k := r.keys(run)
 	status := StatusFinished
 	if terminal && isRunError(events[len(events)-1]) {
 		status = StatusError
 	}
-	args := make([]any, 0, 7+len(events))
-	args = append(args, run.ID, flag(terminal), r.opts.MaxEventsPerRun, ms(r.opts.Retention), status, r.opts.MaxRunBytes, flag(requireLost))
+	args := make([]any, 0, 13+len(events))
+	args = append(args, run.ID, flag(terminal), r.opts.MaxEventsPerRun, ms(r.opts.Retention), status, r.opts.MaxRunBytes, flag(requireLost),
+		first, run.Instance, ms(r.opts.LeaseTTL), flag(!run.Unlocked), ms(r.clockGap()))
 	for _, e := range events {
 		args = append(args, e)
 	}
-	return []string{k.meta, k.seq, k.stream, k.end, k.active, k.bytes, k.lease}, args
+	ck := r.clockKeys()
+	return []string{k.meta, k.seq, k.stream, k.end, k.active, k.bytes, k.lease, ck[0], ck[1]}, args
 }
+
+// clockGap is the gap in the clock's stamps that counts as an outage.
+func (r *Redis) clockGap() time.Duration { return r.opts.LeaseTTL / 2 }
 
 func appendResult(n int64, err error) (int64, error) {
 	switch {
@@ -256,26 +337,66 @@ func appendResult(n int64, err error) (int64, error) {
 		return 0, ErrUnknownRun
 	case n == -3:
 		return 0, errLeaseHeld
+	case n == -4:
+		return 0, ErrOwnerLost
+	case n == -5:
+		return 0, ErrOutOfOrder
 	}
 	return n, nil
 }
 
-func (r *Redis) append(ctx context.Context, run Run, events [][]byte, terminal, requireLost bool) (int64, error) {
+func (r *Redis) append(ctx context.Context, run Run, events [][]byte, terminal, requireLost bool, first int64) (int64, error) {
 	if len(events) == 0 {
 		return 0, nil
 	}
-	keys, args := r.appendArgs(run, events, terminal, requireLost)
+	keys, args := r.appendArgs(run, events, terminal, requireLost, first)
 	return appendResult(appendScript.Run(ctx, r.rdb, keys, args...).Int64())
 }
 
-// AppendBatch appends for many runs in one pipeline.
+// restoreScript registers again, at sequence number ARGV[7], a running
+// run whose keys Redis lost (it restarted without its data), unless
+// another run took its thread meanwhile (-4); 0 if the run is there.
+var restoreScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if ARGV[6] == '1' then
+  local cur = redis.call('GET', KEYS[3])
+  if cur and cur ~= ARGV[4] then return -4 end
+  redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[3])
+end
+redis.call('HSET', KEYS[1], 'run', ARGV[1], 'status', 'running')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[2], tonumber(ARGV[7]) - 1, 'PX', ARGV[2])
+redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[3])
+redis.call('SET', KEYS[5], ARGV[5], 'PX', ARGV[2])
+return 1
+`)
+
+// restore registers a running run again whose keys Redis lost, its
+// sequence going on at next.
+func (r *Redis) restore(ctx context.Context, run Run, next int64) error {
+	run.Status = StatusRunning
+	b, _ := json.Marshal(run)
+	k := r.keys(run)
+	n, err := restoreScript.Run(ctx, r.rdb, []string{k.meta, k.seq, k.active, k.lease, k.leased},
+		b, ms(r.opts.Retention), ms(r.opts.LeaseTTL), run.ID, run.Instance, flag(!run.Unlocked), next).Int64()
+	if err == nil && n == -4 {
+		err = ErrOwnerLost
+	}
+	return err
+}
+
+// AppendBatch appends for many runs in one pipeline. A request with its
+// first sequence number whose run Redis no longer holds (it restarted
+// without its data) registers the run again and appends after all: the
+// run goes on, its sequence with it, and the events before the restart
+// are gone (a cursor before them is ErrGap).
 func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendResult {
 	out := make([]AppendResult, len(reqs))
 	send := func(idx []int) []int {
 		pipe := r.rdb.Pipeline()
 		cmds := make(map[int]*redis.Cmd, len(idx))
 		for _, i := range idx {
-			keys, args := r.appendArgs(reqs[i].Run, reqs[i].Events, reqs[i].Terminal, false)
+			keys, args := r.appendArgs(reqs[i].Run, reqs[i].Events, reqs[i].Terminal, false, reqs[i].First)
 			cmds[i] = appendScript.EvalSha(ctx, pipe, keys, args...)
 		}
 		_, _ = pipe.Exec(ctx)
@@ -312,13 +433,28 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 			out[i].Err = errors.New("runlog: redis refused the append script")
 		}
 	}
+	var lost []int
+	for _, i := range idx {
+		if errors.Is(out[i].Err, ErrUnknownRun) && reqs[i].First > 0 {
+			if err := r.restore(ctx, reqs[i].Run, reqs[i].First); err != nil {
+				out[i].Err = err
+				continue
+			}
+			lost = append(lost, i)
+		}
+	}
+	if len(lost) > 0 {
+		for _, i := range send(lost) {
+			out[i].Err = errors.New("runlog: redis refused the append script")
+		}
+	}
 	return out
 }
 
 var errLeaseHeld = errors.New("the owner holds the lease")
 
 func (r *Redis) EndIfOwnerLost(ctx context.Context, run Run, event []byte) (bool, error) {
-	_, err := r.append(ctx, run, [][]byte{event}, true, true)
+	_, err := r.append(ctx, run, [][]byte{event}, true, true, 0)
 	switch {
 	case err == nil:
 		return true, nil
@@ -472,15 +608,21 @@ func (r *Redis) LastSeen(ctx context.Context, ref Ref) (time.Time, error) {
 	return time.UnixMilli(n), nil
 }
 
-// leaseScript renews a running run's lease and, for a locked run, its
-// thread's TTL, if the thread is still the run's (else the run is lost);
-// it returns a pending cancel reason and whether the run is lost.
+// leaseScript renews a running run's lease (a run Redis lost is left to
+// its next append, which registers it again) and, for a locked run, its
+// thread's TTL, if the thread is still the run's, or takes the thread
+// back if its key lapsed and no other run took it (Redis did not answer
+// for a while); a thread another run holds means the run is lost. It
+// returns a pending cancel reason and whether the run is lost.
 var leaseScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[5]) == 1 then return {'', 0} end
+if redis.call('EXISTS', KEYS[5]) == 1 or redis.call('EXISTS', KEYS[6]) == 0 then return {'', 0} end
 local lost = 0
 if ARGV[5] == '1' then
-  if redis.call('GET', KEYS[3]) == ARGV[4] then
+  local cur = redis.call('GET', KEYS[3])
+  if cur == ARGV[4] then
     redis.call('PEXPIRE', KEYS[3], ARGV[2])
+  elseif not cur then
+    redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[2])
   else
     lost = 1
   end
@@ -494,19 +636,21 @@ if not c then c = '' end
 return {c, lost}
 `)
 
-// Lease renews every run's lease in one round trip.
+// Lease stamps the outage clock and renews every run's lease, in one
+// round trip.
 func (r *Redis) Lease(ctx context.Context, runs []Run, instance string, ttl time.Duration) ([]LeaseResult, error) {
-	if len(runs) == 0 {
-		return nil, nil
-	}
 	pipe := r.rdb.Pipeline()
+	clock := clockScript.Eval(ctx, pipe, r.clockKeys(), ms(r.clockGap()), ms(r.opts.Retention))
 	cmds := make([]*redis.Cmd, len(runs))
 	for i, run := range runs {
 		k := r.keys(run)
-		cmds[i] = leaseScript.Eval(ctx, pipe, []string{k.lease, k.leased, k.active, k.cancel, k.end},
+		cmds[i] = leaseScript.Eval(ctx, pipe, []string{k.lease, k.leased, k.active, k.cancel, k.end, k.meta},
 			instance, ms(ttl), ms(r.opts.Retention), run.ID, flag(!run.Unlocked))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, err
+	}
+	if err := clock.Err(); err != nil {
 		return nil, err
 	}
 	out := make([]LeaseResult, 0, len(runs))

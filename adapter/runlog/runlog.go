@@ -33,6 +33,12 @@ var (
 	ErrRunExists = errors.New("run id already used")
 	// ErrFinished: the run has ended; nothing more can be appended.
 	ErrFinished = errors.New("run has ended")
+	// ErrOwnerLost: the run's lease lapsed and another run took its
+	// thread; its owner must not write and ends it.
+	ErrOwnerLost = errors.New("another run took the run's thread")
+	// ErrOutOfOrder: an append's first sequence number is beyond the
+	// run's next one (a hole).
+	ErrOutOfOrder = errors.New("append after a hole in the run's sequence")
 )
 
 // Ref names a run or a thread: an id in the namespace of its owner.
@@ -97,6 +103,12 @@ type AppendRequest struct {
 	Run      Run
 	Events   [][]byte
 	Terminal bool
+	// First, if not 0, is the first event's sequence number: events the
+	// log already holds (an append retried after it timed out, but was
+	// written) are skipped, so a retry writes each event once; and a run
+	// the log lost (Redis restarted without its data) is registered
+	// again, its sequence going on at First. Only the run's owner sets it.
+	First int64
 }
 
 // AppendResult is the outcome of one AppendRequest: the last event's
@@ -147,11 +159,16 @@ type Log interface {
 	Touch(ctx context.Context, run Ref) error
 	LastSeen(ctx context.Context, run Ref) (time.Time, error)
 	// Lease renews the owner's claim on running runs (and on the threads
-	// they hold) for ttl; a run whose lease lapses is ended by a reader
-	// (EndIfOwnerLost) and its thread is free again.
+	// they hold) for ttl, taking back a lapsed lease whose thread no
+	// other run took; a run whose lease lapses is ended by a reader
+	// (EndIfOwnerLost) and its thread is free again. It also tells the
+	// log that this instance reaches it (Redis: its outage clock), so the
+	// supervisor calls it on every tick, with no runs between renewals.
 	Lease(ctx context.Context, runs []Run, instance string, ttl time.Duration) ([]LeaseResult, error)
 	// EndIfOwnerLost appends event as r's terminal event if r is running
-	// and its owner's lease has lapsed, and reports whether it did.
+	// and its owner's lease has lapsed (and, with Redis, the log has
+	// answered for a lease TTL since its last outage, so that an owner
+	// could renew it), and reports whether it did.
 	EndIfOwnerLost(ctx context.Context, r Run, event []byte) (bool, error)
 	// Tail waits up to block for events after the cursors of runs kept
 	// in another instance's log, and returns those that arrived. Memory

@@ -135,10 +135,20 @@ func (x *execution) saveHistory() {
 
 func (x *execution) fail(err error) {
 	x.m.logger.ErrorContext(x.ctx, "run log append failed; stopping the run", "runId", x.lr.run.ID, "error", err)
-	x.lr.cancel(&agui.RunFailure{Code: agui.CodeInternal, Message: "run log unavailable"})
-	x.lr.hub.finish(err)
+	var f *agui.RunFailure
+	switch {
+	case errors.As(err, &f):
+	case errors.Is(err, runlog.ErrOwnerLost), errors.Is(err, runlog.ErrFinished):
+		// Fenced: another run took the thread, or a reader ended the
+		// run while its lease had lapsed.
+		f = ownerLost(x.m.cfg.Instance)
+	default:
+		f = &agui.RunFailure{Code: agui.CodeInternal, Message: "run log unavailable"}
+	}
+	x.lr.cancel(f)
+	x.lr.hub.finish(f)
 	x.ended = true
-	x.outcome = "log_failed"
+	x.outcome = "log_failed:" + f.Code
 }
 
 // step commits one event of the chain; it reports whether the run is
@@ -245,7 +255,9 @@ func (x *execution) conclude() {
 //
 // Otherwise events that pile up while an append is in flight go together
 // in the next one, and appends of many runs share pipelines (the
-// Manager's appenders).
+// Manager's appenders). Each append carries its first sequence number, so
+// an append that failed (the log did not answer) is retried, with what
+// piled up since, until the outage tolerance has passed, and written once.
 type committer struct {
 	m       *Manager
 	lr      *localRun
@@ -268,8 +280,11 @@ type committer struct {
 	cond     *sync.Cond
 	pending  [][]byte
 	term     bool
-	bytes    int
+	bytes    int   // of pending
+	held     int   // of events added and not yet in the log
+	next     int64 // the sequence number of the next event taken
 	inflight bool
+	failing  time.Time // the first of the failed appends in a row
 	err      error
 }
 
@@ -284,7 +299,7 @@ const (
 )
 
 func newCommitter(m *Manager, lr *localRun, client *startingClient) *committer {
-	c := &committer{m: m, lr: lr, client: client, relayed: m.obs.Relayed(lr.run.AgentID)}
+	c := &committer{m: m, lr: lr, client: client, relayed: m.obs.Relayed(lr.run.AgentID), next: 1}
 	c.cond = sync.NewCond(&c.mu)
 	if !m.cfg.Batch {
 		c.timer = time.AfterFunc(time.Hour, c.late)
@@ -319,7 +334,9 @@ func (c *committer) add(data []byte, term bool) error {
 		return nil
 	}
 	c.mu.Lock()
-	for c.bytes > maxPending && c.err == nil {
+	// Wait for room: this run's, and (while it has events waiting, whose
+	// append wakes it) all runs' together.
+	for (c.bytes > maxPending || c.held > 0 && c.m.unwritten.Load() > c.m.cfg.MaxUnwrittenBytes) && c.err == nil {
 		c.cond.Wait()
 	}
 	if c.err != nil {
@@ -330,6 +347,8 @@ func (c *committer) add(data []byte, term bool) error {
 	c.pending = append(c.pending, data)
 	c.term = term
 	c.bytes += len(data)
+	c.held += len(data)
+	c.m.unwritten.Add(int64(len(data)))
 	send := !c.inflight
 	c.inflight = true
 	c.mu.Unlock()
@@ -429,29 +448,71 @@ func (c *committer) close() {
 	}
 }
 
-// take hands the pending events to an appender.
-func (c *committer) take() ([][]byte, bool) {
+// take hands the pending events to an appender, with the first one's
+// sequence number.
+func (c *committer) take() runlog.AppendRequest {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p, t := c.pending, c.term
+	q := runlog.AppendRequest{Run: c.lr.run, Events: c.pending, Terminal: c.term, First: c.next}
+	c.next += int64(len(c.pending))
 	c.pending, c.term, c.bytes = nil, false, 0
 	c.cond.Broadcast()
-	return p, t
+	return q
 }
 
-// done records an append's result; it reports whether more is pending
-// (the committer must be queued again).
-func (c *committer) done(err error) bool {
+// done records the result of appending q; it reports whether more is
+// pending (the committer must be queued again), and whether that is a
+// retry of q (queue it after a pause).
+func (c *committer) done(q runlog.AppendRequest, err error) (again, retry bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err != nil && c.err == nil {
-		c.err = err
+	n := 0
+	for _, e := range q.Events {
+		n += len(e)
 	}
-	again := c.err == nil && len(c.pending) > 0
+	switch {
+	case err == nil:
+		c.held -= n
+		c.m.unwritten.Add(-int64(n))
+		c.failing = time.Time{}
+	case c.err != nil:
+	case transient(err) && (c.failing.IsZero() || time.Since(c.failing) < c.m.cfg.OutageTolerance):
+		if c.failing.IsZero() {
+			c.failing = time.Now()
+			c.m.logger.Warn("the run log does not answer; the run's events wait", "runId", c.lr.run.ID, "error", err)
+		}
+		c.pending = append(q.Events, c.pending...)
+		c.term = c.term || q.Terminal
+		c.bytes += n
+		c.next = q.First
+		retry = true
+	default:
+		if transient(err) {
+			err = logUnavailable(c.m.cfg.OutageTolerance)
+		}
+		c.err = err
+		c.m.unwritten.Add(-int64(c.held))
+		c.held = 0
+	}
+	again = c.err == nil && len(c.pending) > 0
 	c.inflight = again
 	c.cond.Broadcast()
-	return again
+	return again, retry
 }
+
+// transient reports whether an append may succeed when tried again: the
+// log did not answer, rather than refused.
+func transient(err error) bool {
+	for _, e := range []error{runlog.ErrFinished, runlog.ErrUnknownRun, runlog.ErrOwnerLost, runlog.ErrOutOfOrder} {
+		if errors.Is(err, e) {
+			return false
+		}
+	}
+	return true
+}
+
+// retryDelay is the pause before an append that failed is tried again.
+const retryDelay = 200 * time.Millisecond
 
 // appendWorkers is how many appenders batch the runs' appends.
 const appendWorkers = 4
@@ -503,8 +564,7 @@ func (m *Manager) appender(ctx context.Context) {
 		}
 		reqs = reqs[:0]
 		for _, c := range batch {
-			ev, term := c.take()
-			reqs = append(reqs, runlog.AppendRequest{Run: c.lr.run, Events: ev, Terminal: term})
+			reqs = append(reqs, c.take())
 		}
 		lctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
 		res := m.log.AppendBatch(lctx, reqs)
@@ -520,7 +580,10 @@ func (m *Manager) appender(ctx context.Context) {
 				c.lr.hub.publish(entries)
 				c.relayed(len(entries))
 			}
-			if c.done(r.Err) {
+			switch again, retry := c.done(reqs[i], r.Err); {
+			case retry:
+				time.AfterFunc(retryDelay, func() { m.enqueue(c) })
+			case again:
 				m.enqueue(c)
 			}
 		}

@@ -22,9 +22,15 @@
 //     runlog), each run's transcript (cut with agui.CutMarker beyond its
 //     cap, and all running transcripts together), each thread's stored
 //     history (oldest messages dropped first) and the in-process tails.
-//   - With Redis, an owner that cannot renew its lease (a Redis stall)
-//     ends its runs with owner_lost within the lease time, and their
-//     threads are free again when the lease lapses.
+//   - With Redis, a Redis blink costs latency, not runs: while Redis does
+//     not answer, each run's events wait in process (within
+//     MaxUnwrittenBytes; a run with no room waits) and are written once
+//     it answers, in order and once each; leases that lapsed meanwhile
+//     are taken back. An outage longer than OutageTolerance ends the
+//     runs with run_log_unavailable. A run whose lease lapsed and whose
+//     thread another run took is fenced: it writes nothing more and ends
+//     with owner_lost, as does the run of an instance that died (a reader
+//     elsewhere ends it once its lease lapsed).
 //
 // The HTTP edge calls Start, Attach, Cancel, Stop and Thread; it never
 // touches the run log itself.
@@ -54,6 +60,8 @@ var (
 	ErrTooManyReaders = errors.New("too many concurrent readers")
 	// ErrGap: the events after the cursor were evicted.
 	ErrGap = runlog.ErrGap
+	// ErrUnavailable: the run log does not answer (or failed).
+	ErrUnavailable = errors.New("the run log does not answer")
 )
 
 // BusyError: the thread has an active run (the principal's own).
@@ -99,6 +107,16 @@ type Config struct {
 	MaxTailBytes int64
 	// OpTimeout bounds one run-log operation (default 5 s).
 	OpTimeout time.Duration
+	// OutageTolerance is how long a run goes on while the run log does
+	// not answer (default 15 s; at least LeaseTTL): its events wait in
+	// process and its lease is taken back when the log answers. Longer
+	// outages end the run with run_log_unavailable, and readers of runs
+	// of other instances with the same code.
+	OutageTolerance time.Duration
+	// MaxUnwrittenBytes caps the events of all runs together that wait
+	// for the log (Batch; default 128 MiB): beyond it a run waits, and
+	// its upstream with it, until the log takes what it has waiting.
+	MaxUnwrittenBytes int64
 	// Batch appends the events of many runs together (one pipeline per
 	// batch), for a log across the network (Redis).
 	Batch bool
@@ -122,6 +140,8 @@ const (
 	DefaultMaxThreadBytes         = 1 << 20
 	DefaultMaxTailBytes           = 32 << 20
 	DefaultCommitDelay            = 2 * time.Millisecond
+	DefaultOutageTolerance        = 15 * time.Second
+	DefaultMaxUnwrittenBytes      = 128 << 20
 )
 
 // Observer is told what metrics count.
@@ -159,6 +179,7 @@ type Manager struct {
 	shutdown *agui.RunFailure // set once: new runs are refused
 
 	live      atomic.Int64 // bytes of running transcripts
+	unwritten atomic.Int64 // bytes of events waiting for the log (Batch)
 	tailBytes atomic.Int64 // bytes of all hubs' rings
 	wakeTail  chan struct{}
 
@@ -207,6 +228,13 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 	}
 	if cfg.CommitDelay == 0 {
 		cfg.CommitDelay = DefaultCommitDelay
+	}
+	if cfg.OutageTolerance == 0 {
+		cfg.OutageTolerance = DefaultOutageTolerance
+	}
+	cfg.OutageTolerance = max(cfg.OutageTolerance, cfg.LeaseTTL)
+	if cfg.MaxUnwrittenBytes == 0 {
+		cfg.MaxUnwrittenBytes = DefaultMaxUnwrittenBytes
 	}
 	m := &Manager{
 		log: log, cfg: cfg, logger: cfg.Logger, obs: cfg.Observer,
@@ -292,7 +320,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 	case errors.Is(err, runlog.ErrRunExists):
 		return nil, ErrRunExists
 	case err != nil:
-		return nil, fmt.Errorf("run log: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	run.Status = runlog.StatusRunning
 	if prev != "" {
@@ -457,13 +485,16 @@ func (m *Manager) Attach(ctx context.Context, principal, runID string, after int
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("run log: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if _, err := m.log.Read(lctx, ref, after, 1); err != nil {
-		if errors.Is(err, runlog.ErrUnknownRun) {
+		switch {
+		case errors.Is(err, runlog.ErrUnknownRun):
 			return nil, ErrNotFound
+		case errors.Is(err, runlog.ErrGap):
+			return nil, err
 		}
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

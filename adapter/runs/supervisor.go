@@ -11,8 +11,10 @@ import (
 
 // supervise is the one goroutine that watches every run this instance
 // executes: it cancels runs nobody reads for the detach grace, renews the
-// owner leases of all of them in one round trip, and ends runs whose lease
-// could not be renewed in time (owner_lost).
+// owner leases of all of them in one round trip (and, on every tick,
+// tells the log this instance reaches it: Redis's outage clock), ends runs
+// that lost their thread (owner_lost) and runs whose lease could not be
+// renewed for the outage tolerance (run_log_unavailable).
 func (m *Manager) supervise(ctx context.Context) {
 	grace := m.cfg.DetachGrace
 	tick := min(time.Second, max(grace/4, 50*time.Millisecond), m.cfg.LeaseTTL/3)
@@ -54,14 +56,18 @@ func (m *Manager) sweep(ctx context.Context, s *sweepState, now time.Time) {
 		}
 	}
 	if len(runs) == 0 || now.Sub(s.lastLease) < m.cfg.LeaseTTL/3 {
+		lctx, cancel := context.WithTimeout(ctx, m.cfg.LeaseTTL/2)
+		_, _ = m.log.Lease(lctx, nil, m.cfg.Instance, m.cfg.LeaseTTL)
+		cancel()
 		return
 	}
 	s.lastLease = now
 	m.renew(ctx, s, runs, now)
 }
 
-// renew renews the leases of runs; a run whose lease could not be renewed
-// for LeaseTTL, or that lost its thread, is ended with owner_lost.
+// renew renews the leases of runs; a run that lost its thread is ended
+// with owner_lost, one whose lease could not be renewed for the outage
+// tolerance with run_log_unavailable.
 func (m *Manager) renew(ctx context.Context, s *sweepState, runs []*localRun, now time.Time) {
 	recs := s.recs[:0]
 	for _, lr := range runs {
@@ -73,9 +79,9 @@ func (m *Manager) renew(ctx context.Context, s *sweepState, runs []*localRun, no
 	cancel()
 	if err != nil {
 		for _, lr := range runs {
-			if now.Sub(lr.leased) >= m.cfg.LeaseTTL {
-				m.logger.Warn("cannot renew the run's lease; giving the run up", "runId", lr.run.ID, "error", err)
-				lr.cancel(ownerLost(m.cfg.Instance))
+			if now.Sub(lr.leased) >= m.cfg.OutageTolerance {
+				m.logger.Warn("cannot renew the run's lease for the outage tolerance; giving the run up", "runId", lr.run.ID, "error", err)
+				lr.cancel(logUnavailable(m.cfg.OutageTolerance))
 			}
 		}
 		return
@@ -95,6 +101,15 @@ func (m *Manager) renew(ctx context.Context, s *sweepState, runs []*localRun, no
 		}
 	}
 }
+
+// logUnavailable ends a run the log did not answer for for tolerance.
+func logUnavailable(tolerance time.Duration) *agui.RunFailure {
+	return &agui.RunFailure{Code: CodeLogUnavailable, Message: "the run log did not answer for " + tolerance.String()}
+}
+
+// CodeLogUnavailable is the RUN_ERROR code of a run ended by a run log
+// outage longer than the outage tolerance.
+const CodeLogUnavailable = "run_log_unavailable"
 
 func ownerLost(instance string) *agui.RunFailure {
 	return &agui.RunFailure{Code: "owner_lost", Message: "the adapter instance running this run (" + instance + ") lost its run log lease"}
@@ -167,9 +182,9 @@ func (m *Manager) tail(ctx context.Context) {
 				failingSince = time.Now()
 				m.logger.Warn("cannot tail remote runs", "error", err)
 			}
-			if time.Since(failingSince) > 2*m.cfg.OpTimeout {
+			if time.Since(failingSince) > m.cfg.OutageTolerance {
 				for _, h := range hubs {
-					h.finish(err)
+					h.finish(logUnavailable(m.cfg.OutageTolerance))
 				}
 			}
 			select {
