@@ -30,6 +30,10 @@ type RedisOptions struct {
 	// LeaseTTL is how long a new run holds its thread before its owner's
 	// first lease renewal (default 5 s).
 	LeaseTTL time.Duration
+	// MaxThreadsPerOwner caps one principal's threads (default
+	// DefaultMaxThreadsPerOwner); over it the threads whose last run is
+	// oldest go.
+	MaxThreadsPerOwner int
 }
 
 // Redis is the run log on Redis Streams: one stream per run (ids
@@ -75,6 +79,9 @@ func NewRedis(ctx context.Context, url string, opts RedisOptions) (*Redis, error
 	}
 	if opts.LeaseTTL == 0 {
 		opts.LeaseTTL = 5 * time.Second
+	}
+	if opts.MaxThreadsPerOwner == 0 {
+		opts.MaxThreadsPerOwner = DefaultMaxThreadsPerOwner
 	}
 	if err := appendScript.Load(pctx, rdb).Err(); err != nil {
 		rdb.Close()
@@ -559,8 +566,16 @@ func (r *Redis) SaveHistory(ctx context.Context, thread Ref, messages []byte) er
 	return r.rdb.Set(ctx, r.key("thread", thread, "history"), messages, r.opts.HistoryRetention).Err()
 }
 
+// History refreshes the thread's record with its history: a thread
+// that is read lives on whole.
 func (r *Redis) History(ctx context.Context, thread Ref) ([]byte, error) {
-	b, err := r.rdb.GetEx(ctx, r.key("thread", thread, "history"), r.opts.HistoryRetention).Bytes()
+	pipe := r.rdb.Pipeline()
+	get := pipe.GetEx(ctx, r.key("thread", thread, "history"), r.opts.HistoryRetention)
+	pipe.PExpire(ctx, r.key("thread", thread, "info"), r.opts.HistoryRetention)
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	b, err := get.Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}

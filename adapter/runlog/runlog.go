@@ -161,6 +161,20 @@ type Log interface {
 	// Reading a history counts as using it (for retention and LRU).
 	SaveHistory(ctx context.Context, thread Ref, messages []byte) error
 	History(ctx context.Context, thread Ref) ([]byte, error)
+	// UpdateThread reads the thread's record, gives it to update (the
+	// zero value and found false when there is none) and stores what
+	// update leaves, atomically; an error from update is returned and
+	// nothing is stored. update may be called more than once (Redis
+	// retries after a concurrent change) and must not block.
+	UpdateThread(ctx context.Context, thread Ref, update func(t *ThreadInfo, found bool) error) (ThreadInfo, error)
+	// GetThread returns the thread's record, or ErrUnknownThread.
+	GetThread(ctx context.Context, thread Ref) (ThreadInfo, error)
+	// Threads returns all of owner's thread records, in no order.
+	Threads(ctx context.Context, owner string) ([]ThreadInfo, error)
+	// DeleteThread removes the thread's record, its history and its
+	// runs' records and events: ErrUnknownThread when there is no
+	// record, ErrThreadBusy when the thread has an active run.
+	DeleteThread(ctx context.Context, thread Ref) error
 	// Ping checks that the backend answers.
 	Ping(ctx context.Context) error
 	// Usage reports the bytes held in this process.
