@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"container/list"
 	"context"
-	"fmt"
 	"sync"
 	"time"
 )
@@ -330,7 +329,7 @@ func (m *Memory) Read(ctx context.Context, ref Ref, after int64, max int) ([]Ent
 		return nil, ErrUnknownRun
 	}
 	if after+1 < mr.first {
-		return nil, fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, mr.first, after)
+		return nil, &GapError{First: mr.first, After: after}
 	}
 	i := int(after + 1 - mr.first)
 	if i >= mr.entries.len() {

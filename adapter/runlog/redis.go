@@ -396,10 +396,10 @@ func (r *Redis) Read(ctx context.Context, ref Ref, after int64, max int) ([]Entr
 	last, _ := seq.Int64()
 	entries := toEntries(rng.Val())
 	if len(entries) > 0 && entries[0].Seq != after+1 {
-		return nil, fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, entries[0].Seq, after)
+		return nil, &GapError{First: entries[0].Seq, After: after}
 	}
 	if len(entries) == 0 && last > after {
-		return nil, fmt.Errorf("%w: events after %d expired", ErrGap, after)
+		return nil, &GapError{After: after}
 	}
 	return entries, nil
 }

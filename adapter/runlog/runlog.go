@@ -19,6 +19,7 @@ package runlog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -34,6 +35,20 @@ var (
 	// ErrFinished: the run has ended; nothing more can be appended.
 	ErrFinished = errors.New("run has ended")
 )
+
+// GapError is ErrGap with the first event still retained (0 when that is
+// not known).
+type GapError struct{ First, After int64 }
+
+func (e *GapError) Error() string {
+	if e.First == 0 {
+		return fmt.Sprintf("%v: events after %d expired", ErrGap, e.After)
+	}
+	return fmt.Sprintf("%v: first retained event is %d, cursor %d", ErrGap, e.First, e.After)
+}
+
+// Is makes a GapError an ErrGap.
+func (e *GapError) Is(target error) bool { return target == ErrGap }
 
 // Ref names a run or a thread: an id in the namespace of its owner.
 type Ref struct {

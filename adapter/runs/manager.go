@@ -26,8 +26,9 @@
 //     ends its runs with owner_lost within the lease time, and their
 //     threads are free again when the lease lapses.
 //
-// The HTTP edge calls Start, Attach, Cancel, Stop and Thread; it never
-// touches the run log itself.
+// The HTTP edge calls Start, Attach, Cancel, Stop, Thread and the thread
+// methods (Threads, ThreadMessages, UpdateThread, DeleteThread...); it
+// never touches the run log itself.
 package runs
 
 import (
@@ -106,6 +107,18 @@ type Config struct {
 	// for the run to block on its upstream before it is committed and
 	// sent anyway (default 2 ms).
 	CommitDelay time.Duration
+	// MaxThreadPage caps one page of a principal's threads (default
+	// DefaultMaxThreadPage); a larger limit gets this many.
+	MaxThreadPage int
+	// MaxTitleBytes caps a thread's title (default DefaultMaxTitleBytes).
+	MaxTitleBytes int
+	// MaxThreadRuns caps the runs a thread's record lists (default
+	// runlog.DefaultMaxThreadRuns): its events and state are read from
+	// them.
+	MaxThreadRuns int
+	// MaxThreadEventBytes caps the events of one thread returned at once
+	// (default DefaultMaxThreadEventBytes).
+	MaxThreadEventBytes int
 	// Logger receives run lifecycle logs; nil discards.
 	Logger *slog.Logger
 	// Observer receives counts for metrics; nil discards.
@@ -208,6 +221,18 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 	if cfg.CommitDelay == 0 {
 		cfg.CommitDelay = DefaultCommitDelay
 	}
+	if cfg.MaxThreadPage == 0 {
+		cfg.MaxThreadPage = DefaultMaxThreadPage
+	}
+	if cfg.MaxTitleBytes == 0 {
+		cfg.MaxTitleBytes = DefaultMaxTitleBytes
+	}
+	if cfg.MaxThreadRuns == 0 {
+		cfg.MaxThreadRuns = runlog.DefaultMaxThreadRuns
+	}
+	if cfg.MaxThreadEventBytes == 0 {
+		cfg.MaxThreadEventBytes = DefaultMaxThreadEventBytes
+	}
 	m := &Manager{
 		log: log, cfg: cfg, logger: cfg.Logger, obs: cfg.Observer,
 		local: map[runlog.Ref]*localRun{}, remote: map[runlog.Ref]*hub{}, readers: map[string]int{},
@@ -295,6 +320,9 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 		return nil, fmt.Errorf("run log: %w", err)
 	}
 	run.Status = runlog.StatusRunning
+	if !req.Unlocked {
+		m.recordRun(lctx, run)
+	}
 	if prev != "" {
 		if p, err := m.log.Get(lctx, runlog.Ref{Owner: req.Principal, ID: prev}); err == nil {
 			_ = m.log.RequestCancel(lctx, p, ReasonSupersede)
