@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v5"
@@ -34,6 +36,25 @@ func (s *Server) cpkThreadRoutes(e *echo.Echo, base string, auth echo.Middleware
 	e.POST(base+"/threads/:threadId/archive", handleCPKThreadArchive(s), auth)
 	e.PATCH(base+"/threads/:threadId", handleCPKThreadUpdate(s), auth)
 	e.DELETE(base+"/threads/:threadId", handleCPKThreadDelete(s), auth)
+	// Other methods on these paths: 405 with Allow, as CopilotRuntime.
+	for path, allow := range map[string][]string{
+		"/threads": {http.MethodGet}, "/threads/clear": {http.MethodPost},
+		"/threads/:threadId/messages": {http.MethodGet}, "/threads/:threadId/events": {http.MethodGet},
+		"/threads/:threadId/state": {http.MethodGet}, "/threads/:threadId/archive": {http.MethodPost},
+		"/threads/:threadId": {http.MethodPatch, http.MethodDelete},
+	} {
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if !slices.Contains(allow, m) {
+				e.Add(m, base+path, handleCPKMethodNotAllowed(strings.Join(allow, ", ")))
+			}
+		}
+	}
+}
+
+func handleCPKMethodNotAllowed(allow string) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		return &httpError{Status: http.StatusMethodNotAllowed, Code: "Method not allowed", Msg: "this route takes " + allow, Allow: allow}
+	}
 }
 
 // cpkThreadEndpoints is /info's threadEndpoints: what the routes above

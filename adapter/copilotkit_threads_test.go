@@ -188,6 +188,11 @@ func TestCopilotKitThreads(t *testing.T) {
 			if ids, _ := threadList(t, base+"/threads?agentId=default", alice); !slices.Equal(ids, []string{"t4", "t2", "t1"}) {
 				t.Errorf("alice's threads after bob's clear = %v", ids)
 			}
+			for _, mp := range [][2]string{{"PUT", "/threads/t1"}, {"GET", "/threads/t1"}, {"POST", "/threads/t1"}, {"POST", "/threads"}, {"GET", "/threads/clear"}, {"DELETE", "/threads/t1/messages"}} {
+				if code, m := call(t, mp[0], base+mp[1], "", alice); code != http.StatusMethodNotAllowed {
+					t.Errorf("%s %s = %d %v, want 405", mp[0], mp[1], code, m)
+				}
+			}
 			if code, _ := call(t, "GET", base+"/threads", "", nil); code != http.StatusUnauthorized {
 				t.Errorf("without credentials = %d, want 401", code)
 			}
