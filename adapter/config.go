@@ -170,6 +170,16 @@ type HistoryConfig struct {
 	// MaxLiveBytes caps the transcripts of all running runs together
 	// (default 64 MiB).
 	MaxLiveBytes int64 `yaml:"maxLiveBytes,omitempty"`
+	// MaxThreadsPerPrincipal caps one principal's threads, both backends
+	// (default 1000); over it the thread whose last run is oldest is
+	// removed (its record and history). A thread's record (title,
+	// archived, created, updated, last run, run ids) lives with its
+	// history: the same retention and, in memory, the same maxBytes.
+	MaxThreadsPerPrincipal int `yaml:"maxThreadsPerPrincipal,omitempty"`
+	// MaxThreadRuns caps the run ids a thread's record keeps, its newest
+	// (default 100): CopilotKit's thread events and state are read from
+	// the events of these runs that runlog.retention still keeps.
+	MaxThreadRuns int `yaml:"maxThreadRuns,omitempty"`
 }
 
 // LimitsConfig bounds clients.
@@ -302,6 +312,21 @@ type CopilotKitConfig struct {
 	BasePath string `yaml:"basePath,omitempty"`
 	// Disabled turns the routes off.
 	Disabled bool `yaml:"disabled,omitempty"`
+	// Threads bounds the thread endpoints (/threads...).
+	Threads CopilotKitThreadsConfig `yaml:"threads,omitempty"`
+}
+
+// CopilotKitThreadsConfig bounds the CopilotKit thread endpoints.
+type CopilotKitThreadsConfig struct {
+	// MaxPage caps one page of GET /threads (default 100); a larger
+	// limit gets this many.
+	MaxPage int `yaml:"maxPage,omitempty"`
+	// MaxTitleBytes caps a thread's name set with PATCH /threads/{id}
+	// (default 256); a longer one is refused (400 title_too_long).
+	MaxTitleBytes int `yaml:"maxTitleBytes,omitempty"`
+	// MaxEventBytes caps the events GET /threads/{id}/events returns
+	// (default 8 MiB); beyond it the answer says truncated.
+	MaxEventBytes int `yaml:"maxEventBytes,omitempty"`
 }
 
 func (c CopilotKitConfig) base() string {

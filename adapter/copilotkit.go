@@ -68,7 +68,7 @@ func (s *Server) cpkInfo() map[string]any {
 		"suggestions":                   false,
 		"audioFileTranscriptionEnabled": false,
 		"openGenerativeUIEnabled":       false,
-		"threadEndpoints":               map[string]bool{"list": false, "inspect": false, "mutations": false, "realtimeMetadata": false},
+		"threadEndpoints":               cpkThreadEndpoints,
 	}
 }
 

@@ -87,7 +87,7 @@ func TestCopilotKitErrors(t *testing.T) {
 		{"POST", "/agent/default/stop/t", `{"other":1}`, "application/json", 400, "Invalid stop request"},
 		{"POST", "/agent/default/stop/t", `{"runId":5}`, "application/json", 400, "Invalid runId"},
 		{"POST", "/agent/default/stop/t", `not json`, "application/json", 400, "Invalid stop request"},
-		{"GET", "/threads", "", "", 404, "Not found"},
+		{"GET", "/threads/nope/messages", "", "", 404, "thread_not_found"},
 		{"POST", "/agent/default/suggest", "{}", "application/json", 404, "Not found"},
 		{"GET", "", "", "", 405, "method_not_allowed"},
 		{"POST", "", `{"method":"info"}`, "text/plain", 415, "invalid_request"},

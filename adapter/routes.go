@@ -37,6 +37,7 @@ func (s *Server) routes(e *echo.Echo) {
 		e.POST(base+"/agent/:agentId/run", handleCPKRun(s), auth)
 		e.POST(base+"/agent/:agentId/connect", handleCPKConnect(s), auth)
 		e.POST(base+"/agent/:agentId/stop/:threadId", handleCPKStop(s), auth)
+		s.cpkThreadRoutes(e, base, auth)
 		e.Any(base, handleCPKSingle(s))
 		e.Any(base+"/", handleCPKSingle(s))
 		e.RouteNotFound(base+"/*", handleCPKNotFound())

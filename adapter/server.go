@@ -151,6 +151,10 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		MaxLiveTranscriptBytes: cfg.History.MaxLiveBytes,
 		MaxThreadBytes:         cfg.History.MaxThreadBytes,
 		MaxTailBytes:           cfg.Limits.MaxTailBytes,
+		MaxThreadPage:          cfg.CopilotKit.Threads.MaxPage,
+		MaxTitleBytes:          cfg.CopilotKit.Threads.MaxTitleBytes,
+		MaxThreadEventBytes:    cfg.CopilotKit.Threads.MaxEventBytes,
+		MaxThreadRuns:          cfg.History.MaxThreadRuns,
 		Batch:                  cfg.RunLog.Backend == "redis",
 		OutageTolerance:        time.Duration(cfg.RunLog.OutageTolerance),
 		MaxUnwrittenBytes:      cfg.RunLog.MaxBytes,
@@ -377,12 +381,14 @@ func (s *Server) openRunLog() (runlog.Log, error) {
 		return runlog.NewRedis(ctx, rl.URL, runlog.RedisOptions{
 			Prefix: rl.Prefix, Retention: time.Duration(rl.Retention), MaxEventsPerRun: rl.MaxEventsPerRun,
 			MaxRunBytes: rl.MaxRunBytes, HistoryRetention: time.Duration(cfg.History.Retention), LeaseTTL: time.Duration(rl.LeaseTTL),
+			MaxThreadsPerOwner: cfg.History.MaxThreadsPerPrincipal,
 		})
 	}
 	return runlog.NewMemory(runlog.MemoryOptions{
 		MaxBytes: rl.MaxBytes, MaxRunBytes: rl.MaxRunBytes, Retention: time.Duration(rl.Retention), MaxEventsPerRun: rl.MaxEventsPerRun,
 		MaxHistoryBytes: cfg.History.MaxBytes, HistoryRetention: time.Duration(cfg.History.Retention),
-		OnRelease: func(n int64) { s.freed.Add(n) },
+		MaxThreadsPerOwner: cfg.History.MaxThreadsPerPrincipal,
+		OnRelease:          func(n int64) { s.freed.Add(n) },
 	}), nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"container/list"
 	"context"
-	"fmt"
 	"sync"
 	"time"
 )
@@ -22,12 +21,16 @@ type MemoryOptions struct {
 	MaxEventsPerRun int
 	// Retention drops ended runs this long after they end (default 1 h).
 	Retention time.Duration
-	// MaxHistoryBytes caps all thread histories together (default 64 MiB);
-	// over it the least recently used threads go first.
+	// MaxHistoryBytes caps all thread histories and records together
+	// (default 64 MiB); over it the least recently used threads go first.
 	MaxHistoryBytes int64
-	// HistoryRetention drops a thread's history this long after it was
-	// last saved or read (default 24 h).
+	// HistoryRetention drops a thread's history and record this long
+	// after it was last saved or read (default 24 h).
 	HistoryRetention time.Duration
+	// MaxThreadsPerOwner caps one principal's threads (default
+	// DefaultMaxThreadsPerOwner); over it the thread whose last run is
+	// oldest goes.
+	MaxThreadsPerOwner int
 	// OnRelease, if set, is told (outside any lock) how many bytes an
 	// eviction or expiry freed, so that the process can return memory.
 	OnRelease func(bytes int64)
@@ -63,6 +66,7 @@ type Memory struct {
 	hist      map[Ref]*memHistory
 	histLRU   *list.List // *memHistory, least recently used first
 	histBytes int64
+	owners    map[string]map[string]*memHistory // a principal's threads, by id
 	onCancel  func(Cancel)
 	released  int64   // freed since the last OnRelease call
 	last      *memRun // the run appended to last: a stream's appends skip the map
@@ -83,9 +87,13 @@ type memRun struct {
 	elem     *list.Element
 }
 
+// memHistory is a thread: its history and its record (either may be
+// absent).
 type memHistory struct {
 	ref  Ref
 	data []byte
+	info *ThreadInfo
+	sz   int64 // what it counts in histBytes
 	used time.Time
 	elem *list.Element
 }
@@ -110,9 +118,12 @@ func NewMemory(opts MemoryOptions) *Memory {
 	if opts.HistoryRetention == 0 {
 		opts.HistoryRetention = DefaultHistoryRetention
 	}
+	if opts.MaxThreadsPerOwner == 0 {
+		opts.MaxThreadsPerOwner = DefaultMaxThreadsPerOwner
+	}
 	m := &Memory{
 		opts: opts, runs: map[Ref]*memRun{}, order: list.New(), active: map[Ref]string{},
-		hist: map[Ref]*memHistory{}, histLRU: list.New(),
+		hist: map[Ref]*memHistory{}, histLRU: list.New(), owners: map[string]map[string]*memHistory{},
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go m.janitor()
@@ -328,7 +339,7 @@ func (m *Memory) Read(ctx context.Context, ref Ref, after int64, max int) ([]Ent
 		return nil, ErrUnknownRun
 	}
 	if after+1 < mr.first {
-		return nil, fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, mr.first, after)
+		return nil, &GapError{First: mr.first, After: after}
 	}
 	i := int(after + 1 - mr.first)
 	if i >= mr.entries.len() {
@@ -425,37 +436,79 @@ func (m *Memory) Tail(ctx context.Context, cursors map[Ref]int64, block time.Dur
 
 func (m *Memory) SaveHistory(ctx context.Context, thread Ref, messages []byte) error {
 	m.mu.Lock()
-	if h := m.hist[thread]; h != nil {
-		m.removeHistoryLocked(h)
-	}
-	h := &memHistory{ref: thread, data: messages, used: time.Now()}
-	h.elem = m.histLRU.PushBack(h)
-	m.hist[thread] = h
-	m.histBytes += h.size()
-	for m.histBytes > m.opts.MaxHistoryBytes && m.histLRU.Len() > 0 {
-		m.removeHistoryLocked(m.histLRU.Front().Value.(*memHistory))
-	}
+	h := m.threadLocked(thread)
+	h.data = messages
+	m.resizeLocked(h)
 	m.mu.Unlock()
 	m.release()
 	return nil
 }
 
+// threadLocked returns the thread, added if absent, marked as used now.
+func (m *Memory) threadLocked(thread Ref) *memHistory {
+	h := m.hist[thread]
+	if h == nil {
+		h = &memHistory{ref: thread}
+		h.elem = m.histLRU.PushBack(h)
+		m.hist[thread] = h
+		if m.owners[thread.Owner] == nil {
+			m.owners[thread.Owner] = map[string]*memHistory{}
+		}
+		m.owners[thread.Owner][thread.ID] = h
+	} else {
+		m.histLRU.MoveToBack(h.elem)
+	}
+	h.used = time.Now()
+	return h
+}
+
+// resizeLocked counts h's new size and keeps the budget: the least
+// recently used threads go first, never h itself.
+func (m *Memory) resizeLocked(h *memHistory) {
+	m.histBytes -= h.sz
+	h.sz = h.size()
+	m.histBytes += h.sz
+	for m.histBytes > m.opts.MaxHistoryBytes && m.histLRU.Len() > 1 {
+		old := m.histLRU.Front().Value.(*memHistory)
+		if old == h {
+			break
+		}
+		m.removeHistoryLocked(old)
+	}
+	if m.histBytes > m.opts.MaxHistoryBytes {
+		m.removeHistoryLocked(h)
+	}
+}
+
 func (h *memHistory) size() int64 {
-	return int64(len(h.data)+len(h.ref.ID)+len(h.ref.Owner)) + runOverhead
+	n := int64(len(h.data)+len(h.ref.ID)+len(h.ref.Owner)) + runOverhead
+	if h.info != nil {
+		n += h.info.size()
+	}
+	return n
 }
 
 func (m *Memory) removeHistoryLocked(h *memHistory) {
+	if m.hist[h.ref] != h {
+		return
+	}
 	m.histLRU.Remove(h.elem)
 	delete(m.hist, h.ref)
-	m.histBytes -= h.size()
-	m.released += h.size()
+	if ts := m.owners[h.ref.Owner]; ts != nil {
+		delete(ts, h.ref.ID)
+		if len(ts) == 0 {
+			delete(m.owners, h.ref.Owner)
+		}
+	}
+	m.histBytes -= h.sz
+	m.released += h.sz
 }
 
 func (m *Memory) History(ctx context.Context, thread Ref) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	h := m.hist[thread]
-	if h == nil {
+	if h == nil || h.data == nil {
 		return nil, nil
 	}
 	if time.Since(h.used) > m.opts.HistoryRetention {
@@ -490,4 +543,103 @@ func (m *Memory) Close() error {
 // encoded with "type" first).
 func isRunError(data []byte) bool {
 	return bytes.HasPrefix(data, []byte(`{"type":"RUN_ERROR"`))
+}
+
+func (m *Memory) UpdateThread(ctx context.Context, thread Ref, update func(t *ThreadInfo, found bool) error) (ThreadInfo, error) {
+	m.mu.Lock()
+	var t ThreadInfo
+	h := m.hist[thread]
+	found := h != nil && h.info != nil && time.Since(h.used) <= m.opts.HistoryRetention
+	if found {
+		t = *h.info
+		t.Runs = append([]string(nil), t.Runs...)
+	}
+	if err := update(&t, found); err != nil {
+		m.mu.Unlock()
+		return ThreadInfo{}, err
+	}
+	t.ID, t.Owner = thread.ID, thread.Owner
+	if !found {
+		m.capOwnerLocked(thread)
+	}
+	h = m.threadLocked(thread)
+	stored := t
+	h.info = &stored
+	m.resizeLocked(h)
+	m.mu.Unlock()
+	m.release()
+	return t, nil
+}
+
+// capOwnerLocked makes room for one more of the owner's threads: over
+// MaxThreadsPerOwner, the one whose last run is oldest goes.
+func (m *Memory) capOwnerLocked(thread Ref) {
+	ts := m.owners[thread.Owner]
+	for len(ts) >= m.opts.MaxThreadsPerOwner && len(ts) > 0 {
+		var oldest *memHistory
+		for _, h := range ts {
+			if oldest == nil || lastRun(h).Before(lastRun(oldest)) {
+				oldest = h
+			}
+		}
+		m.removeHistoryLocked(oldest)
+		ts = m.owners[thread.Owner]
+	}
+}
+
+func lastRun(h *memHistory) time.Time {
+	if h.info == nil {
+		return time.Time{}
+	}
+	return h.info.LastRun
+}
+
+func (m *Memory) GetThread(ctx context.Context, thread Ref) (ThreadInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.hist[thread]
+	if h == nil || h.info == nil || time.Since(h.used) > m.opts.HistoryRetention {
+		return ThreadInfo{}, ErrUnknownThread
+	}
+	t := *h.info
+	t.Runs = append([]string(nil), t.Runs...)
+	return t, nil
+}
+
+func (m *Memory) Threads(ctx context.Context, owner string) ([]ThreadInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ts := m.owners[owner]
+	out := make([]ThreadInfo, 0, len(ts))
+	now := time.Now()
+	for _, h := range ts {
+		if h.info != nil && now.Sub(h.used) <= m.opts.HistoryRetention {
+			t := *h.info
+			t.Runs = nil // not needed for a list
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func (m *Memory) DeleteThread(ctx context.Context, thread Ref) error {
+	m.mu.Lock()
+	h := m.hist[thread]
+	if h == nil || h.info == nil || time.Since(h.used) > m.opts.HistoryRetention {
+		m.mu.Unlock()
+		return ErrUnknownThread
+	}
+	if m.active[thread] != "" {
+		m.mu.Unlock()
+		return ErrThreadBusy
+	}
+	for _, id := range h.info.Runs {
+		if mr := m.runs[Ref{Owner: thread.Owner, ID: id}]; mr != nil && mr.done && mr.run.ThreadID == thread.ID {
+			m.removeLocked(mr)
+		}
+	}
+	m.removeHistoryLocked(h)
+	m.mu.Unlock()
+	m.release()
+	return nil
 }

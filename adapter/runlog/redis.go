@@ -32,6 +32,10 @@ type RedisOptions struct {
 	// owner has to renew or re-take a lease that lapsed meanwhile before
 	// readers may end its run (default 5 s).
 	LeaseTTL time.Duration
+	// MaxThreadsPerOwner caps one principal's threads (default
+	// DefaultMaxThreadsPerOwner); over it the threads whose last run is
+	// oldest go.
+	MaxThreadsPerOwner int
 }
 
 // Redis is the run log on Redis Streams: one stream per run (ids
@@ -94,6 +98,9 @@ func NewRedis(ctx context.Context, url string, opts RedisOptions) (*Redis, error
 	}
 	if opts.LeaseTTL == 0 {
 		opts.LeaseTTL = 5 * time.Second
+	}
+	if opts.MaxThreadsPerOwner == 0 {
+		opts.MaxThreadsPerOwner = DefaultMaxThreadsPerOwner
 	}
 	if err := appendScript.Load(pctx, rdb).Err(); err != nil {
 		rdb.Close()
@@ -525,10 +532,10 @@ func (r *Redis) Read(ctx context.Context, ref Ref, after int64, max int) ([]Entr
 	last, _ := seq.Int64()
 	entries := toEntries(rng.Val())
 	if len(entries) > 0 && entries[0].Seq != after+1 {
-		return nil, fmt.Errorf("%w: first retained event is %d, cursor %d", ErrGap, entries[0].Seq, after)
+		return nil, &GapError{First: entries[0].Seq, After: after}
 	}
 	if len(entries) == 0 && last > after {
-		return nil, fmt.Errorf("%w: events after %d expired", ErrGap, after)
+		return nil, &GapError{After: after}
 	}
 	return entries, nil
 }
@@ -703,8 +710,16 @@ func (r *Redis) SaveHistory(ctx context.Context, thread Ref, messages []byte) er
 	return r.rdb.Set(ctx, r.key("thread", thread, "history"), messages, r.opts.HistoryRetention).Err()
 }
 
+// History refreshes the thread's record with its history: a thread
+// that is read lives on whole.
 func (r *Redis) History(ctx context.Context, thread Ref) ([]byte, error) {
-	b, err := r.rdb.GetEx(ctx, r.key("thread", thread, "history"), r.opts.HistoryRetention).Bytes()
+	pipe := r.rdb.Pipeline()
+	get := pipe.GetEx(ctx, r.key("thread", thread, "history"), r.opts.HistoryRetention)
+	pipe.PExpire(ctx, r.key("thread", thread, "info"), r.opts.HistoryRetention)
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	b, err := get.Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}

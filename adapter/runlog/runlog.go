@@ -19,6 +19,7 @@ package runlog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -40,6 +41,20 @@ var (
 	// run's next one (a hole).
 	ErrOutOfOrder = errors.New("append after a hole in the run's sequence")
 )
+
+// GapError is ErrGap with the first event still retained (0 when that is
+// not known).
+type GapError struct{ First, After int64 }
+
+func (e *GapError) Error() string {
+	if e.First == 0 {
+		return fmt.Sprintf("%v: events after %d expired", ErrGap, e.After)
+	}
+	return fmt.Sprintf("%v: first retained event is %d, cursor %d", ErrGap, e.First, e.After)
+}
+
+// Is makes a GapError an ErrGap.
+func (e *GapError) Is(target error) bool { return target == ErrGap }
 
 // Ref names a run or a thread: an id in the namespace of its owner.
 type Ref struct {
@@ -178,6 +193,20 @@ type Log interface {
 	// Reading a history counts as using it (for retention and LRU).
 	SaveHistory(ctx context.Context, thread Ref, messages []byte) error
 	History(ctx context.Context, thread Ref) ([]byte, error)
+	// UpdateThread reads the thread's record, gives it to update (the
+	// zero value and found false when there is none) and stores what
+	// update leaves, atomically; an error from update is returned and
+	// nothing is stored. update may be called more than once (Redis
+	// retries after a concurrent change) and must not block.
+	UpdateThread(ctx context.Context, thread Ref, update func(t *ThreadInfo, found bool) error) (ThreadInfo, error)
+	// GetThread returns the thread's record, or ErrUnknownThread.
+	GetThread(ctx context.Context, thread Ref) (ThreadInfo, error)
+	// Threads returns all of owner's thread records, in no order.
+	Threads(ctx context.Context, owner string) ([]ThreadInfo, error)
+	// DeleteThread removes the thread's record, its history and its
+	// runs' records and events: ErrUnknownThread when there is no
+	// record, ErrThreadBusy when the thread has an active run.
+	DeleteThread(ctx context.Context, thread Ref) error
 	// Ping checks that the backend answers.
 	Ping(ctx context.Context) error
 	// Usage reports the bytes held in this process.

@@ -32,8 +32,9 @@
 //     with owner_lost, as does the run of an instance that died (a reader
 //     elsewhere ends it once its lease lapsed).
 //
-// The HTTP edge calls Start, Attach, Cancel, Stop and Thread; it never
-// touches the run log itself.
+// The HTTP edge calls Start, Attach, Cancel, Stop, Thread and the thread
+// methods (Threads, ThreadMessages, UpdateThread, DeleteThread...); it
+// never touches the run log itself.
 package runs
 
 import (
@@ -124,6 +125,18 @@ type Config struct {
 	// for the run to block on its upstream before it is committed and
 	// sent anyway (default 2 ms).
 	CommitDelay time.Duration
+	// MaxThreadPage caps one page of a principal's threads (default
+	// DefaultMaxThreadPage); a larger limit gets this many.
+	MaxThreadPage int
+	// MaxTitleBytes caps a thread's title (default DefaultMaxTitleBytes).
+	MaxTitleBytes int
+	// MaxThreadRuns caps the runs a thread's record lists (default
+	// runlog.DefaultMaxThreadRuns): its events and state are read from
+	// them.
+	MaxThreadRuns int
+	// MaxThreadEventBytes caps the events of one thread returned at once
+	// (default DefaultMaxThreadEventBytes).
+	MaxThreadEventBytes int
 	// Logger receives run lifecycle logs; nil discards.
 	Logger *slog.Logger
 	// Observer receives counts for metrics; nil discards.
@@ -236,6 +249,18 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 	if cfg.MaxUnwrittenBytes == 0 {
 		cfg.MaxUnwrittenBytes = DefaultMaxUnwrittenBytes
 	}
+	if cfg.MaxThreadPage == 0 {
+		cfg.MaxThreadPage = DefaultMaxThreadPage
+	}
+	if cfg.MaxTitleBytes == 0 {
+		cfg.MaxTitleBytes = DefaultMaxTitleBytes
+	}
+	if cfg.MaxThreadRuns == 0 {
+		cfg.MaxThreadRuns = runlog.DefaultMaxThreadRuns
+	}
+	if cfg.MaxThreadEventBytes == 0 {
+		cfg.MaxThreadEventBytes = DefaultMaxThreadEventBytes
+	}
 	m := &Manager{
 		log: log, cfg: cfg, logger: cfg.Logger, obs: cfg.Observer,
 		local: map[runlog.Ref]*localRun{}, remote: map[runlog.Ref]*hub{}, readers: map[string]int{},
@@ -323,6 +348,9 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	run.Status = runlog.StatusRunning
+	if !req.Unlocked {
+		m.recordRun(lctx, run)
+	}
 	if prev != "" {
 		if p, err := m.log.Get(lctx, runlog.Ref{Owner: req.Principal, ID: prev}); err == nil {
 			_ = m.log.RequestCancel(lctx, p, ReasonSupersede)

@@ -1,0 +1,170 @@
+package runlog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A thread's record is the JSON of its ThreadInfo at key("thread", ref,
+// "info"), with the history's TTL; a principal's threads are a sorted
+// set (score: the last run's start, in ms) at threadsKey.
+
+func (r *Redis) threadsKey(owner string) string {
+	return r.opts.Prefix + "threads:" + escape(owner)
+}
+
+// updateRetries bounds UpdateThread's optimistic retries.
+const updateRetries = 16
+
+func (r *Redis) UpdateThread(ctx context.Context, thread Ref, update func(t *ThreadInfo, found bool) error) (ThreadInfo, error) {
+	key := r.key("thread", thread, "info")
+	var out ThreadInfo
+	var created bool
+	txf := func(tx *redis.Tx) error {
+		b, err := tx.Get(ctx, key).Bytes()
+		found := err == nil
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+		var t ThreadInfo
+		if found {
+			if json.Unmarshal(b, &t) != nil || t.Owner != thread.Owner || t.ID != thread.ID {
+				found, t = false, ThreadInfo{}
+			}
+		}
+		if err := update(&t, found); err != nil {
+			return err
+		}
+		t.ID, t.Owner = thread.ID, thread.Owner
+		nb, err := json.Marshal(t)
+		if err != nil {
+			return err
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, key, nb, r.opts.HistoryRetention)
+			p.ZAdd(ctx, r.threadsKey(thread.Owner), redis.Z{Score: float64(t.LastRun.UnixMilli()), Member: thread.ID})
+			p.PExpire(ctx, r.threadsKey(thread.Owner), r.opts.HistoryRetention)
+			return nil
+		})
+		out, created = t, !found
+		return err
+	}
+	for range updateRetries {
+		err := r.rdb.Watch(ctx, txf, key)
+		if errors.Is(err, redis.TxFailedErr) {
+			continue
+		}
+		if err != nil {
+			return ThreadInfo{}, err
+		}
+		if created {
+			if err := r.capOwner(ctx, thread.Owner); err != nil {
+				return out, err
+			}
+		}
+		return out, nil
+	}
+	return ThreadInfo{}, fmt.Errorf("runlog: thread %q changed %d times while being updated", thread.ID, updateRetries)
+}
+
+// capOwner removes the owner's threads beyond MaxThreadsPerOwner, those
+// whose last run is oldest first.
+func (r *Redis) capOwner(ctx context.Context, owner string) error {
+	n, err := r.rdb.ZCard(ctx, r.threadsKey(owner)).Result()
+	if err != nil || n <= int64(r.opts.MaxThreadsPerOwner) {
+		return err
+	}
+	ids, err := r.rdb.ZRange(ctx, r.threadsKey(owner), 0, n-int64(r.opts.MaxThreadsPerOwner)-1).Result()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		switch err := r.DeleteThread(ctx, Ref{Owner: owner, ID: id}); {
+		case errors.Is(err, ErrUnknownThread):
+			if err := r.rdb.ZRem(ctx, r.threadsKey(owner), id).Err(); err != nil {
+				return err
+			}
+		case err != nil && !errors.Is(err, ErrThreadBusy):
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Redis) GetThread(ctx context.Context, thread Ref) (ThreadInfo, error) {
+	b, err := r.rdb.Get(ctx, r.key("thread", thread, "info")).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return ThreadInfo{}, ErrUnknownThread
+	}
+	if err != nil {
+		return ThreadInfo{}, err
+	}
+	var t ThreadInfo
+	if json.Unmarshal(b, &t) != nil || t.Owner != thread.Owner || t.ID != thread.ID {
+		return ThreadInfo{}, ErrUnknownThread
+	}
+	return t, nil
+}
+
+// Threads reads the owner's set and their records in one round trip
+// each; ids whose record has expired leave the set.
+func (r *Redis) Threads(ctx context.Context, owner string) ([]ThreadInfo, error) {
+	ids, err := r.rdb.ZRange(ctx, r.threadsKey(owner), 0, -1).Result()
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = r.key("thread", Ref{Owner: owner, ID: id}, "info")
+	}
+	vals, err := r.rdb.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ThreadInfo, 0, len(ids))
+	var gone []any
+	for i, v := range vals {
+		s, ok := v.(string)
+		var t ThreadInfo
+		if !ok || json.Unmarshal([]byte(s), &t) != nil || t.Owner != owner || t.ID != ids[i] {
+			gone = append(gone, ids[i])
+			continue
+		}
+		t.Runs = nil
+		out = append(out, t)
+	}
+	if len(gone) > 0 {
+		if err := r.rdb.ZRem(ctx, r.threadsKey(owner), gone...).Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (r *Redis) DeleteThread(ctx context.Context, thread Ref) error {
+	t, err := r.GetThread(ctx, thread)
+	if err != nil {
+		return err
+	}
+	active, err := r.Active(ctx, thread)
+	if err != nil {
+		return err
+	}
+	if active != "" {
+		return ErrThreadBusy
+	}
+	keys := []string{r.key("thread", thread, "info"), r.key("thread", thread, "history")}
+	for _, id := range t.Runs {
+		k := r.keys(Run{ID: id, Owner: thread.Owner, ThreadID: thread.ID})
+		keys = append(keys, k.meta, k.seq, k.stream, k.end, k.seen, k.lease, k.leased, k.cancel, k.bytes)
+	}
+	pipe := r.rdb.TxPipeline()
+	pipe.Del(ctx, keys...)
+	pipe.ZRem(ctx, r.threadsKey(thread.Owner), thread.ID)
+	_, err = pipe.Exec(ctx)
+	return err
+}

@@ -1,0 +1,168 @@
+package runlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// startThread starts and ends run r on its thread and records it in the
+// thread's record, as package runs does.
+func startThread(t *testing.T, l Log, r Run, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := l.Start(ctx, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.UpdateThread(ctx, r.Thread(), func(ti *ThreadInfo, found bool) error {
+		if !found {
+			ti.Created = at
+		}
+		ti.AddRun(r, at, 3)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(ctx, r, [][]byte{ev(1), finished}, true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func threadIDs(ts []ThreadInfo) []string {
+	var ids []string
+	for _, t := range ts {
+		ids = append(ids, t.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func TestThreads(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			now := time.Now().Truncate(time.Millisecond)
+			t.Run("records are the owner's", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				startThread(t, l, run("alice", "r1", "t1"), now)
+				startThread(t, l, run("alice", "r2", "t2"), now.Add(time.Second))
+				startThread(t, l, run("bob", "r1", "t1"), now)
+				got, err := l.Threads(ctx, "alice")
+				if err != nil || !slices.Equal(threadIDs(got), []string{"t1", "t2"}) {
+					t.Fatalf("alice's threads = %+v, %v", got, err)
+				}
+				if got, _ := l.Threads(ctx, "carol"); len(got) != 0 {
+					t.Errorf("carol's threads = %+v", got)
+				}
+				ti, err := l.GetThread(ctx, Ref{Owner: "alice", ID: "t2"})
+				if err != nil || ti.AgentID != "a" || !ti.LastRun.Equal(now.Add(time.Second)) || !slices.Equal(ti.Runs, []string{"r2"}) {
+					t.Errorf("GetThread = %+v, %v", ti, err)
+				}
+				if _, err := l.GetThread(ctx, Ref{Owner: "bob", ID: "t2"}); !errors.Is(err, ErrUnknownThread) {
+					t.Errorf("bob's view of alice's t2 = %v, want ErrUnknownThread", err)
+				}
+			})
+			t.Run("an update's error stores nothing", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				boom := errors.New("boom")
+				if _, err := l.UpdateThread(ctx, Ref{Owner: "alice", ID: "t"}, func(*ThreadInfo, bool) error { return boom }); !errors.Is(err, boom) {
+					t.Fatalf("UpdateThread = %v", err)
+				}
+				if _, err := l.GetThread(ctx, Ref{Owner: "alice", ID: "t"}); !errors.Is(err, ErrUnknownThread) {
+					t.Errorf("GetThread = %v, want ErrUnknownThread", err)
+				}
+			})
+			t.Run("a record keeps its newest runs", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				for i := range 5 {
+					startThread(t, l, run("alice", fmt.Sprint("r", i), "t"), now)
+				}
+				ti, _ := l.GetThread(ctx, Ref{Owner: "alice", ID: "t"})
+				if !slices.Equal(ti.Runs, []string{"r2", "r3", "r4"}) {
+					t.Errorf("runs = %v", ti.Runs)
+				}
+			})
+			t.Run("delete removes the record, the history and the runs", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				r := run("alice", "r1", "t1")
+				startThread(t, l, r, now)
+				l.SaveHistory(ctx, r.Thread(), []byte(`{"owner":"alice"}`))
+				other := run("alice", "r9", "t9")
+				startThread(t, l, other, now)
+				if err := l.DeleteThread(ctx, Ref{Owner: "bob", ID: "t1"}); !errors.Is(err, ErrUnknownThread) {
+					t.Fatalf("bob deletes alice's t1: %v, want ErrUnknownThread", err)
+				}
+				if err := l.DeleteThread(ctx, r.Thread()); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := l.GetThread(ctx, r.Thread()); !errors.Is(err, ErrUnknownThread) {
+					t.Errorf("GetThread after delete = %v", err)
+				}
+				if h, _ := l.History(ctx, r.Thread()); h != nil {
+					t.Errorf("history after delete = %s", h)
+				}
+				if _, err := l.Get(ctx, r.Ref()); !errors.Is(err, ErrUnknownRun) {
+					t.Errorf("run after delete = %v, want ErrUnknownRun", err)
+				}
+				if _, err := l.Get(ctx, other.Ref()); err != nil {
+					t.Errorf("another thread's run after delete = %v", err)
+				}
+				if got, _ := l.Threads(ctx, "alice"); !slices.Equal(threadIDs(got), []string{"t9"}) {
+					t.Errorf("threads after delete = %+v", got)
+				}
+				if err := l.DeleteThread(ctx, r.Thread()); !errors.Is(err, ErrUnknownThread) {
+					t.Errorf("second delete = %v, want ErrUnknownThread", err)
+				}
+			})
+			t.Run("a thread with an active run is not deleted", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{}, RedisOptions{})
+				r := run("alice", "r1", "t1")
+				l.Start(ctx, r, false)
+				l.UpdateThread(ctx, r.Thread(), func(ti *ThreadInfo, _ bool) error { ti.AddRun(r, now, 10); return nil })
+				if err := l.DeleteThread(ctx, r.Thread()); !errors.Is(err, ErrThreadBusy) {
+					t.Fatalf("DeleteThread = %v, want ErrThreadBusy", err)
+				}
+				if _, err := l.GetThread(ctx, r.Thread()); err != nil {
+					t.Errorf("GetThread = %v", err)
+				}
+			})
+			t.Run("an owner's threads are capped, oldest last run first", func(t *testing.T) {
+				l := b.new(t, MemoryOptions{MaxThreadsPerOwner: 2}, RedisOptions{MaxThreadsPerOwner: 2})
+				startThread(t, l, run("alice", "r1", "old"), now)
+				startThread(t, l, run("alice", "r2", "mid"), now.Add(time.Second))
+				startThread(t, l, run("bob", "r1", "bobs"), now.Add(-time.Hour))
+				startThread(t, l, run("alice", "r3", "new"), now.Add(2*time.Second))
+				if got, _ := l.Threads(ctx, "alice"); !slices.Equal(threadIDs(got), []string{"mid", "new"}) {
+					t.Errorf("alice's threads = %v, want mid and new", threadIDs(got))
+				}
+				if got, _ := l.Threads(ctx, "bob"); !slices.Equal(threadIDs(got), []string{"bobs"}) {
+					t.Errorf("bob's threads = %v", threadIDs(got))
+				}
+			})
+		})
+	}
+}
+
+func TestMemoryThreadBudget(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemory(MemoryOptions{MaxHistoryBytes: 4096})
+	defer m.Close()
+	for i := range 20 {
+		r := run("alice", fmt.Sprint("r", i), fmt.Sprint("t", i))
+		startThread(t, m, r, time.Now())
+		m.SaveHistory(ctx, r.Thread(), make([]byte, 500))
+	}
+	if u := m.Usage().Histories; u > 4096 {
+		t.Errorf("histories and records hold %d bytes, over the 4096 budget", u)
+	}
+	got, _ := m.Threads(ctx, "alice")
+	if len(got) == 0 || len(got) >= 20 {
+		t.Errorf("%d threads kept, want the newest few", len(got))
+	}
+	if _, err := m.GetThread(ctx, Ref{Owner: "alice", ID: "t19"}); err != nil {
+		t.Errorf("the newest thread: %v", err)
+	}
+}
