@@ -59,15 +59,25 @@ const V08StandardCatalogID = "https://a2ui.org/specification/v0_8/standard_catal
 // standard catalog).
 const V08MinimalCatalogID = "https://a2ui.org/specification/v0_8/catalogs/minimal/minimal_catalog.json"
 
-// V08URL is the URL the v0.8 message schema (with the standard catalog
-// inlined) is registered under: the file has no $id.
-const V08URL = "https://a2ui.org/specification/v0_8/server_to_client_with_standard_catalog.json"
+// V08Base is the URL the v0.8 schemas are registered under (the files
+// have no $id).
+const V08Base = "https://a2ui.org/specification/v0_8/"
 
-// V08Message returns the v0.8 server-to-client schema with the standard
-// catalog's components inlined (server_to_client_with_standard_catalog.json,
-// self-contained). Numbers are json.Number.
-func V08Message() (any, error) {
-	return decode("v0_8/json/server_to_client_with_standard_catalog.json")
+// V08Resources returns the v0.8 message schema (server_to_client.json,
+// whose components are open) and the standard catalog
+// (standard_catalog_definition.json, {components, styles}), keyed by the
+// URL under V08Base a compiler must register them under. Numbers are
+// json.Number.
+func V08Resources() (map[string]any, error) {
+	out := map[string]any{}
+	for _, f := range []string{"server_to_client.json", "standard_catalog_definition.json"} {
+		doc, err := decode("v0_8/json/" + f)
+		if err != nil {
+			return nil, err
+		}
+		out[V08Base+f] = doc
+	}
+	return out, nil
 }
 
 // Resources returns the documents of folder ("v0_9" or "v0_9_1") keyed by

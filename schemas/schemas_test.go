@@ -149,12 +149,15 @@ func TestV08FilesAreTheOfficialBlobs(t *testing.T) {
 	}
 }
 
-func TestV08Message(t *testing.T) {
-	doc, err := V08Message()
+func TestV08Resources(t *testing.T) {
+	res, err := V08Resources()
 	if err != nil {
 		t.Fatal(err)
 	}
-	props := doc.(map[string]any)["properties"].(map[string]any)
+	if res[V08Base+"standard_catalog_definition.json"].(map[string]any)["components"].(map[string]any)["MultipleChoice"] == nil {
+		t.Error("no MultipleChoice in the v0.8 standard catalog")
+	}
+	props := res[V08Base+"server_to_client.json"].(map[string]any)["properties"].(map[string]any)
 	for _, op := range []string{"beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface"} {
 		if props[op] == nil {
 			t.Errorf("no %s in the v0.8 schema", op)

@@ -1,0 +1,177 @@
+package a2ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/genui-adapter/genui-adapter/schemas"
+)
+
+// Upgrade is a sequence of A2UI messages brought to v0.9.1.
+type Upgrade struct {
+	// Messages are v0.9/v0.9.1 messages: those given in that version as
+	// they are, v0.8 ones converted.
+	Messages []json.RawMessage
+	// Sources maps each of Messages to the index of the message it came
+	// from.
+	Sources []int
+	// Issues are the messages left out (unknown version, a version other
+	// than the one that started their surface, a v0.8 message that fails
+	// the v0.8 schema) and what a conversion could not express; Index is
+	// the input message's.
+	Issues []Error
+	// Versions lists the versions met, in order of first appearance.
+	Versions []string
+}
+
+// Upgrade brings msgs (one surface's, or one batch's, in order) to
+// v0.9.1: v0.9 and v0.9.1 messages pass unchanged, v0.8 messages are
+// converted (V08Converter, stamped with version), and a message of an
+// unknown version or of a version other than the one that started its
+// surface is left out and reported. The rest of a surface is kept either
+// way. Messages of no v0.8 operation and no version pass, so the v0.9.1
+// validator reports them.
+func (v *Validator) Upgrade(msgs []json.RawMessage, version string) Upgrade {
+	var u Upgrade
+	var conv *V08Converter
+	family := map[string]string{} // surfaceId -> "v0.8" or "v0.9"
+	for i, m := range msgs {
+		ver, sid, op := probeVersion(m)
+		fam := ver
+		if slices.Contains(schemas.Versions, ver) {
+			fam = "v0.9"
+		}
+		if ver != "" && !slices.Contains(u.Versions, ver) && (fam == "v0.9" || fam == schemas.V08) {
+			u.Versions = append(u.Versions, ver)
+		}
+		switch {
+		case ver == "":
+			// Neither a version nor a v0.8 operation: the validator's.
+		case fam != "v0.9" && fam != schemas.V08:
+			u.Issues = append(u.Issues, Error{Rule: RuleInvalidVersion, SurfaceID: sid, Path: "/version", Index: i,
+				Message: fmt.Sprintf("message %d has version %q; accepted: %s (version field) and v0.8 (no version field); left out, the rest of the surface is kept", i, ver, joinVersions())})
+			continue
+		case sid != "" && family[sid] != "" && family[sid] != fam:
+			u.Issues = append(u.Issues, Error{Rule: RuleMixedVersions, SurfaceID: sid, Path: "", Index: i,
+				Message: fmt.Sprintf("message %d is %s on surface %q, which %s messages started; one surface speaks one version, so it is left out and the rest of the surface is kept", i, ver, sid, family[sid])})
+			continue
+		case sid != "" && family[sid] == "":
+			family[sid] = fam
+		}
+		if fam != schemas.V08 {
+			u.Messages = append(u.Messages, m)
+			u.Sources = append(u.Sources, i)
+			continue
+		}
+		if conv == nil {
+			conv = v.NewV08Converter(version)
+		}
+		conv.index = i
+		out, issues := conv.Convert(m)
+		u.Issues = append(u.Issues, issues...)
+		for _, o := range out {
+			u.Messages = append(u.Messages, o.Message)
+			u.Sources = append(u.Sources, o.Source)
+		}
+		if op == "deleteSurface" {
+			delete(family, sid)
+		}
+	}
+	if conv != nil {
+		u.Issues = append(u.Issues, conv.Finish()...)
+	}
+	return u
+}
+
+func joinVersions() string {
+	var b bytes.Buffer
+	for i, s := range schemas.Versions {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// probeVersion returns a message's version (schemas.V08 for a v0.8
+// operation without a version field; "" when neither), its surface id
+// and its operation (a top-level key other than version), in one pass
+// over the bytes without decoding them. What is not a JSON object gives
+// "", for the validator to report.
+func probeVersion(m []byte) (version, surfaceID, op string) {
+	var stack [64]bool // open containers: true for an object
+	depth := 0
+	expectKey := false
+	key1, key2 := "", "" // the last key at depth 1 and 2
+	hasVersion := false
+	for i := 0; i < len(m); i++ {
+		switch c := m[i]; c {
+		case '{', '[':
+			if depth < len(stack) {
+				stack[depth] = c == '{'
+			}
+			depth++
+			expectKey = c == '{'
+		case '}', ']':
+			depth--
+			expectKey = false
+			if depth < 0 {
+				return "", "", ""
+			}
+		case ',':
+			expectKey = depth > 0 && depth <= len(stack) && stack[depth-1]
+		case '"':
+			j, escaped := i+1, false
+			for ; j < len(m) && m[j] != '"'; j++ {
+				if m[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if j >= len(m) {
+				return "", "", ""
+			}
+			if depth > 2 {
+				i = j
+				continue
+			}
+			str := string(m[i+1 : j])
+			if escaped && json.Unmarshal(m[i:j+1], &str) != nil {
+				return "", "", ""
+			}
+			i = j
+			switch {
+			case expectKey && depth == 1:
+				key1, key2, expectKey = str, "", false
+				if str == "version" {
+					hasVersion = true
+				} else {
+					op = str
+				}
+			case expectKey && depth == 2:
+				key2, expectKey = str, false
+			case depth == 1 && key1 == "version":
+				version = str
+			case depth == 2 && key1 == op && key2 == "surfaceId":
+				surfaceID = str
+			}
+		}
+	}
+	if depth != 0 || len(m) == 0 {
+		return "", "", ""
+	}
+	if hasVersion {
+		if version == "" {
+			version = "(empty or not a string)"
+		}
+		return version, surfaceID, op
+	}
+	switch op {
+	case "beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface":
+		return schemas.V08, surfaceID, op
+	}
+	return "", surfaceID, op
+}
