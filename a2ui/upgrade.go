@@ -32,11 +32,35 @@ type Upgrade struct {
 // unknown version or of a version other than the one that started its
 // surface is left out and reported. The rest of a surface is kept either
 // way. Messages of no v0.8 operation and no version pass, so the v0.9.1
-// validator reports them.
+// validator reports them. A v0.8 surface that never got beginRendering
+// is reported (RuleV08NotRendered).
 func (v *Validator) Upgrade(msgs []json.RawMessage, version string) Upgrade {
+	up := v.NewUpgrader(version)
+	u := up.Next(msgs)
+	u.Issues = append(u.Issues, up.Finish()...)
+	return u
+}
+
+// Upgrader is Upgrade over a stream that comes in parts (an A2A agent's
+// DataParts): surfaces and their versions carry over from one part to
+// the next. Indexes are within each part. Not safe for concurrent use.
+type Upgrader struct {
+	v       *Validator
+	version string
+	conv    *V08Converter
+	family  map[string]string // surfaceId -> "v0.8" or "v0.9"
+}
+
+// NewUpgrader starts an Upgrader whose converted messages carry version
+// (DefaultVersion if empty).
+func (v *Validator) NewUpgrader(version string) *Upgrader {
+	return &Upgrader{v: v, version: version, family: map[string]string{}}
+}
+
+// Next brings the next part's messages to v0.9.1 (see Validator.Upgrade).
+func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 	var u Upgrade
-	var conv *V08Converter
-	family := map[string]string{} // surfaceId -> "v0.8" or "v0.9"
+	family := up.family
 	for i, m := range msgs {
 		ver, sid, op := probeVersion(m)
 		fam := ver
@@ -63,13 +87,16 @@ func (v *Validator) Upgrade(msgs []json.RawMessage, version string) Upgrade {
 		if fam != schemas.V08 {
 			u.Messages = append(u.Messages, m)
 			u.Sources = append(u.Sources, i)
+			if fam == "v0.9" && op == "deleteSurface" {
+				delete(family, sid)
+			}
 			continue
 		}
-		if conv == nil {
-			conv = v.NewV08Converter(version)
+		if up.conv == nil {
+			up.conv = up.v.NewV08Converter(up.version)
 		}
-		conv.index = i
-		out, issues := conv.Convert(m)
+		up.conv.index = i
+		out, issues := up.conv.Convert(m)
 		u.Issues = append(u.Issues, issues...)
 		for _, o := range out {
 			u.Messages = append(u.Messages, o.Message)
@@ -79,10 +106,15 @@ func (v *Validator) Upgrade(msgs []json.RawMessage, version string) Upgrade {
 			delete(family, sid)
 		}
 	}
-	if conv != nil {
-		u.Issues = append(u.Issues, conv.Finish()...)
-	}
 	return u
+}
+
+// Finish reports the v0.8 surfaces that never got beginRendering.
+func (up *Upgrader) Finish() []Error {
+	if up.conv == nil {
+		return nil
+	}
+	return up.conv.Finish()
 }
 
 func joinVersions() string {

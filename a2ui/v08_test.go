@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/a2ui"
+	"github.com/genui-adapter/genui-adapter/agui"
 )
 
 const v08Examples = "../schemas/testdata/v0_8"
@@ -360,4 +361,47 @@ func FuzzV08Convert(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMiddlewareV08 shows v0.8 from a tool result and from the agent's own
+// activity as converted v0.9.1 surfaces; a message of an unknown version
+// in the agent's surface is left out and named, the rest shown.
+func TestMiddlewareV08(t *testing.T) {
+	coffee, _ := os.ReadFile(filepath.Join(v08Examples, "basic", "13_coffee-order.json"))
+	result, _ := json.Marshal(map[string]json.RawMessage{"a2ui_operations": coffee})
+	ops := `[{"beginRendering":{"surfaceId":"a","root":"t"}},` +
+		`{"surfaceUpdate":{"surfaceId":"a","components":[{"id":"t","component":{"Text":{"text":{"path":"/msg"}}}}]}},` +
+		`{"version":"v9","updateDataModel":{"surfaceId":"a","value":{}}},` +
+		`{"dataModelUpdate":{"surfaceId":"a","contents":[{"key":"msg","valueString":"hello"}]}}]`
+	be := &scripted{tool: "order", result: string(result), extra: []agui.Event{
+		&agui.ActivitySnapshot{MessageID: "own", ActivityType: a2ui.ActivityType, Content: agui.JSON(`{"a2ui_operations":` + ops + `}`)},
+	}}
+	snaps := snapshots(run(t, a2ui.Config{Version: "v0.9.1"}, be, nil))
+	if len(snaps) != 2 {
+		t.Fatalf("%d snapshots, want 2", len(snaps))
+	}
+	var tool struct {
+		Ops    []json.RawMessage `json:"a2ui_operations"`
+		Issues []a2ui.Error      `json:"a2ui_issues"`
+		Status string            `json:"status"`
+	}
+	if err := json.Unmarshal(snaps[0].Content, &tool); err != nil || tool.Status != "" || len(tool.Ops) != 3 || tool.Issues != nil {
+		t.Fatalf("tool surface = %s", snaps[0].Content)
+	}
+	if !bytes.Contains(tool.Ops[0], []byte(`{"createSurface":{"catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json","surfaceId":"gallery-coffee-order"},"version":"v0.9.1"}`)) {
+		t.Errorf("first operation = %s", tool.Ops[0])
+	}
+	var own struct {
+		Ops    []json.RawMessage `json:"a2ui_operations"`
+		Issues []map[string]any  `json:"a2ui_issues"`
+	}
+	if err := json.Unmarshal(snaps[1].Content, &own); err != nil || len(own.Ops) != 3 || len(own.Issues) != 1 {
+		t.Fatalf("agent surface = %s", snaps[1].Content)
+	}
+	if is := own.Issues[0]; is["rule"] != a2ui.RuleInvalidVersion || is["index"] != float64(2) || !strings.Contains(is["message"].(string), `"v9"`) {
+		t.Errorf("issue = %v", is)
+	}
+	if !bytes.Contains(own.Ops[2], []byte(`"value":{"msg":"hello"}`)) {
+		t.Errorf("data = %s", own.Ops[2])
+	}
 }
