@@ -207,3 +207,66 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 	}
 	return "", surfaceID, op
 }
+
+// Verdict is a document judged against its own version.
+type Verdict struct {
+	// Version is the document's version: "v0.8", "v0.9", "v0.9.1",
+	// "mixed" (more than one), or "" when no message names one.
+	Version string
+	// Versions lists the versions met, in order of first appearance.
+	Versions []string
+	Errors   []Error
+	// Lossy lists what converting a v0.8 document to v0.9.1 cannot
+	// express (RuleV08NotExpressible): not errors of the document.
+	Lossy []Error
+}
+
+// Judge validates msgs as one document in its own version: v0.9/v0.9.1
+// against the v0.9.1 schemas and integrity rules (ValidateBatch); v0.8
+// against the v0.8 schemas, then, converted, against the same integrity
+// rules (their errors name the v0.8 message, the path is in the
+// converted message). A document that mixes versions is judged message by
+// message in its own, with a RuleMixedVersions error for each message
+// whose surface another version started.
+func (v *Validator) Judge(msgs [][]byte) Verdict {
+	raws := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		raws[i] = m
+	}
+	u := v.Upgrade(raws, "")
+	var vd Verdict
+	vd.Versions = u.Versions
+	switch len(u.Versions) {
+	case 0:
+	case 1:
+		vd.Version = u.Versions[0]
+	default:
+		vd.Version = "mixed"
+		if !slices.Contains(u.Versions, schemas.V08) {
+			vd.Version = u.Versions[len(u.Versions)-1] // v0.9 and v0.9.1: one schema
+		}
+	}
+	if !slices.Contains(u.Versions, schemas.V08) {
+		vd.Errors = v.ValidateBatch(msgs)
+		return vd
+	}
+	for _, e := range u.Issues {
+		if e.Rule == RuleV08NotExpressible {
+			vd.Lossy = append(vd.Lossy, e)
+		} else {
+			vd.Errors = append(vd.Errors, e)
+		}
+	}
+	out := make([][]byte, len(u.Messages))
+	for i, m := range u.Messages {
+		out[i] = m
+	}
+	for _, e := range v.ValidateBatch(out) {
+		if e.Index >= 0 && e.Index < len(u.Sources) {
+			e.Index = u.Sources[e.Index]
+		}
+		e.Message = "converted to v0.9.1: " + e.Message
+		vd.Errors = append(vd.Errors, e)
+	}
+	return vd
+}
