@@ -48,6 +48,7 @@ type V08Converter struct {
 	version  string
 	surfaces map[string]*v08Surface
 	index    int
+	held     int // messages held, all surfaces
 }
 
 type v08Surface struct {
@@ -120,6 +121,9 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 	}
 	sf := c.surfaces[sid]
 	if op == "deleteSurface" {
+		if sf != nil {
+			c.held -= len(sf.pending)
+		}
 		delete(c.surfaces, sid)
 		if sf == nil || !sf.begun {
 			return nil, nil // never shown: nothing to delete
@@ -137,6 +141,10 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 		return c.begin(sf, sid, body, idx)
 	}
 	if !sf.begun {
+		if c.held >= c.v.opts.MaxHeldMessages {
+			return nil, fail(RuleTooLarge, sid, pointer(op, "surfaceId"), fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held))
+		}
+		c.held++
 		sf.pending = append(sf.pending, v08Pending{idx, op, body})
 		return nil, nil
 	}
@@ -238,6 +246,7 @@ func (c *V08Converter) begin(sf *v08Surface, sid string, body map[string]any, id
 	out := []Converted{{c.envelope("createSurface", cs), idx}}
 	pending := sf.pending
 	sf.pending = nil
+	c.held -= len(pending)
 	// Template paths first: data sent before the components still meets
 	// the templates that iterate it.
 	for _, p := range pending {

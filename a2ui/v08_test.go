@@ -405,3 +405,18 @@ func TestMiddlewareV08(t *testing.T) {
 		t.Errorf("data = %s", own.Ops[2])
 	}
 }
+
+// The v0.8 messages held for a beginRendering are capped: past
+// MaxHeldMessages each is left out with too_large, and a beginRendering
+// still shows what was held.
+func TestV08HeldMessagesCapped(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{MaxHeldMessages: 2})
+	up := `{"dataModelUpdate":{"surfaceId":"s","contents":[{"key":"a","valueNumber":1}]}}`
+	u := v.Upgrade(msgs(up, up, up, `{"beginRendering":{"surfaceId":"s","root":"r"}}`), "")
+	if got := strings.Join(rules(u.Issues), " "); got != "too_large@2/dataModelUpdate/surfaceId" {
+		t.Errorf("issues = %s", got)
+	}
+	if len(u.Messages) != 3 || !slices.Equal(u.Sources, []int{3, 0, 1}) {
+		t.Errorf("messages %d, sources %v", len(u.Messages), u.Sources)
+	}
+}

@@ -44,6 +44,9 @@ type Options struct {
 	MaxDepth int
 	// MaxFunctionDepth caps nested function calls. Default 5.
 	MaxFunctionDepth int
+	// MaxHeldMessages caps the v0.8 messages a converter holds for
+	// surfaces waiting for beginRendering. Default 1000.
+	MaxHeldMessages int
 }
 
 func (o Options) withDefaults() Options {
@@ -64,6 +67,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxFunctionDepth == 0 {
 		o.MaxFunctionDepth = 5
+	}
+	if o.MaxHeldMessages == 0 {
+		o.MaxHeldMessages = 1000
 	}
 	return o
 }
