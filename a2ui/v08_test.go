@@ -332,10 +332,20 @@ func FuzzV08Convert(f *testing.F) {
 				t.Fatalf("issue without rule or message: %#v", e)
 			}
 		}
-		held := map[string]bool{} // surfaces that never began
+		held := map[string]bool{} // surfaces that never began, or were deleted
 		for _, e := range u.Issues {
 			if e.Rule == a2ui.RuleV08NotRendered {
 				held[e.SurfaceID] = true
+			}
+		}
+		for _, m := range in {
+			var del struct {
+				D *struct {
+					SurfaceID string `json:"surfaceId"`
+				} `json:"deleteSurface"`
+			}
+			if json.Unmarshal(m, &del) == nil && del.D != nil {
+				held[del.D.SurfaceID] = true
 			}
 		}
 		for i, m := range in {
