@@ -163,7 +163,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 						continue
 					case *agui.ActivitySnapshot:
 						if e.ActivityType == ActivityType {
-							e.Content = checkOperations(ctx, req.Tracer, v, e.Content, catalog, log)
+							e.Content = checkOperations(ctx, req.Tracer, v, e.Content, catalog, cfg.Version, log)
 							shown[e.MessageID] = true
 						}
 					case *agui.ToolCallResult:
@@ -263,8 +263,9 @@ func operationsContent(ops []json.RawMessage) agui.JSON {
 }
 
 // checkOperations validates the operations of an activity the agent
-// produced; invalid content becomes the failed lifecycle state.
-func checkOperations(ctx context.Context, t agui.Tracer, v *Validator, content agui.JSON, catalog string, log *slog.Logger) agui.JSON {
+// produced (v0.8 ones converted, see upgradeOps); invalid content becomes
+// the failed lifecycle state.
+func checkOperations(ctx context.Context, t agui.Tracer, v *Validator, content agui.JSON, catalog, version string, log *slog.Logger) agui.JSON {
 	var c map[string]json.RawMessage
 	if json.Unmarshal(content, &c) != nil {
 		return content
@@ -277,6 +278,9 @@ func checkOperations(ctx context.Context, t agui.Tracer, v *Validator, content a
 	if json.Unmarshal(raw, &ops) != nil {
 		return failed("a2ui_operations is not an array", nil)
 	}
+	if up, ok := upgradeOps(ctx, t, v, ops, catalog, version, "agent", log); ok {
+		return up
+	}
 	retargeted := retarget(ops, catalog)
 	if errs := validateOps(ctx, t, v, ops, catalog, "agent"); len(errs) > 0 {
 		log.Warn("a2ui: agent surface rejected", "errors", errs)
@@ -288,6 +292,48 @@ func checkOperations(ctx context.Context, t agui.Tracer, v *Validator, content a
 		return agui.JSON(out)
 	}
 	return content
+}
+
+// IssuesKey is the activity content key listing, beside a surface's
+// operations, the messages left out of it and what a conversion from
+// v0.8 could not express (Error objects with rule and index).
+const IssuesKey = "a2ui_issues"
+
+// upgradeOps shows a surface whose operations are not all v0.9/v0.9.1:
+// v0.8 ones are converted (Validator.Upgrade), a message of an unknown
+// version or of a second version on its surface is left out, and the
+// rest is validated as usual. ok is false when every operation is
+// v0.9/v0.9.1, for the caller's usual path. The content lists the issues
+// under IssuesKey; when nothing is left, or what is left fails
+// validation, it is the failed state with every issue and error.
+func upgradeOps(ctx context.Context, t agui.Tracer, v *Validator, ops []json.RawMessage, catalog, version, source string, log *slog.Logger) (agui.JSON, bool) {
+	u := v.Upgrade(ops, version)
+	if len(u.Issues) == 0 && !slices.Contains(u.Versions, schemas.V08) {
+		return nil, false
+	}
+	if len(u.Messages) == 0 {
+		log.Warn("a2ui: surface refused", "source", source, "issues", u.Issues)
+		return failed(fmt.Sprintf("no message of this surface can be shown (%d issues)", len(u.Issues)), u.Issues), true
+	}
+	retarget(u.Messages, catalog)
+	errs := validateOps(ctx, t, v, u.Messages, catalog, source)
+	for i := range errs {
+		if errs[i].Index >= 0 && errs[i].Index < len(u.Sources) {
+			errs[i].Index = u.Sources[errs[i].Index] // the input message's
+		}
+	}
+	if len(errs) > 0 {
+		log.Warn("a2ui: surface rejected", "source", source, "versions", u.Versions, "errors", errs, "issues", u.Issues)
+		return failed(fmt.Sprintf("the A2UI (%s) failed validation after conversion (%d errors)", strings.Join(u.Versions, ", "), len(errs)), append(u.Issues, errs...)), true
+	}
+	if len(u.Issues) > 0 {
+		log.Warn("a2ui: surface shown without some of its messages or parts", "source", source, "issues", u.Issues)
+	}
+	b, _ := json.Marshal(map[string]any{OperationsKey: u.Messages, IssuesKey: u.Issues})
+	if len(u.Issues) == 0 {
+		b, _ = json.Marshal(map[string]any{OperationsKey: u.Messages})
+	}
+	return agui.JSON(b), true
 }
 
 // retarget names the frontend's catalog in the createSurface messages of
@@ -340,6 +386,9 @@ func validateOps(ctx context.Context, t agui.Tracer, v *Validator, ops []json.Ra
 func surfaceFor(ctx context.Context, t agui.Tracer, v *Validator, cfg Config, e *agui.ToolCallResult, tool, catalog string, log *slog.Logger) agui.Event {
 	msgID := "a2ui-surface-" + e.ToolCallID
 	if ops, ok := parseOperations(e.Content); ok {
+		if up, ok := upgradeOps(ctx, t, v, ops, catalog, cfg.Version, "tool", log); ok {
+			return &agui.ActivitySnapshot{MessageID: msgID, ActivityType: ActivityType, Content: up, Replace: ptr(true)}
+		}
 		content := operationsContent(ops)
 		if errs := validateOps(ctx, t, v, ops, catalog, "tool"); len(errs) > 0 {
 			log.Warn("a2ui: surface from tool rejected", "tool", tool, "errors", errs)

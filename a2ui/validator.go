@@ -44,6 +44,9 @@ type Options struct {
 	MaxDepth int
 	// MaxFunctionDepth caps nested function calls. Default 5.
 	MaxFunctionDepth int
+	// MaxHeldMessages caps the v0.8 messages a converter holds for
+	// surfaces waiting for beginRendering. Default 1000.
+	MaxHeldMessages int
 }
 
 func (o Options) withDefaults() Options {
@@ -65,6 +68,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxFunctionDepth == 0 {
 		o.MaxFunctionDepth = 5
 	}
+	if o.MaxHeldMessages == 0 {
+		o.MaxHeldMessages = 1000
+	}
 	return o
 }
 
@@ -74,6 +80,8 @@ func (o Options) withDefaults() Options {
 type Validator struct {
 	opts       Options
 	s2c, c2s   *jsonschema.Schema
+	v08        *jsonschema.Schema            // v0.8 messages (components open)
+	v08Comps   map[string]*jsonschema.Schema // v0.8 standard catalog, by type
 	components map[string]*jsonschema.Schema
 
 	strictOnce *syncOnce
@@ -83,7 +91,8 @@ type Validator struct {
 
 type syncOnce = sync.Once
 
-// NewValidator compiles the embedded v0.9.1 schemas with the basic catalog.
+// NewValidator compiles the embedded v0.9.1 schemas with the basic catalog,
+// and the v0.8 message schema the v0.8 converter checks its input against.
 func NewValidator(opts Options) (*Validator, error) {
 	res, err := schemas.Resources("v0_9_1", "basic")
 	if err != nil {
@@ -104,6 +113,9 @@ func NewValidator(opts Options) (*Validator, error) {
 	if v.c2s, err = c.Compile(schemas.Base + "client_to_server.json"); err != nil {
 		return nil, fmt.Errorf("a2ui: compile: %w", err)
 	}
+	if err := v.compileV08(); err != nil {
+		return nil, err
+	}
 	cat := res[schemas.CatalogAlias].(map[string]any)["components"].(map[string]any)
 	for name := range cat {
 		if v.components[name], err = c.Compile(schemas.CatalogAlias + "#/components/" + name); err != nil {
@@ -111,6 +123,33 @@ func NewValidator(opts Options) (*Validator, error) {
 		}
 	}
 	return v, nil
+}
+
+// compileV08 compiles the v0.8 message schema and the v0.8 standard
+// catalog's components.
+func (v *Validator) compileV08() error {
+	res, err := schemas.V08Resources()
+	if err != nil {
+		return err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	for u, doc := range res {
+		if err := c.AddResource(u, doc); err != nil {
+			return fmt.Errorf("a2ui: add schema %s: %w", u, err)
+		}
+	}
+	if v.v08, err = c.Compile(schemas.V08Base + "server_to_client.json"); err != nil {
+		return fmt.Errorf("a2ui: compile v0.8: %w", err)
+	}
+	cat := res[schemas.V08Base+"standard_catalog_definition.json"].(map[string]any)["components"].(map[string]any)
+	v.v08Comps = make(map[string]*jsonschema.Schema, len(cat))
+	for name := range cat {
+		if v.v08Comps[name], err = c.Compile(schemas.V08Base + "standard_catalog_definition.json#/components/" + name); err != nil {
+			return fmt.Errorf("a2ui: compile v0.8 %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // MustValidator is NewValidator for package-level use in tests and

@@ -126,9 +126,12 @@ func splitMessages(body []byte) ([][]byte, error) {
 	return msgs, nil
 }
 
-// handleA2UIValidate validates A2UI messages as one stream:
-// {"valid": bool, "messages": n, "errors": [...]}. ?strict=true also
-// refuses orphan components.
+// handleA2UIValidate validates A2UI messages as one stream, in their own
+// version (a2ui.Validator.Judge): {"valid": bool, "version": "v0.8" |
+// "v0.9" | "v0.9.1" | "mixed" | "", "versions": [...], "messages": n,
+// "errors": [...], "errorCount": n} and, for v0.8, "lossy": what its
+// conversion to v0.9.1 cannot express. ?strict=true also refuses orphan
+// components.
 func handleA2UIValidate(s *Server) echo.HandlerFunc {
 	v := s.a2ui
 	strict := sync1(func() *a2ui.Validator { return a2ui.MustValidator(a2ui.Options{Strict: true}) })
@@ -146,15 +149,24 @@ func handleA2UIValidate(s *Server) echo.HandlerFunc {
 		if c.QueryParam("strict") == "true" {
 			val = strict()
 		}
-		errs := val.ValidateBatch(msgs)
+		vd := val.Judge(msgs)
+		errs := vd.Errors
 		count := len(errs)
-		if max := s.cfg.A2UIAPI.maxErrors(); len(errs) > max {
+		max := s.cfg.A2UIAPI.maxErrors()
+		if len(errs) > max {
 			errs = errs[:max]
 		}
 		if errs == nil {
 			errs = []a2ui.Error{}
 		}
-		return c.JSON(http.StatusOK, map[string]any{"valid": count == 0, "messages": len(msgs), "errors": errs, "errorCount": count})
+		if vd.Versions == nil {
+			vd.Versions = []string{}
+		}
+		out := map[string]any{"valid": count == 0, "version": vd.Version, "versions": vd.Versions, "messages": len(msgs), "errors": errs, "errorCount": count}
+		if vd.Lossy != nil {
+			out["lossy"] = vd.Lossy[:min(len(vd.Lossy), max)]
+		}
+		return c.JSON(http.StatusOK, out)
 	}
 }
 

@@ -3,6 +3,8 @@ package adapter
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -54,6 +56,52 @@ func TestA2UIValidateAPI(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(b, `"error":"bad_request"`) {
 			t.Errorf("validate(%q) = %d %s, want 400", body, resp.StatusCode, b)
 		}
+	}
+}
+
+// /a2ui/validate judges a document in its own version and says which:
+// the official v0.8 coffee order is valid v0.8; a v0.8 document with a
+// component outside the v0.8 catalog, or mixed with v0.9 on one surface,
+// is not, and the error names the message and the rule.
+func TestA2UIValidateAPIVersions(t *testing.T) {
+	ts := newTestServer(t, DefaultConfig())
+	coffee, err := os.ReadFile(filepath.Join("..", "schemas", "testdata", "v0_8", "basic", "13_coffee-order.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := `{"beginRendering":{"surfaceId":"s","root":"r"}}`
+	for _, tt := range []struct {
+		name, body, version string
+		valid               bool
+		rule                string
+		index               int
+	}{
+		{"official v0.8", string(coffee), "v0.8", true, "", 0},
+		{"v0.9", `{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}}`, "v0.9", true, "", 0},
+		{"v0.8 unknown component", "[" + begin + `,{"surfaceUpdate":{"surfaceId":"s","components":[{"id":"r","component":{"Map":{}}}]}}]`, "v0.8", false, "unknown_component", 1},
+		{"v0.8 without a root", "[" + begin + `,{"surfaceUpdate":{"surfaceId":"s","components":[{"id":"x","component":{"Divider":{}}}]}}]`, "v0.8", false, "no_root", 1},
+		{"mixed", "[" + begin + `,{"version":"v0.9","updateDataModel":{"surfaceId":"s","value":{}}}]`, "mixed", false, "mixed_versions", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, body := post(t, ts.URL+"/a2ui/validate", "application/json", tt.body)
+			var got struct {
+				Valid   bool
+				Version string
+				Errors  []struct {
+					Rule  string
+					Index int
+				}
+			}
+			if err := json.Unmarshal([]byte(body), &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Valid != tt.valid || got.Version != tt.version {
+				t.Fatalf("got %s", body)
+			}
+			if tt.rule != "" && (len(got.Errors) == 0 || got.Errors[0].Rule != tt.rule || got.Errors[0].Index != tt.index) {
+				t.Errorf("errors = %s, want %s at message %d", body, tt.rule, tt.index)
+			}
+		})
 	}
 }
 

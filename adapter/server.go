@@ -276,7 +276,7 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 		}
 		return &a2a.Agent{
 			Upstream: up,
-			Check:    a2uiCheck(v),
+			NewCheck: a2uiCheck(v),
 		}, nil
 	case *LangGraphConfig:
 		up, err := b.upstream(cfg, false, wrap)
@@ -297,19 +297,28 @@ func newBackend(ac AgentConfig, cfg Config, wrap func(http.RoundTripper) http.Ro
 	return nil, fmt.Errorf("%w: agent type %q", ErrConfig, ac.Type())
 }
 
-// a2uiCheck filters the A2UI messages an A2A agent sends: each is checked
-// against the message schema and the catalog, the invalid ones are
-// reported and dropped, the rest applied (as the A2UI extension asks).
-func a2uiCheck(v *a2ui.Validator) a2a.Check {
-	return func(msgs []json.RawMessage, _ func(string) bool) (keep []json.RawMessage, dropped []string) {
-		for i, m := range msgs {
-			if errs := v.SchemaOnly(m); len(errs) > 0 {
-				dropped = append(dropped, fmt.Sprintf("message %d: %s at %s: %s", i, errs[0].Rule, errs[0].Path, errs[0].Message))
-				continue
+// a2uiCheck filters the A2UI messages an A2A agent sends, per run: v0.8
+// messages are converted to v0.9.1 (surfaces carry over from one DataPart
+// to the next), each message is checked against the message schema and
+// the catalog, and what is left out or cannot be expressed is reported;
+// the rest is applied (as the A2UI extension asks).
+func a2uiCheck(v *a2ui.Validator) func() a2a.Check {
+	return func() a2a.Check {
+		up := v.NewUpgrader("")
+		return func(msgs []json.RawMessage, _ func(string) bool) (keep []json.RawMessage, dropped []string) {
+			u := up.Next(msgs)
+			for _, e := range u.Issues {
+				dropped = append(dropped, fmt.Sprintf("message %d: %s at %s: %s", e.Index, e.Rule, e.Path, e.Message))
 			}
-			keep = append(keep, m)
+			for i, m := range u.Messages {
+				if errs := v.SchemaOnly(m); len(errs) > 0 {
+					dropped = append(dropped, fmt.Sprintf("message %d: %s at %s: %s", u.Sources[i], errs[0].Rule, errs[0].Path, errs[0].Message))
+					continue
+				}
+				keep = append(keep, m)
+			}
+			return keep, dropped
 		}
-		return keep, dropped
 	}
 }
 

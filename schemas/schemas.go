@@ -1,6 +1,6 @@
-// Package schemas embeds the official A2UI v0.9 and v0.9.1 JSON schemas and
-// catalogs, byte-for-byte as published (see SOURCE.md and LICENSE), and
-// prepares them for a JSON Schema compiler.
+// Package schemas embeds the official A2UI v0.8, v0.9 and v0.9.1 JSON
+// schemas and catalogs, byte-for-byte as published (see SOURCE.md and
+// LICENSE), and prepares them for a JSON Schema compiler.
 //
 // The files have three traps that Resources handles in memory, leaving the
 // embedded bytes untouched:
@@ -28,9 +28,10 @@ import (
 )
 
 // FS holds the official files: v0_9/ and v0_9_1/, each with json/*.json and
-// catalogs/{basic,minimal}/catalog.json, plus LICENSE and SOURCE.md.
+// catalogs/{basic,minimal}/catalog.json; v0_8/json/*.json and
+// v0_8/json/catalogs/minimal/minimal_catalog.json; LICENSE and SOURCE.md.
 //
-//go:embed v0_9 v0_9_1 LICENSE SOURCE.md
+//go:embed v0_8 v0_9 v0_9_1 LICENSE SOURCE.md
 var FS embed.FS
 
 // Base is the URL every schema's $id lives under, in both folders.
@@ -45,6 +46,39 @@ const CatalogAlias = Base + "catalog.json"
 
 // Versions lists the version strings accepted on input.
 var Versions = []string{"v0.9", "v0.9.1"}
+
+// V08 is the version a v0.8 message is taken for: v0.8 messages carry
+// no version field.
+const V08 = "v0.8"
+
+// V08StandardCatalogID is the v0.8 standard catalog's id, the catalog of
+// a v0.8 surface whose beginRendering names none.
+const V08StandardCatalogID = "https://a2ui.org/specification/v0_8/standard_catalog_definition.json"
+
+// V08MinimalCatalogID is the v0.8 minimal catalog's id (a subset of the
+// standard catalog).
+const V08MinimalCatalogID = "https://a2ui.org/specification/v0_8/catalogs/minimal/minimal_catalog.json"
+
+// V08Base is the URL the v0.8 schemas are registered under (the files
+// have no $id).
+const V08Base = "https://a2ui.org/specification/v0_8/"
+
+// V08Resources returns the v0.8 message schema (server_to_client.json,
+// whose components are open) and the standard catalog
+// (standard_catalog_definition.json, {components, styles}), keyed by the
+// URL under V08Base a compiler must register them under. Numbers are
+// json.Number.
+func V08Resources() (map[string]any, error) {
+	out := map[string]any{}
+	for _, f := range []string{"server_to_client.json", "standard_catalog_definition.json"} {
+		doc, err := decode("v0_8/json/" + f)
+		if err != nil {
+			return nil, err
+		}
+		out[V08Base+f] = doc
+	}
+	return out, nil
+}
 
 // Resources returns the documents of folder ("v0_9" or "v0_9_1") keyed by
 // the URL a compiler must register them under, with catalog ("basic" or
@@ -87,6 +121,15 @@ func Resources(folder, catalog string) (map[string]any, error) {
 }
 
 func load(name string) (any, error) {
+	doc, err := decode(name)
+	if err != nil {
+		return nil, err
+	}
+	acceptVersions(doc)
+	return doc, nil
+}
+
+func decode(name string) (any, error) {
 	b, err := FS.ReadFile(name)
 	if err != nil {
 		return nil, err
@@ -97,7 +140,6 @@ func load(name string) (any, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("schemas: %s: %w", name, err)
 	}
-	acceptVersions(doc)
 	return doc, nil
 }
 

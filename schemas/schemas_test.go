@@ -1,7 +1,11 @@
 package schemas
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,6 +24,9 @@ func TestFilesIdenticalToSharedCopies(t *testing.T) {
 	err := fs.WalkDir(FS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
+		}
+		if strings.HasPrefix(p, "v0_8/") {
+			return nil // not in the shared copies: TestV08FilesAreTheOfficialBlobs
 		}
 		got, _ := FS.ReadFile(p)
 		want, err := os.ReadFile(filepath.Join(shared, p))
@@ -80,5 +87,80 @@ func TestResources(t *testing.T) {
 	}
 	if _, err := Resources("v0_8", "basic"); err == nil {
 		t.Error("unknown folder accepted")
+	}
+}
+
+// TestV08FilesAreTheOfficialBlobs proves the v0.8 schemas and examples are
+// the official ones: each file's git blob id (SHA-1 of "blob <size>\x00"
+// and the bytes) is the one SOURCE.md records from the upstream commit,
+// and every v0.8 file is recorded.
+func TestV08FilesAreTheOfficialBlobs(t *testing.T) {
+	src, err := os.Open("SOURCE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	want := map[string]string{} // local path -> blob id
+	sc := bufio.NewScanner(src)
+	for sc.Scan() {
+		cells := strings.Split(sc.Text(), "|")
+		if len(cells) != 5 {
+			continue
+		}
+		local, repo, blob := strings.Trim(cells[1], " `"), strings.Trim(cells[2], " `"), strings.Trim(cells[3], " `")
+		if strings.HasPrefix(repo, "specification/v0_8/") {
+			want[local] = blob
+		}
+	}
+	blobID := func(b []byte) string {
+		h := sha1.New()
+		fmt.Fprintf(h, "blob %d\x00", len(b))
+		h.Write(b)
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	seen := 0
+	check := func(local string, b []byte) {
+		seen++
+		id, ok := want[local]
+		if !ok {
+			t.Errorf("%s: not recorded in SOURCE.md", local)
+			return
+		}
+		if got := blobID(b); got != id {
+			t.Errorf("%s: blob %s, SOURCE.md records %s (not the official file)", local, got, id)
+		}
+	}
+	fs.WalkDir(FS, "v0_8", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := FS.ReadFile(p)
+			check(p, b)
+		}
+		return err
+	})
+	filepath.WalkDir("testdata/v0_8", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			check(filepath.ToSlash(p), b)
+		}
+		return err
+	})
+	if seen != len(want) || seen != 7+35 {
+		t.Errorf("checked %d files, SOURCE.md records %d, want 42 (7 schemas, 35 examples)", seen, len(want))
+	}
+}
+
+func TestV08Resources(t *testing.T) {
+	res, err := V08Resources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[V08Base+"standard_catalog_definition.json"].(map[string]any)["components"].(map[string]any)["MultipleChoice"] == nil {
+		t.Error("no MultipleChoice in the v0.8 standard catalog")
+	}
+	props := res[V08Base+"server_to_client.json"].(map[string]any)["properties"].(map[string]any)
+	for _, op := range []string{"beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface"} {
+		if props[op] == nil {
+			t.Errorf("no %s in the v0.8 schema", op)
+		}
 	}
 }

@@ -1,7 +1,9 @@
 // Package a2a is an agui.Agent for A2A (Agent2Agent) agents: protocol 0.3
 // (JSON-RPC message/stream) and 1.0 (SendStreamingMessage, A2A-Version:
 // 1.0), chosen from the agent card, with the A2UI extension v0.9.1 (A2UI
-// messages as DataParts of MIME type application/a2ui+json).
+// messages as DataParts of MIME type application/a2ui+json), or v0.8 for
+// an agent whose card declares only that (its A2UI is converted by the
+// Check the adapter gives).
 //
 // A run sends the client's newest turn (its text, an A2UI action as a
 // DataPart, or the answer to an input-required task) in the A2A context of
@@ -39,7 +41,18 @@ import (
 // Extension is the A2UI extension URI (v0.9.1) this client speaks.
 const Extension = "https://a2ui.org/a2a-extension/a2ui/v0.9.1"
 
-// MIME types of A2UI DataParts (the second is what v0.9 documents used).
+// ExtensionV08 is the A2UI v0.8 extension URI, spoken to an agent whose
+// card declares no later A2UI version: actions go back as v0.8
+// userAction DataParts and the client capabilities in v0.8's unkeyed
+// shape. Its A2UI is converted to v0.9.1 by the Check.
+const ExtensionV08 = "https://a2ui.org/a2a-extension/a2ui/v0.8"
+
+// V08StandardCatalogID is the v0.8 standard catalog, the catalog the
+// client says it renders to a v0.8 agent (the adapter converts it).
+const V08StandardCatalogID = "https://a2ui.org/specification/v0_8/standard_catalog_definition.json"
+
+// MIME types of A2UI DataParts (the second is what v0.8 and v0.9
+// documents used).
 var a2uiMIMEs = []string{"application/a2ui+json", "application/json+a2ui"}
 
 // BasicCatalogID is the catalog the client says it renders.
@@ -63,13 +76,21 @@ type Agent struct {
 	aguihttp.Upstream
 	// CardTTL is how long the agent card is kept (default 5 min).
 	CardTTL time.Duration
-	// Check filters A2UI messages (the adapter's validator).
-	Check Check
+	// NewCheck returns the filter of one run's A2UI messages (the
+	// adapter's validator, which converts v0.8); nil keeps them all.
+	NewCheck func() Check
 
 	mu       sync.Mutex
 	card     *card
 	fetched  time.Time
 	fetching *cardFetch // nil: none under way
+}
+
+func (a *Agent) check() Check {
+	if a.NewCheck == nil {
+		return nil
+	}
+	return a.NewCheck()
 }
 
 // card is what the client reads of an agent card.
@@ -78,6 +99,7 @@ type card struct {
 	policy   *origin.Policy
 	Version  string // "0.3" or "1.0"
 	A2UI     bool
+	A2UIV08  bool // A2UI declared as v0.8 only
 	Catalogs []string
 }
 
@@ -228,12 +250,15 @@ func (a *Agent) fetchCard(ctx context.Context, req *agui.Request) (*card, error)
 	}
 	c.Endpoint = ep.String()
 	c.policy = p
+	later := false
 	for _, e := range raw.Capabilities.Extensions {
 		if e.URI == Extension || strings.HasPrefix(e.URI, "https://a2ui.org/a2a-extension/a2ui/") {
 			c.A2UI = true
 			c.Catalogs = e.Params.SupportedCatalogIDs
+			later = later || e.URI != ExtensionV08
 		}
 	}
+	c.A2UIV08 = c.A2UI && !later
 	return c, nil
 }
 
@@ -262,11 +287,11 @@ func textPart(v1 bool, s string) part {
 	return part{Kind: "text", Text: &s}
 }
 
-func dataPart(v1 bool, data any) part {
+func dataPart(v1 bool, data any, mime string) part {
 	b, _ := json.Marshal(data)
-	md, _ := json.Marshal(map[string]string{"mimeType": a2uiMIMEs[0]})
+	md, _ := json.Marshal(map[string]string{"mimeType": mime})
 	if v1 {
-		return part{Data: b, Metadata: md, MediaType: a2uiMIMEs[0]}
+		return part{Data: b, Metadata: md, MediaType: mime}
 	}
 	return part{Kind: "data", Data: b, Metadata: md}
 }
@@ -317,7 +342,11 @@ func (a *Agent) message(in *agui.RunAgentInput, c *card, contextID string) (map[
 		if _, ok := action["timestamp"]; !ok {
 			action["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
 		}
-		parts = append(parts, dataPart(v1, []any{map[string]any{"version": "v0.9.1", "action": action}}))
+		if c.A2UIV08 {
+			parts = append(parts, dataPart(v1, map[string]any{"userAction": action}, a2uiMIMEs[1]))
+		} else {
+			parts = append(parts, dataPart(v1, []any{map[string]any{"version": "v0.9.1", "action": action}}, a2uiMIMEs[0]))
+		}
 		isAction = true
 	default:
 		text := ""
@@ -345,6 +374,10 @@ func (a *Agent) message(in *agui.RunAgentInput, c *card, contextID string) (map[
 		// The shape of the official client_capabilities.json (keyed by
 		// protocol version).
 		md := map[string]any{"a2uiClientCapabilities": map[string]any{"v0.9": map[string]any{"supportedCatalogIds": []string{BasicCatalogID}}}}
+		if c.A2UIV08 {
+			// v0.8's own shape (a2ui_client_capabilities_schema.json).
+			md["a2uiClientCapabilities"] = map[string]any{"supportedCatalogIds": []string{V08StandardCatalogID}}
+		}
 		// Data model sync: the client's models of the surfaces created
 		// with sendDataModel, which an A2UI client builds
 		// (getClientDataModel) and sends with the action.
@@ -390,8 +423,12 @@ func (c *card) headers() map[string]string {
 		h["A2A-Version"] = "1.0"
 	}
 	if c.A2UI {
-		h["X-A2A-Extensions"] = Extension
-		h["A2A-Extensions"] = Extension
+		ext := Extension
+		if c.A2UIV08 {
+			ext = ExtensionV08
+		}
+		h["X-A2A-Extensions"] = ext
+		h["A2A-Extensions"] = ext
 	}
 	return h
 }
@@ -419,7 +456,7 @@ func (a *Agent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event
 			method = "SendStreamingMessage"
 		}
 		body := map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": map[string]any{"message": msg}}
-		t := &translator{in: in, yield: yield, v1: c.Version == "1.0", check: a.Check, surfaces: map[string]*surface{}, expose: a.ExposeErrors}
+		t := &translator{in: in, yield: yield, v1: c.Version == "1.0", check: a.check(), surfaces: map[string]*surface{}, expose: a.ExposeErrors}
 		if id, ok := msg["taskId"].(string); ok {
 			t.resumed = id
 		}

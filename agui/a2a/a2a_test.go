@@ -29,6 +29,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // (or SendStreamingMessage) with the given results, recording requests.
 type fake struct {
 	v       string
+	ext     string // the card's A2UI extension URI (default Extension)
 	results []string
 	mu      sync.Mutex
 	reqs    []map[string]any
@@ -38,10 +39,14 @@ type fake struct {
 func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasSuffix(r.URL.Path, "agent-card.json") {
 		url := "http://" + r.Host + "/rpc"
+		ext := f.ext
+		if ext == "" {
+			ext = Extension
+		}
 		if f.v == "1.0" {
-			fmt.Fprintf(w, `{"name":"f","supportedInterfaces":[{"url":%q,"protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"extensions":[{"uri":%q}]}}`, url, Extension)
+			fmt.Fprintf(w, `{"name":"f","supportedInterfaces":[{"url":%q,"protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"extensions":[{"uri":%q}]}}`, url, ext)
 		} else {
-			fmt.Fprintf(w, `{"name":"f","url":%q,"protocolVersion":"0.3.0","capabilities":{"extensions":[{"uri":%q}]}}`, url, Extension)
+			fmt.Fprintf(w, `{"name":"f","url":%q,"protocolVersion":"0.3.0","capabilities":{"extensions":[{"uri":%q}]}}`, url, ext)
 		}
 		return
 	}
@@ -356,5 +361,56 @@ func TestCardFetchedOnceByConcurrentRuns(t *testing.T) {
 	}
 	if n := cards.Load(); n != 1 {
 		t.Errorf("51 runs fetched the card %d times, want 1", n)
+	}
+}
+
+// An agent whose card declares only the A2UI v0.8 extension is spoken to
+// in v0.8: the v0.8 URI activates the extension, the capabilities take
+// v0.8's unkeyed shape (a2ui_client_capabilities_schema.json) and a user
+// action goes back as a v0.8 userAction DataPart (client_to_server.json).
+func TestA2UIV08Agent(t *testing.T) {
+	compile := func(name string) *jsonschema.Schema {
+		c := jsonschema.NewCompiler()
+		for _, f := range []string{name, "catalog_description_schema.json"} {
+			b, err := fs.ReadFile(schemas.FS, "v0_8/json/"+f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+			_ = c.AddResource("mem://v08/"+f, doc)
+		}
+		c.AssertFormat()
+		return c.MustCompile("mem://v08/" + name)
+	}
+	caps, c2s := compile("a2ui_client_capabilities_schema.json"), compile("client_to_server.json")
+	check := func(s *jsonschema.Schema, v any) error {
+		b, _ := json.Marshal(v)
+		doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		return s.Validate(doc)
+	}
+	done := `{"kind":"status-update","taskId":"T1","status":{"state":"completed"},"final":true}`
+	f := &fake{v: "0.3", ext: ExtensionV08, results: []string{done}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}}
+	in := userInput("hi")
+	in.ForwardedProps = agui.JSON(`{"a2uiAction":{"userAction":{"name":"pick","surfaceId":"s","sourceComponentId":"b","context":{"qty":2}}}}`)
+	if _, err := runAll(t, a, in); err != nil {
+		t.Fatal(err)
+	}
+	if h := f.headers[0].Get("X-A2A-Extensions"); h != ExtensionV08 {
+		t.Errorf("X-A2A-Extensions = %q", h)
+	}
+	msg := f.reqs[0]["params"].(map[string]any)["message"].(map[string]any)
+	md := msg["metadata"].(map[string]any)
+	if err := check(caps, md["a2uiClientCapabilities"]); err != nil || md["a2uiClientCapabilities"].(map[string]any)["supportedCatalogIds"] == nil {
+		t.Errorf("capabilities %v: %v", md["a2uiClientCapabilities"], err)
+	}
+	p := msg["parts"].([]any)[0].(map[string]any)
+	if mime := p["metadata"].(map[string]any)["mimeType"]; mime != "application/json+a2ui" {
+		t.Errorf("action part MIME type %v", mime)
+	}
+	if err := check(c2s, p["data"]); err != nil {
+		t.Errorf("action %v is not a v0.8 client message: %v", p["data"], err)
 	}
 }

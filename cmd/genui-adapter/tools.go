@@ -217,7 +217,7 @@ func a2uiValidate(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("a2ui validate", flag.ContinueOnError)
 	strict := fs.Bool("strict", false, "also refuse orphan components")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: genui-adapter a2ui validate [-strict] FILE\n\nValidates A2UI v0.9/v0.9.1 messages (one message, a JSON array, {\"messages\":[...]} or JSONL;\n- for stdin) against the official schemas and the integrity rules; exits 1 on errors.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "usage: genui-adapter a2ui validate [-strict] FILE\n\nValidates A2UI messages (one message, a JSON array, {\"messages\":[...]} or JSONL;\n- for stdin) in their own version: v0.9/v0.9.1 against the official schemas and the\nintegrity rules, v0.8 against the official v0.8 schemas, then converted to v0.9.1\nagainst the same rules (what the conversion cannot express is listed, not an error).\nSays which version the document is; exits 1 on errors.\n\nFlags:")
 		printFlags(fs.Output(), fs, nil)
 	}
 	if helped, err := parseFlags(fs, args, stdout); helped || err != nil {
@@ -247,10 +247,21 @@ func a2uiValidate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	errs := v.ValidateBatch(msgs)
-	fmt.Fprintf(stdout, "%s: %d messages, %d errors\n", fs.Arg(0), len(msgs), len(errs))
+	vd := v.Judge(msgs)
+	errs := vd.Errors
+	version := vd.Version
+	if version == "" {
+		version = "no version recognised"
+	}
+	fmt.Fprintf(stdout, "%s: A2UI %s, %d messages, %d errors\n", fs.Arg(0), version, len(msgs), len(errs))
 	for _, e := range errs {
 		fmt.Fprintf(stdout, "  message %d %s %s: %s\n", e.Index, e.Rule, e.Path, e.Message)
+	}
+	if len(vd.Lossy) > 0 {
+		fmt.Fprintf(stdout, "%d parts the conversion to v0.9.1 cannot express:\n", len(vd.Lossy))
+		for _, e := range vd.Lossy {
+			fmt.Fprintf(stdout, "  message %d %s: %s\n", e.Index, e.Path, e.Message)
+		}
 	}
 	if len(errs) > 0 {
 		return errViolations

@@ -1,0 +1,272 @@
+package a2ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/genui-adapter/genui-adapter/schemas"
+)
+
+// Upgrade is a sequence of A2UI messages brought to v0.9.1.
+type Upgrade struct {
+	// Messages are v0.9/v0.9.1 messages: those given in that version as
+	// they are, v0.8 ones converted.
+	Messages []json.RawMessage
+	// Sources maps each of Messages to the index of the message it came
+	// from.
+	Sources []int
+	// Issues are the messages left out (unknown version, a version other
+	// than the one that started their surface, a v0.8 message that fails
+	// the v0.8 schema) and what a conversion could not express; Index is
+	// the input message's.
+	Issues []Error
+	// Versions lists the versions met, in order of first appearance.
+	Versions []string
+}
+
+// Upgrade brings msgs (one surface's, or one batch's, in order) to
+// v0.9.1: v0.9 and v0.9.1 messages pass unchanged, v0.8 messages are
+// converted (V08Converter, stamped with version), and a message of an
+// unknown version or of a version other than the one that started its
+// surface is left out and reported. The rest of a surface is kept either
+// way. Messages of no v0.8 operation and no version pass, so the v0.9.1
+// validator reports them. A v0.8 surface that never got beginRendering
+// is reported (RuleV08NotRendered).
+func (v *Validator) Upgrade(msgs []json.RawMessage, version string) Upgrade {
+	up := v.NewUpgrader(version)
+	u := up.Next(msgs)
+	u.Issues = append(u.Issues, up.Finish()...)
+	return u
+}
+
+// Upgrader is Upgrade over a stream that comes in parts (an A2A agent's
+// DataParts): surfaces and their versions carry over from one part to
+// the next. Indexes are within each part. Not safe for concurrent use.
+type Upgrader struct {
+	v       *Validator
+	version string
+	conv    *V08Converter
+	family  map[string]string // surfaceId -> "v0.8" or "v0.9"
+}
+
+// NewUpgrader starts an Upgrader whose converted messages carry version
+// (DefaultVersion if empty).
+func (v *Validator) NewUpgrader(version string) *Upgrader {
+	return &Upgrader{v: v, version: version, family: map[string]string{}}
+}
+
+// Next brings the next part's messages to v0.9.1 (see Validator.Upgrade).
+func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
+	var u Upgrade
+	family := up.family
+	for i, m := range msgs {
+		ver, sid, op := probeVersion(m)
+		fam := ver
+		if slices.Contains(schemas.Versions, ver) {
+			fam = "v0.9"
+		}
+		if ver != "" && !slices.Contains(u.Versions, ver) && (fam == "v0.9" || fam == schemas.V08) {
+			u.Versions = append(u.Versions, ver)
+		}
+		switch {
+		case ver == "":
+			// Neither a version nor a v0.8 operation: the validator's.
+		case fam != "v0.9" && fam != schemas.V08:
+			u.Issues = append(u.Issues, Error{Rule: RuleInvalidVersion, SurfaceID: sid, Path: "/version", Index: i,
+				Message: fmt.Sprintf("message %d has version %q; accepted: %s (version field) and v0.8 (no version field); left out, the rest of the surface is kept", i, ver, joinVersions())})
+			continue
+		case sid != "" && family[sid] != "" && family[sid] != fam:
+			u.Issues = append(u.Issues, Error{Rule: RuleMixedVersions, SurfaceID: sid, Path: "", Index: i,
+				Message: fmt.Sprintf("message %d is %s on surface %q, which %s messages started; one surface speaks one version, so it is left out and the rest of the surface is kept", i, ver, sid, family[sid])})
+			continue
+		case sid != "" && family[sid] == "":
+			family[sid] = fam
+		}
+		if fam != schemas.V08 {
+			u.Messages = append(u.Messages, m)
+			u.Sources = append(u.Sources, i)
+			if fam == "v0.9" && op == "deleteSurface" {
+				delete(family, sid)
+			}
+			continue
+		}
+		if up.conv == nil {
+			up.conv = up.v.NewV08Converter(up.version)
+		}
+		up.conv.index = i
+		out, issues := up.conv.Convert(m)
+		u.Issues = append(u.Issues, issues...)
+		for _, o := range out {
+			u.Messages = append(u.Messages, o.Message)
+			u.Sources = append(u.Sources, o.Source)
+		}
+		if op == "deleteSurface" {
+			delete(family, sid)
+		}
+	}
+	return u
+}
+
+// Finish reports the v0.8 surfaces that never got beginRendering.
+func (up *Upgrader) Finish() []Error {
+	if up.conv == nil {
+		return nil
+	}
+	return up.conv.Finish()
+}
+
+func joinVersions() string {
+	var b bytes.Buffer
+	for i, s := range schemas.Versions {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// probeVersion returns a message's version (schemas.V08 for a v0.8
+// operation without a version field; "" when neither), its surface id
+// and its operation (a top-level key other than version), in one pass
+// over the bytes without decoding them. What is not a JSON object gives
+// "", for the validator to report.
+func probeVersion(m []byte) (version, surfaceID, op string) {
+	var stack [64]bool // open containers: true for an object
+	depth := 0
+	expectKey := false
+	key1, key2 := "", "" // the last key at depth 1 and 2
+	hasVersion := false
+	for i := 0; i < len(m); i++ {
+		switch c := m[i]; c {
+		case '{', '[':
+			if depth < len(stack) {
+				stack[depth] = c == '{'
+			}
+			depth++
+			expectKey = c == '{'
+		case '}', ']':
+			depth--
+			expectKey = false
+			if depth < 0 {
+				return "", "", ""
+			}
+		case ',':
+			expectKey = depth > 0 && depth <= len(stack) && stack[depth-1]
+		case '"':
+			j, escaped := i+1, false
+			for ; j < len(m) && m[j] != '"'; j++ {
+				if m[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if j >= len(m) {
+				return "", "", ""
+			}
+			if depth > 2 {
+				i = j
+				continue
+			}
+			str := string(m[i+1 : j])
+			if escaped && json.Unmarshal(m[i:j+1], &str) != nil {
+				return "", "", ""
+			}
+			i = j
+			switch {
+			case expectKey && depth == 1:
+				key1, key2, expectKey = str, "", false
+				if str == "version" {
+					hasVersion = true
+				} else {
+					op = str
+				}
+			case expectKey && depth == 2:
+				key2, expectKey = str, false
+			case depth == 1 && key1 == "version":
+				version = str
+			case depth == 2 && key1 == op && key2 == "surfaceId":
+				surfaceID = str
+			}
+		}
+	}
+	if depth != 0 || len(m) == 0 {
+		return "", "", ""
+	}
+	if hasVersion {
+		if version == "" {
+			version = "(empty or not a string)"
+		}
+		return version, surfaceID, op
+	}
+	switch op {
+	case "beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface":
+		return schemas.V08, surfaceID, op
+	}
+	return "", surfaceID, op
+}
+
+// Verdict is a document judged against its own version.
+type Verdict struct {
+	// Version is the document's version: "v0.8", "v0.9", "v0.9.1",
+	// "mixed" (more than one), or "" when no message names one.
+	Version string
+	// Versions lists the versions met, in order of first appearance.
+	Versions []string
+	Errors   []Error
+	// Lossy lists what converting a v0.8 document to v0.9.1 cannot
+	// express (RuleV08NotExpressible): not errors of the document.
+	Lossy []Error
+}
+
+// Judge validates msgs as one document in its own version: v0.9/v0.9.1
+// against the v0.9.1 schemas and integrity rules (ValidateBatch); v0.8
+// against the v0.8 schemas, then, converted, against the same integrity
+// rules (their errors name the v0.8 message, the path is in the
+// converted message). A document that mixes versions is judged message by
+// message in its own, with a RuleMixedVersions error for each message
+// whose surface another version started.
+func (v *Validator) Judge(msgs [][]byte) Verdict {
+	raws := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		raws[i] = m
+	}
+	u := v.Upgrade(raws, "")
+	var vd Verdict
+	vd.Versions = u.Versions
+	switch len(u.Versions) {
+	case 0:
+	case 1:
+		vd.Version = u.Versions[0]
+	default:
+		vd.Version = "mixed"
+		if !slices.Contains(u.Versions, schemas.V08) {
+			vd.Version = u.Versions[len(u.Versions)-1] // v0.9 and v0.9.1: one schema
+		}
+	}
+	if !slices.Contains(u.Versions, schemas.V08) {
+		vd.Errors = v.ValidateBatch(msgs)
+		return vd
+	}
+	for _, e := range u.Issues {
+		if e.Rule == RuleV08NotExpressible {
+			vd.Lossy = append(vd.Lossy, e)
+		} else {
+			vd.Errors = append(vd.Errors, e)
+		}
+	}
+	out := make([][]byte, len(u.Messages))
+	for i, m := range u.Messages {
+		out[i] = m
+	}
+	for _, e := range v.ValidateBatch(out) {
+		if e.Index >= 0 && e.Index < len(u.Sources) {
+			e.Index = u.Sources[e.Index]
+		}
+		e.Message = "converted to v0.9.1: " + e.Message
+		vd.Errors = append(vd.Errors, e)
+	}
+	return vd
+}
