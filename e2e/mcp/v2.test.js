@@ -5,7 +5,8 @@
 // ui/download-file saves an allowed file (embedded or linked) and refuses
 // another type or size; the pip display mode is honoured and a mode the
 // host does not offer is refused; ui/resource-teardown is awaited, and a
-// View that never replies delays only its own removal.
+// View that never replies delays only its own removal; the View's own
+// tools are listed (a hostile name dropped) and called.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -186,5 +187,25 @@ test("ui/resource-teardown: the reply is awaited; a View that never replies bloc
   assert.deepEqual(await page.evaluate(() => window.__cards.good.teardown()), { result: {} });
   assert.equal(await good.evaluate(() => window.__state.teardowns).catch(() => "detached"), "detached");
   assert.equal(await page.locator("#card-good iframe").count(), 0);
+  await page.close();
+});
+
+test("the View's own tools: tools/list and tools/call from the host", async () => {
+  const page = await browser.newPage();
+  await page.goto(files.url + "/");
+  await page.addScriptTag({ url: `${adapter.url}/static/mcp-apps-host.js` });
+  const view = await showCard(page, "tools", "show");
+  const tools = await page.evaluate(() => window.__cards.tools.listViewTools());
+  assert.deepEqual(tools.map((t) => t.name), ["get_selection", "fail_always"]);
+  assert.equal(tools[0].description, "The rows the user selected");
+  assert.equal(tools[0].inputSchema.type, "object");
+  const r = await page.evaluate(() => window.__cards.tools.callViewTool("get_selection", {}));
+  assert.deepEqual(r.structuredContent, { rows: ["North", "South"] });
+  assert.equal(await view.evaluate(() => window.__state.viewToolCalls), 1);
+  const broke = await page.evaluate(() => window.__cards.tools.callViewTool("fail_always", {}).then(() => null, (e) => ({ message: e.message, code: e.code })));
+  assert.ok(broke && /broke/.test(JSON.stringify(broke)), JSON.stringify(broke));
+  const hostile = await page.evaluate(() => window.__cards.tools.callViewTool("bad name</script>", {}).then(() => null, (e) => e.message));
+  assert.match(hostile, /no listed tool/);
+  await page.evaluate(() => window.__cards.tools.teardown());
   await page.close();
 });

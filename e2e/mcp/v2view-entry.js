@@ -3,7 +3,9 @@
 // declares the inline and pip display modes and exposes the App to the
 // test (window.__app), plus rawRequest for a request the App has no
 // method for (ui/log). Its teardown handler replies, or never does when
-// the tool result says {hangTeardown: true}.
+// the tool result says {hangTeardown: true}. It provides tools of its own
+// (App.registerTool): get_selection, fail_always, and one with a name no
+// host should offer.
 import { App } from "@modelcontextprotocol/ext-apps";
 
 const app = new App({ name: "v2-fixture", version: "1.0.0" }, { availableDisplayModes: ["inline", "pip"] });
@@ -33,5 +35,12 @@ window.rawRequest = (method, params) => new Promise((resolve) => {
   window.addEventListener("message", on);
   window.parent.postMessage({ jsonrpc: "2.0", id, method, params }, "*");
 });
+
+app.registerTool("get_selection", { description: "The rows the user selected" }, async () => {
+  window.__state.viewToolCalls = (window.__state.viewToolCalls || 0) + 1;
+  return { content: [{ type: "text", text: "2 rows" }], structuredContent: { rows: ["North", "South"] } };
+});
+app.registerTool("fail_always", { description: "Throws" }, async () => { throw new Error("the view tool broke"); });
+app.registerTool("bad name</script>", { description: "A hostile name" }, async () => ({ content: [] }));
 
 app.connect().then(() => { window.__state.connected = true; });

@@ -62,6 +62,17 @@
 //     removed; teardown() waits for the View's reply at most
 //     options.teardownTimeoutMs (default 1000), so a View that never
 //     replies delays the removal by that much and blocks nothing else;
+//   - the View's own tools (a View that declared appCapabilities.tools,
+//     App.registerTool): card.listViewTools() sends it tools/list and
+//     resolves with its tools, each {name, description, inputSchema},
+//     keeping at most 32 whose name is 1-64 of A-Z a-z 0-9 _ . - and
+//     whose inputSchema is an object of at most 16 KiB (others dropped,
+//     descriptions cut at 2 KiB); card.callViewTool(name, args) sends
+//     tools/call for a tool of that list and resolves with its
+//     CallToolResult, or rejects (the View's JSON-RPC error, no reply
+//     within options.viewToolTimeoutMs, default 30000, or a name it did
+//     not list). The View's notifications/tools/list_changed goes to
+//     options.onViewToolsChanged(card);
 //   - everything else gets -32601;
 //   - apps written the qwen-agent way ({type} messages, no JSON-RPC):
 //     mcp-app-ready is answered with {type: "mcp-app-data", payload} (the
@@ -71,7 +82,7 @@
 // options: request (required), adapter (base URL, default ""), headers
 // (sent with the sandbox request, e.g. Authorization), onMessage,
 // onAppResponse(payload, delivered, card), onModelContext, onLog, onDisplayMode, displayModes, maxHeight (800),
-// onDownload, confirmDownload, teardownTimeoutMs (1000),
+// onDownload, confirmDownload, teardownTimeoutMs (1000), onViewToolsChanged, viewToolTimeoutMs (30000),
 // debounceMs (300), hostInfo, theme (default: the page's data-theme, else
 // its color scheme), openLink(url) (default window.open).
 //
@@ -84,6 +95,26 @@
   const BLOCKED = ["javascript:", "data:", "vbscript:", "file:", "blob:"];
   const PROTOCOL = "2026-01-26";
   const LOGS_IN_FLIGHT = 4; // a card's log messages on their way at once
+  const VIEW_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+  const MAX_VIEW_TOOLS = 32;
+  const MAX_VIEW_TOOL_SCHEMA = 16384;
+  const MAX_VIEW_TOOL_DESCRIPTION = 2048;
+
+  // viewTools keeps the tools of a View's tools/list a host may offer:
+  // well-named, with an object schema of bounded size.
+  function viewTools(list) {
+    const out = [];
+    for (const t of Array.isArray(list) ? list : []) {
+      if (out.length >= MAX_VIEW_TOOLS) break;
+      if (!t || typeof t.name !== "string" || !VIEW_TOOL_NAME.test(t.name) || out.some((k) => k.name === t.name)) continue;
+      const schema = t.inputSchema && typeof t.inputSchema === "object" && !Array.isArray(t.inputSchema) ? t.inputSchema : null;
+      let size = Infinity;
+      try { size = JSON.stringify(schema).length; } catch (e) { /* cyclic or odd: dropped */ }
+      if (!schema || size > MAX_VIEW_TOOL_SCHEMA) continue;
+      out.push({ name: t.name, description: typeof t.description === "string" ? t.description.slice(0, MAX_VIEW_TOOL_DESCRIPTION) : "", inputSchema: schema });
+    }
+    return out;
+  }
   const PIP_STYLE = "position:fixed;right:16px;bottom:16px;width:360px;max-width:calc(100vw - 32px);z-index:2147483000;background:var(--color-background-primary,#fff);box-shadow:0 4px 24px rgba(0,0,0,.25);border-radius:8px;overflow:auto";
   // The spec's theming variables (McpUiStyleVariableKey).
   const VARIABLES = [
@@ -179,7 +210,7 @@
 
   async function mount(container, content, options) {
     if (!options || typeof options.request !== "function") throw new Error("mount: options.request is required");
-    const o = Object.assign({ adapter: "", maxHeight: 800, debounceMs: 300, displayModes: ["inline"], teardownTimeoutMs: 1000 }, options);
+    const o = Object.assign({ adapter: "", maxHeight: 800, debounceMs: 300, displayModes: ["inline"], teardownTimeoutMs: 1000, viewToolTimeoutMs: 30000 }, options);
     let server = { serverHash: content.serverHash, serverId: content.serverId };
     const read = await o.request(Object.assign({ method: "resources/read", params: { uri: content.resourceUri } }, server));
     const item = read && read.contents && read.contents[0];
@@ -223,6 +254,8 @@
     let messageTimer = null;
     let queued = [];
     let viewModes = ["inline"];
+    let hasViewTools = false; // the View declared appCapabilities.tools
+    let listedViewTools = [];
     const sent = { partial: "", input: false, result: false, cancelled: false };
     let current = content;
     const ctx = {
@@ -336,6 +369,7 @@
         case "ui/initialize": {
           const ac = (m.params && m.params.appCapabilities) || {};
           if (Array.isArray(ac.availableDisplayModes)) viewModes = ac.availableDisplayModes;
+          hasViewTools = !!ac.tools;
           reply(m.id, {
             protocolVersion: (m.params && m.params.protocolVersion) || PROTOCOL,
             hostInfo: o.hostInfo || { name: "genui-adapter", version: "0.1.0" },
@@ -357,6 +391,9 @@
           if (w > 0) frame.style.minWidth = Math.min(w, Math.max(container.clientWidth, w)) + "px";
           return;
         }
+        case "notifications/tools/list_changed":
+          if (hasViewTools && o.onViewToolsChanged) o.onViewToolsChanged(card);
+          return;
         case "ui/notifications/request-teardown":
           (o.onRequestTeardown || (() => {}))(card);
           return;
@@ -499,6 +536,21 @@
         if (!sent.result && !sent.cancelled) phases(Object.assign({}, current, { result: undefined, cancelled: reason || "cancelled" }));
       },
       setHostContext(partial) { changeContext(partial); },
+      async listViewTools() {
+        if (!hasViewTools || !initialized || closed) return [];
+        const r = await hostRequest("tools/list", {}, o.viewToolTimeoutMs);
+        if (!r) throw new Error("the View did not answer tools/list");
+        if (r.error) throw Object.assign(new Error(String(r.error.message || "tools/list failed")), { code: r.error.code });
+        listedViewTools = viewTools(r.result && r.result.tools);
+        return listedViewTools.slice();
+      },
+      async callViewTool(name, args) {
+        if (closed || !listedViewTools.some((t) => t.name === name)) throw new Error("the View has no listed tool " + JSON.stringify(String(name)));
+        const r = await hostRequest("tools/call", { name, arguments: args || {} }, o.viewToolTimeoutMs);
+        if (!r) throw new Error("the View did not answer tools/call " + name);
+        if (r.error) throw Object.assign(new Error(String(r.error.message || "tools/call failed")), { code: r.error.code });
+        return r.result;
+      },
       displayMode: () => ctx.displayMode,
       // teardown sends ui/resource-teardown and waits for the reply (at
       // most teardownTimeoutMs) before it removes the card; it resolves
