@@ -304,6 +304,24 @@ type MCPAppsConfig struct {
 	// plain server hash or id instead of the card's capability, for
 	// frontends that cache one. Off by default.
 	AcceptPlainServerHash bool `yaml:"acceptPlainServerHash,omitempty"`
+	// ViewLogRate is how many log messages (notifications/message,
+	// ui/log) one card's View may send a minute (default 60); beyond it
+	// they are refused with JSON-RPC error -32000. Counted per instance.
+	ViewLogRate int `yaml:"viewLogRate,omitempty"`
+	// ViewLogBurst is how many log messages one card's View may send at
+	// once (default 20).
+	ViewLogBurst int `yaml:"viewLogBurst,omitempty"`
+	// MaxViewLogBytes caps one log message of a View, its params as JSON
+	// (default 4096); a larger one is refused with -32602.
+	MaxViewLogBytes int `yaml:"maxViewLogBytes,omitempty"`
+	// DownloadMIMETypes are the media types a View may download with
+	// ui/download-file (default text/plain, text/csv, text/markdown,
+	// application/json, image/png, image/jpeg, application/pdf); another
+	// type is refused with -32602.
+	DownloadMIMETypes []string `yaml:"downloadMIMETypes,omitempty"`
+	// MaxDownloadBytes caps the files of one ui/download-file request
+	// together, decoded (default 2 MiB); more is refused with -32602.
+	MaxDownloadBytes int `yaml:"maxDownloadBytes,omitempty"`
 }
 
 // CopilotKitConfig places the CopilotRuntime routes.

@@ -3,6 +3,7 @@ package adapter
 import (
 	"errors"
 	"fmt"
+	"mime"
 	"net/netip"
 	"net/url"
 	"reflect"
@@ -44,6 +45,7 @@ func (c *Config) Validate() error {
 	c.Auth.validate(&p)
 	c.Tracing.validate(&p)
 	c.Toolkit.validate(&p)
+	c.MCPApps.validate(&p)
 	c.Limits.validate(&p)
 	for _, id := range c.agentIDs() {
 		if !agentID.MatchString(id) {
@@ -180,6 +182,14 @@ func (t ToolkitConfig) validate(p *problems) {
 	for i, o := range t.URLAllowlist {
 		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(u.Host, "*") {
 			p.add(fmt.Sprintf("toolkit.urlAllowlist[%d]", i), "%q is not an origin like https://example.com (scheme and host, no path or wildcard)", o)
+		}
+	}
+}
+
+func (m MCPAppsConfig) validate(p *problems) {
+	for i, t := range m.DownloadMIMETypes {
+		if mt, params, err := mime.ParseMediaType(t); err != nil || len(params) > 0 || strings.Contains(mt, "*") {
+			p.add(fmt.Sprintf("mcpApps.downloadMIMETypes[%d]", i), "%q is not a media type like text/csv (no parameters or wildcards)", t)
 		}
 	}
 }

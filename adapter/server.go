@@ -67,11 +67,13 @@ type Server struct {
 	starts         *startLimiter // run starts per principal; nil: no limit
 	caps           *mcpapps.Capabilities
 	answers        *mcpapps.Answers
-	jwt            *jwtauth.Verifier // nil without auth.jwt
-	tracing        *tracing.Provider // nil without tracing
-	stopMemory     context.CancelFunc
-	memoryDone     chan struct{}
-	freed          atomic.Int64 // bytes the stores released since the last check
+	// viewLogs limits what cards' Views log, across agents.
+	viewLogs   *mcpapps.ViewLogs
+	jwt        *jwtauth.Verifier // nil without auth.jwt
+	tracing    *tracing.Provider // nil without tracing
+	stopMemory context.CancelFunc
+	memoryDone chan struct{}
+	freed      atomic.Int64 // bytes the stores released since the last check
 
 	// The answer relay's listener (with the Redis run log): stopAnswers
 	// ends it, answersDone is closed when it has ended; nil without.
@@ -176,6 +178,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("auth.jwt: %w", err)
 		}
 	}
+	s.viewLogs = mcpapps.NewViewLogs(mcpapps.ViewLogOptions{Rate: cfg.MCPApps.ViewLogRate, Burst: cfg.MCPApps.ViewLogBurst, MaxBytes: cfg.MCPApps.MaxViewLogBytes})
 	s.answers = mcpapps.NewAnswers(nil) // one instance: answers meet in memory
 	if rl, ok := s.log.(*runlog.Redis); ok {
 		// Answers given through any instance reach a run waiting on
@@ -371,6 +374,8 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			Answers:               s.answers,
 			Catalog:               func(in *agui.RunAgentInput) string { return a2ui.CatalogOf(in, ac.A2UI.CatalogID) },
 			AnswerWait:            time.Duration(s.cfg.Toolkit.AnswerWait),
+			ViewLogs:              s.viewLogs,
+			Downloads:             mcpapps.DownloadOptions{MIMETypes: s.cfg.MCPApps.DownloadMIMETypes, MaxBytes: s.cfg.MCPApps.MaxDownloadBytes},
 		}),
 		dataview.Cards(s.pool, s.caps, func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["mcp-apps"] }),
 		agui.Normalize(agui.Canonical),

@@ -33,6 +33,7 @@ type Capability struct {
 	Server    string   `json:"s"`
 	Resource  string   `json:"r"`
 	ToolCall  string   `json:"c,omitempty"`
+	Tool      string   `json:"n,omitempty"` // the tool whose card this is
 	Principal string   `json:"p"`
 	Thread    string   `json:"t"`
 	Tools     []string `json:"a,omitempty"` // app-callable tools at mint time
@@ -129,14 +130,14 @@ func (c *Capabilities) CheckFor(tok, principal, thread string) (Capability, erro
 
 // mintFor mints the capability of a card of server showing resource for
 // tool call toolCall in principal's run on thread.
-func (c *Capabilities) mintFor(p *Pool, server, resource, toolCall, principal, thread string) string {
+func (c *Capabilities) mintFor(p *Pool, server, resource, tool, toolCall, principal, thread string) string {
 	var tools []string
 	for _, t := range p.Tools(server) {
 		if t.AppVisible() {
 			tools = append(tools, t.Name)
 		}
 	}
-	return c.Mint(Capability{Server: server, Resource: resource, ToolCall: toolCall, Principal: principal, Thread: thread, Tools: tools})
+	return c.Mint(Capability{Server: server, Resource: resource, ToolCall: toolCall, Tool: tool, Principal: principal, Thread: thread, Tools: tools})
 }
 
 // Card is the content of an "mcp-apps" activity: what the stock renderers
@@ -150,6 +151,9 @@ type Card struct {
 	ServerID   string `json:"serverId"`
 	ToolInput  any    `json:"toolInput,omitempty"`
 	ToolCallID string `json:"toolCallId,omitempty"`
+	// Tool is the name of the tool whose card this is, in the capability
+	// only (the View's logs name it).
+	Tool string `json:"-"`
 	// Status is the loading card's phase (hosts that asked for loading
 	// cards): "input-streaming" (PartialArguments grows by
 	// ACTIVITY_DELTA), "input-available" (ToolInput complete, the tool
@@ -172,7 +176,7 @@ func CardMessageID(toolCallID string) string { return "mcp-apps-" + toolCallID }
 // CardEvent builds the activity of a card, minting its capability for
 // principal's run on thread.
 func (c *Capabilities) CardEvent(p *Pool, messageID string, card Card, principal, thread string) agui.Event {
-	card.ServerHash = c.mintFor(p, card.ServerID, card.ResourceURI, card.ToolCallID, principal, thread)
+	card.ServerHash = c.mintFor(p, card.ServerID, card.ResourceURI, card.Tool, card.ToolCallID, principal, thread)
 	content, _ := json.Marshal(card)
 	t := true
 	return &agui.ActivitySnapshot{MessageID: messageID, ActivityType: ActivityType, Content: agui.JSON(content), Replace: &t}
@@ -207,5 +211,5 @@ func (c *Capabilities) Renew(content []byte, principal, thread string) []byte {
 func (cp Capability) allows(tool string) bool { return slices.Contains(cp.Tools, tool) }
 
 func (cp Capability) String() string {
-	return fmt.Sprintf("card of %s %s (tool call %s)", cp.Server, cp.Resource, cp.ToolCall)
+	return fmt.Sprintf("card of %s %s (tool %s, call %s)", cp.Server, cp.Resource, cp.Tool, cp.ToolCall)
 }

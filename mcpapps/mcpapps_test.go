@@ -349,7 +349,7 @@ func TestProxiedRequests(t *testing.T) {
 		{"method refused", map[string]any{"serverHash": cp, "method": "tools/list"}, `is not allowed`},
 		{"sampling refused", map[string]any{"serverHash": cp, "method": "sampling/createMessage"}, `is not allowed`},
 		{"ping", map[string]any{"serverHash": cp, "method": "ping"}, `{}`},
-		{"log", map[string]any{"serverHash": cp, "method": "notifications/message", "params": map[string]any{"level": "info", "data": "hi"}}, `{"success":true}`},
+		{"log", map[string]any{"serverHash": cp, "method": "notifications/message", "params": map[string]any{"level": "info", "data": "hi"}}, `{}`},
 	} {
 		if got := ask(tt.req); !strings.Contains(got, tt.want) {
 			t.Errorf("%s: result %s, want it to contain %s", tt.name, got, tt.want)
@@ -738,4 +738,142 @@ func TestInlineUIResource(t *testing.T) {
 // testLogger writes the pool's and middleware's records to the test log.
 func testLogger(t *testing.T) *slog.Logger {
 	return slog.New(slog.NewTextHandler(t.Output(), nil))
+}
+
+// The MCP Apps extension both ways in initialize: the adapter declares it
+// with the MIME type it renders, and reads the server's.
+func TestExtensionNegotiated(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	ui, ok := p.ServerUI("fx")
+	if types, _ := ui["mimeTypes"].([]any); !ok || len(types) != 1 || types[0] != mcpapps.MIMEType {
+		t.Errorf("the server's extension = %v, %v", ui, ok)
+	}
+	n := 0
+	for ss := range fx.Sessions() {
+		ext, _ := ss.InitializeParams().Capabilities.Extensions[mcpapps.ExtensionID].(map[string]any)
+		if types, _ := ext["mimeTypes"].([]any); len(types) == 0 || types[0] != mcpapps.MIMEType {
+			t.Errorf("declared %v", ss.InitializeParams().Capabilities.Extensions)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no session")
+	}
+	if _, ok := p.ServerUI("nope"); ok {
+		t.Error("an unknown server has an extension")
+	}
+}
+
+// A card's View logs through its capability (logged with the card's
+// tool and instance), a flood and an oversized message are refused with
+// JSON-RPC error codes the bridge hands the View; ui/download-file gives
+// back allowed files (a resource link read from the card's own server)
+// and refuses other types, oversized ones and malformed params.
+func TestCardLogsAndDownloads(t *testing.T) {
+	fx := mcpappstest.New()
+	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
+	var logs strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+	caps := mcpapps.NewCapabilities([]byte("k"), time.Hour)
+	cfg := mcpapps.Config{
+		Servers: []string{"fx"}, Caps: caps, Logger: log,
+		ViewLogs:  mcpapps.NewViewLogs(mcpapps.ViewLogOptions{Rate: 1, Burst: 2, MaxBytes: 200}),
+		Downloads: mcpapps.DownloadOptions{MIMETypes: []string{"text/csv", "application/json"}, MaxBytes: 40},
+	}
+	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
+		if n > 0 {
+			return []agui.Event{&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}}
+		}
+		return append(callEvents([2]string{"c1", "weather"}), &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	}}
+	mw := mcpapps.Middleware(p, cfg)
+	var card mcpapps.Card
+	for _, e := range runAll(t, mw(be), &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) {
+		if a, ok := e.(*agui.ActivitySnapshot); ok && a.ActivityType == "mcp-apps" {
+			json.Unmarshal(a.Content, &card)
+		}
+	}
+	if !mcpapps.IsCapability(card.ServerHash) {
+		t.Fatalf("card %+v", card)
+	}
+	ask := func(method string, params any) map[string]any {
+		t.Helper()
+		req, _ := json.Marshal(map[string]any{"serverHash": card.ServerHash, "method": method, "params": params})
+		fp, _ := json.Marshal(map[string]json.RawMessage{mcpapps.ProxiedRequestKey: req})
+		evs := runAll(t, mw(be), &agui.RunAgentInput{ThreadID: "t", RunID: "p", ForwardedProps: agui.JSON(fp)})
+		fin, _ := evs[len(evs)-1].(*agui.RunFinished)
+		if fin == nil {
+			t.Fatalf("%s: %v", method, evs)
+		}
+		var out map[string]any
+		if err := json.Unmarshal(fin.Result, &out); err != nil {
+			t.Fatalf("%s: %s", method, fin.Result)
+		}
+		return out
+	}
+	code := func(r map[string]any) float64 { c, _ := r["code"].(float64); return c }
+
+	// Logs: two at once (the burst), then refused with -32000.
+	if r := ask("ui/log", map[string]any{"level": "warning", "data": map[string]any{"n": 1}, "logger": "view"}); len(r) != 0 {
+		t.Errorf("ui/log = %v", r)
+	}
+	if r := ask("notifications/message", map[string]any{"level": "info", "data": "two"}); len(r) != 0 {
+		t.Errorf("notifications/message = %v", r)
+	}
+	if r := ask("ui/log", map[string]any{"level": "info", "data": "three"}); code(r) != -32000 || !strings.Contains(r["error"].(string), "rate") {
+		t.Errorf("a flood = %v", r)
+	}
+	if r := ask("ui/log", map[string]any{"level": "info", "data": strings.Repeat("x", 300)}); code(r) != -32602 {
+		t.Errorf("an oversized message = %v", r)
+	}
+	mu.Lock()
+	got := logs.String()
+	mu.Unlock()
+	for _, want := range []string{"card log", "tool=weather", "card=c1", "resource=ui://fx/weather.html", "level=warning", "logger=view"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the log lacks %s:\n%s", want, got)
+		}
+	}
+
+	// Downloads.
+	csv := map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///r/report.csv", "mimeType": "text/csv", "text": "a,b\n1,2\n"}}
+	r := ask("ui/download-file", map[string]any{"contents": []any{csv, map[string]any{"type": "resource_link", "uri": "file://fx/secret.json", "name": "secret.json"}}})
+	files, _ := r["contents"].([]any)
+	if len(files) != 2 {
+		t.Fatalf("download = %v", r)
+	}
+	if f := files[0].(map[string]any); f["name"] != "report.csv" || f["text"] != "a,b\n1,2\n" || f["mimeType"] != "text/csv" {
+		t.Errorf("embedded file = %v", f)
+	}
+	if f := files[1].(map[string]any); f["name"] != "secret.json" || f["text"] != `{"secret":42}` {
+		t.Errorf("linked file = %v", f)
+	}
+	for name, params := range map[string]any{
+		"a type not allowed": map[string]any{"contents": []any{map[string]any{"type": "resource", "resource": map[string]any{"uri": "x.svg", "mimeType": "image/svg+xml", "text": "<svg/>"}}}},
+		"too large":          map[string]any{"contents": []any{map[string]any{"type": "resource", "resource": map[string]any{"uri": "x.csv", "mimeType": "text/csv", "text": strings.Repeat("1,", 30)}}}},
+		"a large blob":       map[string]any{"contents": []any{map[string]any{"type": "resource", "resource": map[string]any{"uri": "x.json", "mimeType": "application/json", "blob": strings.Repeat("AAAA", 20)}}}},
+		"a linked HTML page": map[string]any{"contents": []any{map[string]any{"type": "resource_link", "uri": "ui://fx/weather.html", "name": "w"}}},
+		"no contents":        map[string]any{},
+		"an unknown item":    map[string]any{"contents": []any{map[string]any{"type": "text", "text": "hi"}}},
+	} {
+		if r := ask("ui/download-file", params); code(r) != -32602 || r["contents"] != nil {
+			t.Errorf("%s: %v", name, r)
+		}
+	}
+	if r := ask("ui/download-file", map[string]any{"contents": []any{map[string]any{"type": "resource_link", "uri": "file://fx/none.csv", "name": "n"}}}); r["error"] == nil || r["contents"] != nil {
+		t.Errorf("a link the server cannot read: %v", r)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *strings.Builder
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }

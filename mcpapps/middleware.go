@@ -62,6 +62,11 @@ type Config struct {
 	// AnswerWait bounds how long a run waits for such an answer (default
 	// 10 min); then the agent is told there was none.
 	AnswerWait time.Duration
+	// ViewLogs limits and records what cards' Views log (nil: a private
+	// one with the defaults).
+	ViewLogs *ViewLogs
+	// Downloads bounds what a card's View may download.
+	Downloads DownloadOptions
 	// Catalog is the A2UI catalog id a run's frontend renders, told to
 	// servers in the caller _meta; nil: none.
 	Catalog func(in *agui.RunAgentInput) string
@@ -138,6 +143,9 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 	}
 	if cfg.AnswerWait == 0 {
 		cfg.AnswerWait = DefaultAnswerWait
+	}
+	if cfg.ViewLogs == nil {
+		cfg.ViewLogs = NewViewLogs(ViewLogOptions{})
 	}
 	return func(next agui.Agent) agui.Agent {
 		return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
@@ -376,7 +384,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 					args[e.ToolCallID] = &strings.Builder{}
 					if r.loading && b.tool.ResourceURI != "" && r.shows(b.server, "mcp-apps") {
 						loads[e.ToolCallID] = &loadingCard{}
-						if !emit(ev) || !emit(r.card(Card{ResourceURI: b.tool.ResourceURI, ServerID: b.server, ToolCallID: e.ToolCallID, Status: "input-streaming"})) {
+						if !emit(ev) || !emit(r.card(Card{ResourceURI: b.tool.ResourceURI, ServerID: b.server, Tool: b.tool.Name, ToolCallID: e.ToolCallID, Status: "input-streaming"})) {
 							stop()
 							return
 						}
@@ -412,7 +420,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 							if input == nil {
 								input = map[string]any{}
 							}
-							if !emit(r.card(Card{ResourceURI: b.tool.ResourceURI, ServerID: b.server, ToolCallID: e.ToolCallID, ToolInput: input, Status: "input-available"})) {
+							if !emit(r.card(Card{ResourceURI: b.tool.ResourceURI, ServerID: b.server, Tool: b.tool.Name, ToolCallID: e.ToolCallID, ToolInput: input, Status: "input-available"})) {
 								stop()
 								return
 							}
@@ -513,7 +521,7 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 			// The View learns of the failure as a result, not by silence.
 			c.events = append(c.events, r.card(Card{
 				Result:      map[string]any{"isError": true, "content": []map[string]any{{"type": "text", "text": "The tool call failed: " + err.Error()}}},
-				ResourceURI: res.URI, ServerID: c.b.server, ToolInput: input, ToolCallID: c.id,
+				ResourceURI: res.URI, ServerID: c.b.server, Tool: c.b.tool.Name, ToolInput: input, ToolCallID: c.id,
 			}))
 		}
 		return
@@ -529,7 +537,7 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 			surfaces = 1
 		}
 	}
-	card := Card{Result: cleanResult(result), ServerID: c.b.server, ToolInput: input, ToolCallID: c.id}
+	card := Card{Result: cleanResult(result), ServerID: c.b.server, Tool: c.b.tool.Name, ToolInput: input, ToolCallID: c.id}
 	// An app written the qwen-agent way names its View in the result.
 	app, isApp := appResponse(result)
 	if isApp && cards {

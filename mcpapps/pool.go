@@ -96,6 +96,9 @@ type server struct {
 	resources map[string]*Resource      // UI resources read, by uri
 	// instructions are the server's guidance from initialize.
 	instructions string
+	// ui is the server's capabilities.extensions["io.modelcontextprotocol/ui"]
+	// from initialize (nil: it declared none).
+	ui map[string]any
 }
 
 // NewPool starts connecting to every server in the background; calls wait
@@ -340,7 +343,11 @@ func (p *Pool) keepConnected(s *server) {
 		s.mu.Lock()
 		s.session = cs
 		s.instructions = ""
+		s.ui = nil
 		if ir := cs.InitializeResult(); ir != nil {
+			if ir.Capabilities != nil {
+				s.ui, _ = ir.Capabilities.Extensions[ExtensionID].(map[string]any)
+			}
 			s.instructions = ir.Instructions
 			if len(s.instructions) > maxInstructionBytes {
 				s.instructions = s.instructions[:maxInstructionBytes]
@@ -353,7 +360,7 @@ func (p *Pool) keepConnected(s *server) {
 		s.mu.Lock()
 		close(s.ready)
 		s.mu.Unlock()
-		p.opts.Logger.Info("mcp: connected", "server", s.cfg.ID, "tools", len(s.tools))
+		p.opts.Logger.Info("mcp: connected", "server", s.cfg.ID, "tools", len(s.tools), "mcp_apps", s.ui)
 		stop := context.AfterFunc(p.ctx, func() { cs.Close() })
 		_ = cs.Wait()
 		stop()
@@ -501,6 +508,21 @@ func (p *Pool) Instructions(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.instructions
+}
+
+// ServerUI is the MCP Apps capability the server declared in initialize,
+// capabilities.extensions["io.modelcontextprotocol/ui"]; ok is false when
+// it declared none (or is not connected). The adapter renders every
+// server's UI resources either way: the extension is the host's to
+// declare, and few servers declare it back.
+func (p *Pool) ServerUI(id string) (ui map[string]any, ok bool) {
+	s := p.servers[id]
+	if s == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ui, s.ui != nil
 }
 
 // Call calls a tool on a server's session for c (who the request is made

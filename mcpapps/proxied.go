@@ -3,6 +3,7 @@ package mcpapps
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -23,7 +24,17 @@ type proxiedRequest struct {
 }
 
 // allowedMethods are the only methods a card may use.
-var allowedMethods = []string{"tools/call", "resources/read", "resources/list", "ping", "notifications/message", AppResponseMethod}
+var allowedMethods = []string{"tools/call", "resources/read", "resources/list", "ping", "notifications/message", "ui/log", "ui/download-file", AppResponseMethod}
+
+// JSON-RPC error codes the adapter gives a card's refused request (the
+// bridge answers the View with them): -32602 for invalid params (a log
+// message too large, a download of a type not allowed or too large),
+// -32000 for a card over its log rate. Other refusals carry no code and
+// the bridge uses -32603.
+const (
+	codeInvalidParams = -32602
+	codeRateLimited   = -32000
+)
 
 // Minted reports whether a proxied request (forwardedProps.__proxiedMCPRequest)
 // is one the adapter answers itself, without calling the agent: it
@@ -176,9 +187,43 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, 
 			return refuse(id, err.Error())
 		}
 		out = map[string]any{}
-	case "notifications/message":
-		log.Info("mcp: card log", "server", id, "params", req.Params)
-		out = map[string]any{"success": true}
+	case "notifications/message", "ui/log":
+		if err := cfg.ViewLogs.Log(log, cp, id, req.Params); err != nil {
+			code := codeInvalidParams
+			if errors.Is(err, ErrViewLogFlood) {
+				code = codeRateLimited
+			}
+			// Not logged per message: a flood would flood the log.
+			return errCode(err.Error(), code), true
+		}
+		return agui.JSON(`{}`), true
+	case "ui/download-file":
+		read := func(ctx context.Context, uri string) (string, []byte, string, error) {
+			res, err := p.Read(ctx, caller, id, uri)
+			if err != nil {
+				return "", nil, "", err
+			}
+			if len(res.Contents) == 0 {
+				return "", nil, "", fmt.Errorf("%s has no contents", uri)
+			}
+			c := res.Contents[0]
+			return c.Text, c.Blob, c.MIMEType, nil
+		}
+		files, err := download(ctx, cfg.Downloads, req.Params, read)
+		if err != nil {
+			log.Info("mcp: download refused", "server", id, "card", cardOf(cp), "reason", err.Error())
+			var bad downloadRefused
+			if errors.As(err, &bad) {
+				return errCode(err.Error(), codeInvalidParams), true
+			}
+			return errJSON(err.Error()), true
+		}
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = f.Name + " (" + f.MIMEType + ")"
+		}
+		log.Info("mcp: download allowed", "server", id, "card", cardOf(cp), "files", names)
+		out = map[string]any{"contents": files}
 	case AppResponseMethod:
 		// A qwen-agent-style View's mcp-app-response: the answer to the
 		// card's own tool call, if its run still waits for it.
@@ -203,6 +248,20 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, 
 		return errJSON("cannot encode the result"), true
 	}
 	return agui.JSON(b), true
+}
+
+// cardOf names a card in the log ("" without a capability).
+func cardOf(cp *Capability) string {
+	if cp == nil {
+		return ""
+	}
+	return cp.String()
+}
+
+// errCode is errJSON with the JSON-RPC error code the View gets.
+func errCode(msg string, code int) agui.JSON {
+	b, _ := json.Marshal(map[string]any{"error": msg, "code": code})
+	return agui.JSON(b)
 }
 
 func errJSON(msg string) agui.JSON {

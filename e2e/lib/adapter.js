@@ -27,12 +27,13 @@ export function binary() {
 
 // startAdapter writes yaml to a temp file, starts the binary on a free port
 // and resolves with {url, stop, logs()} once it prints its address.
-// listen and sandboxListen pick the addresses (default: free ports).
-export async function startAdapter(yaml, { env = {}, listen = "127.0.0.1:0", sandboxListen = "127.0.0.1:0" } = {}) {
+// listen and sandboxListen pick the addresses (default: free ports);
+// logLevel is the adapter's (default warn).
+export async function startAdapter(yaml, { env = {}, listen = "127.0.0.1:0", sandboxListen = "127.0.0.1:0", logLevel = "warn" } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "genui-cfg-"));
   const cfg = join(dir, "genui-adapter.yaml");
   writeFileSync(cfg, yaml);
-  const child = spawn(binary(), ["--config", cfg, "--listen", listen, "--sandbox-listen", sandboxListen, "--log-level", "warn"], {
+  const child = spawn(binary(), ["--config", cfg, "--listen", listen, "--sandbox-listen", sandboxListen, "--log-level", logLevel], {
     env: { ...process.env, ...env },
     cwd: mkdtempSync(join(tmpdir(), "genui-cwd-")), // empty: nothing read from the checkout
     stdio: ["ignore", "pipe", "pipe"],

@@ -129,7 +129,7 @@ test("a slow tool's card shows with its input before its result", async () => {
   // The host context the View got first.
   const init = await v.evaluate(() => window.__init.hostContext);
   assert.equal(init.platform, "web");
-  assert.deepEqual(init.availableDisplayModes, ["inline", "fullscreen"]);
+  assert.deepEqual(init.availableDisplayModes, ["inline", "fullscreen", "pip"]);
   assert.ok(init.locale && init.timeZone && init.containerDimensions?.maxHeight);
   assert.equal(init.styles.variables["--color-background-primary"], "#ffffff");
   await page.waitForFunction(() => !window.__playground.state.running);

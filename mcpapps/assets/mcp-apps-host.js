@@ -25,9 +25,13 @@
 //   - host-context-changed when the theme, the page's variables, the
 //     container's size or the display mode change;
 //   - ui/request-display-mode: a mode both the View and the host offer
-//     (options.displayModes, default ["inline"]) is applied through
-//     options.onDisplayMode(mode, card) and answered with the mode in
-//     force;
+//     (options.displayModes, default ["inline"]) is applied and answered
+//     with the mode in force; any other is refused the way the spec says,
+//     by answering with the mode still in force. "pip" (picture in
+//     picture) the bridge applies itself: the card floats at the
+//     bottom right of the window (class genui-mcp-card-pip) until the
+//     View asks for "inline" again. Other modes go through
+//     options.onDisplayMode(mode, card), which returns the mode applied;
 //   - tools/call, resources/read, resources/list go to the adapter's
 //     proxied-request path (only the card's own server; the adapter checks
 //     visibility); ping is answered here;
@@ -35,10 +39,40 @@
 //   - ui/message (an object or an array) goes to options.onMessage, with a
 //     per-card debounce; ui/update-model-context is kept (replaced, not
 //     appended) and given to options.onModelContext;
+//   - notifications/message (the App's sendLog) and the request ui/log,
+//     params {level, data, logger?}, go to the adapter, which logs them
+//     with the card's identity and limits them per card (mcpApps.viewLogRate,
+//     viewLogBurst, maxViewLogBytes); a ui/log request over the limit gets
+//     the adapter's JSON-RPC error (-32000 flood, -32602 too large). At
+//     most 4 of a card's log messages are on their way at once; more are
+//     dropped here (a notification) or refused with -32000 (a request).
+//     options.onLog(params, card) also sees each one;
+//   - ui/download-file {contents: (EmbeddedResource | ResourceLink)[]}
+//     goes to the adapter, which checks the types and size
+//     (mcpApps.downloadMIMETypes, maxDownloadBytes) and reads resource
+//     links from the card's server; refused: the adapter's JSON-RPC error
+//     (-32602). The files then go to options.onDownload(files, card)
+//     (each {name, mimeType, text | blob(base64)}), by default saved
+//     through a download link, after options.confirmDownload(files, card)
+//     (a false answer: {isError: true});
 //   - size-changed sets the frame's height (up to options.maxHeight; the
 //     View scrolls past it) and its width (up to the container's, which
 //     scrolls sideways past it);
-//   - ui/resource-teardown is sent before the frame is removed;
+//   - ui/resource-teardown is sent as a request before the frame is
+//     removed; teardown() waits for the View's reply at most
+//     options.teardownTimeoutMs (default 1000), so a View that never
+//     replies delays the removal by that much and blocks nothing else;
+//   - the View's own tools (a View that declared appCapabilities.tools,
+//     App.registerTool): card.listViewTools() sends it tools/list and
+//     resolves with its tools, each {name, description, inputSchema},
+//     keeping at most 32 whose name is 1-64 of A-Z a-z 0-9 _ . - and
+//     whose inputSchema is an object of at most 16 KiB (others dropped,
+//     descriptions cut at 2 KiB); card.callViewTool(name, args) sends
+//     tools/call for a tool of that list and resolves with its
+//     CallToolResult, or rejects (the View's JSON-RPC error, no reply
+//     within options.viewToolTimeoutMs, default 30000, or a name it did
+//     not list). The View's notifications/tools/list_changed goes to
+//     options.onViewToolsChanged(card);
 //   - everything else gets -32601;
 //   - apps written the qwen-agent way ({type} messages, no JSON-RPC):
 //     mcp-app-ready is answered with {type: "mcp-app-data", payload} (the
@@ -48,6 +82,7 @@
 // options: request (required), adapter (base URL, default ""), headers
 // (sent with the sandbox request, e.g. Authorization), onMessage,
 // onAppResponse(payload, delivered, card), onModelContext, onLog, onDisplayMode, displayModes, maxHeight (800),
+// onDownload, confirmDownload, teardownTimeoutMs (1000), onViewToolsChanged, viewToolTimeoutMs (30000),
 // debounceMs (300), hostInfo, theme (default: the page's data-theme, else
 // its color scheme), openLink(url) (default window.open).
 //
@@ -59,6 +94,28 @@
   "use strict";
   const BLOCKED = ["javascript:", "data:", "vbscript:", "file:", "blob:"];
   const PROTOCOL = "2026-01-26";
+  const LOGS_IN_FLIGHT = 4; // a card's log messages on their way at once
+  const VIEW_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+  const MAX_VIEW_TOOLS = 32;
+  const MAX_VIEW_TOOL_SCHEMA = 16384;
+  const MAX_VIEW_TOOL_DESCRIPTION = 2048;
+
+  // viewTools keeps the tools of a View's tools/list a host may offer:
+  // well-named, with an object schema of bounded size.
+  function viewTools(list) {
+    const out = [];
+    for (const t of Array.isArray(list) ? list : []) {
+      if (out.length >= MAX_VIEW_TOOLS) break;
+      if (!t || typeof t.name !== "string" || !VIEW_TOOL_NAME.test(t.name) || out.some((k) => k.name === t.name)) continue;
+      const schema = t.inputSchema && typeof t.inputSchema === "object" && !Array.isArray(t.inputSchema) ? t.inputSchema : null;
+      let size = Infinity;
+      try { size = JSON.stringify(schema).length; } catch (e) { /* cyclic or odd: dropped */ }
+      if (!schema || size > MAX_VIEW_TOOL_SCHEMA) continue;
+      out.push({ name: t.name, description: typeof t.description === "string" ? t.description.slice(0, MAX_VIEW_TOOL_DESCRIPTION) : "", inputSchema: schema });
+    }
+    return out;
+  }
+  const PIP_STYLE = "position:fixed;right:16px;bottom:16px;width:360px;max-width:calc(100vw - 32px);z-index:2147483000;background:var(--color-background-primary,#fff);box-shadow:0 4px 24px rgba(0,0,0,.25);border-radius:8px;overflow:auto";
   // The spec's theming variables (McpUiStyleVariableKey).
   const VARIABLES = [
     "--color-background-primary", "--color-background-secondary", "--color-background-tertiary", "--color-background-inverse",
@@ -153,7 +210,7 @@
 
   async function mount(container, content, options) {
     if (!options || typeof options.request !== "function") throw new Error("mount: options.request is required");
-    const o = Object.assign({ adapter: "", maxHeight: 800, debounceMs: 300, displayModes: ["inline"] }, options);
+    const o = Object.assign({ adapter: "", maxHeight: 800, debounceMs: 300, displayModes: ["inline"], teardownTimeoutMs: 1000, viewToolTimeoutMs: 30000 }, options);
     let server = { serverHash: content.serverHash, serverId: content.serverId };
     const read = await o.request(Object.assign({ method: "resources/read", params: { uri: content.resourceUri } }, server));
     const item = read && read.contents && read.contents[0];
@@ -189,6 +246,7 @@
 
     let initialized = false;
     let closed = false;
+    let tearing = null;
     const buffered = [];
     const pending = new Map();
     let nextId = 1;
@@ -196,6 +254,8 @@
     let messageTimer = null;
     let queued = [];
     let viewModes = ["inline"];
+    let hasViewTools = false; // the View declared appCapabilities.tools
+    let listedViewTools = [];
     const sent = { partial: "", input: false, result: false, cancelled: false };
     let current = content;
     const ctx = {
@@ -217,12 +277,50 @@
     };
     const reply = (id, result) => post({ jsonrpc: "2.0", id, result });
     const fail = (id, code, message) => post({ jsonrpc: "2.0", id, error: { code, message } });
+    // hostRequest sends the View a request and resolves with its reply
+    // ({result} or {error}), or null after timeoutMs.
     const hostRequest = (method, params, timeoutMs) => new Promise((resolve) => {
       const id = "host-" + nextId++;
-      pending.set(id, resolve);
+      const timer = setTimeout(() => { pending.delete(id); resolve(null); }, timeoutMs);
+      pending.set(id, (reply) => { clearTimeout(timer); resolve(reply); });
       post({ jsonrpc: "2.0", id, method, params: params || {} });
-      setTimeout(() => { pending.delete(id); resolve(null); }, timeoutMs || 500);
     });
+    // adapterRequest passes a View's request on to the adapter and
+    // answers it: the result, or the adapter's refusal as a JSON-RPC
+    // error (its code, else -32603).
+    async function adapterRequest(m, wrap) {
+      try {
+        const result = await o.request(Object.assign({ method: m.method, params: m.params || {} }, server));
+        if (result && typeof result === "object" && typeof result.error === "string" && m.method !== "tools/call") {
+          if (m.id !== undefined) fail(m.id, Number.isInteger(result.code) ? result.code : -32603, result.error);
+          return undefined;
+        }
+        return wrap ? await wrap(result) : result;
+      } catch (e) {
+        if (m.id !== undefined) fail(m.id, -32603, String((e && e.message) || e));
+        return undefined;
+      }
+    }
+    let logsInFlight = 0;
+    let pip = null; // the wrapper's style before it floated
+    function setPip(on) {
+      if (on && pip === null) { pip = wrap.style.cssText; wrap.style.cssText = pip + ";" + PIP_STYLE; wrap.classList.add("genui-mcp-card-pip"); }
+      if (!on && pip !== null) { wrap.style.cssText = pip; pip = null; wrap.classList.remove("genui-mcp-card-pip"); }
+    }
+    function save(files) {
+      for (const f of files) {
+        const bytes = f.blob ? Uint8Array.from(atob(f.blob), (c) => c.charCodeAt(0)) : f.text || "";
+        const url = URL.createObjectURL(new Blob([bytes], { type: f.mimeType || "application/octet-stream" }));
+        const a = document.createElement("a");
+        a.href = url;
+        a.download = f.name || "download";
+        a.rel = "noopener";
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 60000);
+      }
+    }
 
     // phases sends what the content adds to what the View has had:
     // partial input, complete input, then the result (each at most once,
@@ -261,7 +359,7 @@
     async function handle(m) {
       if (m.id !== undefined && m.method === undefined) { // a response to us
         const r = pending.get(m.id);
-        if (r) { pending.delete(m.id); r(m.result); }
+        if (r) { pending.delete(m.id); r(m.error !== undefined ? { error: m.error } : { result: m.result }); }
         return;
       }
       switch (m.method) {
@@ -271,10 +369,11 @@
         case "ui/initialize": {
           const ac = (m.params && m.params.appCapabilities) || {};
           if (Array.isArray(ac.availableDisplayModes)) viewModes = ac.availableDisplayModes;
+          hasViewTools = !!ac.tools;
           reply(m.id, {
             protocolVersion: (m.params && m.params.protocolVersion) || PROTOCOL,
             hostInfo: o.hostInfo || { name: "genui-adapter", version: "0.1.0" },
-            hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} }, updateModelContext: { text: {}, structuredContent: {} } },
+            hostCapabilities: { openLinks: {}, downloadFile: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} }, updateModelContext: { text: {}, structuredContent: {} } },
             hostContext: ctx,
           });
           return;
@@ -292,26 +391,45 @@
           if (w > 0) frame.style.minWidth = Math.min(w, Math.max(container.clientWidth, w)) + "px";
           return;
         }
+        case "notifications/tools/list_changed":
+          if (hasViewTools && o.onViewToolsChanged) o.onViewToolsChanged(card);
+          return;
         case "ui/notifications/request-teardown":
           (o.onRequestTeardown || (() => {}))(card);
           return;
         case "notifications/message":
-          (o.onLog || console.log)("[mcp app]", m.params);
+        case "ui/log": {
+          if (o.onLog) o.onLog(m.params, card);
+          if (logsInFlight >= LOGS_IN_FLIGHT) {
+            if (m.id !== undefined) fail(m.id, -32000, "log flood: " + LOGS_IN_FLIGHT + " messages of this card are still on their way");
+            return;
+          }
+          logsInFlight++;
+          try {
+            const r = await adapterRequest(m);
+            if (r !== undefined && m.id !== undefined) reply(m.id, {});
+          } finally { logsInFlight--; }
           return;
+        }
+        case "ui/download-file": {
+          const r = await adapterRequest(m);
+          if (r === undefined) return;
+          const files = (r && Array.isArray(r.contents)) ? r.contents : [];
+          if (o.confirmDownload && !(await o.confirmDownload(files, card))) { reply(m.id, { isError: true }); return; }
+          try { await (o.onDownload || save)(files, card); } catch (e) { reply(m.id, { isError: true }); return; }
+          reply(m.id, {});
+          return;
+        }
         case "ping":
           reply(m.id, {});
           return;
         case "tools/call":
         case "resources/read":
-        case "resources/list":
-          try {
-            const result = await o.request(Object.assign({ method: m.method, params: m.params || {} }, server));
-            if (result && typeof result === "object" && typeof result.error === "string" && m.method !== "tools/call") fail(m.id, -32603, result.error);
-            else reply(m.id, result);
-          } catch (e) {
-            fail(m.id, -32603, String((e && e.message) || e));
-          }
+        case "resources/list": {
+          const r = await adapterRequest(m);
+          if (r !== undefined) reply(m.id, r);
           return;
+        }
         case "ui/open-link": {
           const url = String((m.params && m.params.url) || "");
           let scheme = "";
@@ -337,9 +455,17 @@
         case "ui/request-display-mode": {
           const want = m.params && m.params.mode;
           let mode = ctx.displayMode;
-          if (want && ctx.availableDisplayModes.includes(want) && viewModes.includes(want) && o.onDisplayMode) {
-            const applied = await o.onDisplayMode(want, card);
-            if (applied) mode = applied;
+          if (want && want !== mode && ctx.availableDisplayModes.includes(want) && viewModes.includes(want)) {
+            if (want === "pip") {
+              // Out of full screen first: the host's.
+              if (mode !== "inline" && o.onDisplayMode) await o.onDisplayMode("inline", card);
+              setPip(true);
+              mode = "pip";
+            } else {
+              if (mode === "pip") { setPip(false); mode = "inline"; }
+              const applied = o.onDisplayMode ? await o.onDisplayMode(want, card) : (want === "inline" ? "inline" : null);
+              if (applied) mode = applied;
+            }
           }
           reply(m.id, { mode });
           changeContext({ displayMode: mode });
@@ -410,15 +536,40 @@
         if (!sent.result && !sent.cancelled) phases(Object.assign({}, current, { result: undefined, cancelled: reason || "cancelled" }));
       },
       setHostContext(partial) { changeContext(partial); },
+      async listViewTools() {
+        if (!hasViewTools || !initialized || closed) return [];
+        const r = await hostRequest("tools/list", {}, o.viewToolTimeoutMs);
+        if (!r) throw new Error("the View did not answer tools/list");
+        if (r.error) throw Object.assign(new Error(String(r.error.message || "tools/list failed")), { code: r.error.code });
+        listedViewTools = viewTools(r.result && r.result.tools);
+        return listedViewTools.slice();
+      },
+      async callViewTool(name, args) {
+        if (closed || !listedViewTools.some((t) => t.name === name)) throw new Error("the View has no listed tool " + JSON.stringify(String(name)));
+        const r = await hostRequest("tools/call", { name, arguments: args || {} }, o.viewToolTimeoutMs);
+        if (!r) throw new Error("the View did not answer tools/call " + name);
+        if (r.error) throw Object.assign(new Error(String(r.error.message || "tools/call failed")), { code: r.error.code });
+        return r.result;
+      },
       displayMode: () => ctx.displayMode,
-      async teardown() {
-        if (closed) return;
-        if (initialized) await hostRequest("ui/resource-teardown", {}, 500);
-        closed = true;
-        cards.delete(card);
-        if (resize) resize.disconnect();
-        window.removeEventListener("message", onMessage);
-        wrap.remove();
+      // teardown sends ui/resource-teardown and waits for the reply (at
+      // most teardownTimeoutMs) before it removes the card; it resolves
+      // with the View's reply ({result} or {error}), or null when there
+      // was none. Called again, it gives the same promise.
+      teardown() {
+        if (!tearing) {
+          tearing = (async () => {
+            const r = initialized && !closed ? await hostRequest("ui/resource-teardown", {}, o.teardownTimeoutMs) : null;
+            closed = true;
+            cards.delete(card);
+            if (resize) resize.disconnect();
+            window.removeEventListener("message", onMessage);
+            setPip(false);
+            wrap.remove();
+            return r;
+          })();
+        }
+        return tearing;
       },
     };
     cards.add(card);

@@ -93,7 +93,11 @@ func text(t string) []mcp.Content { return []mcp.Content{&mcp.TextContent{Text: 
 
 // New builds the fixture server.
 func New() *Server {
-	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1.0.0"}, &mcp.ServerOptions{Instructions: Instructions}), Arrived: make(chan string, 16)}
+	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1.0.0"}, &mcp.ServerOptions{
+		Instructions: Instructions,
+		// The MCP Apps extension declared back, as servers may.
+		Capabilities: &mcp.ServerCapabilities{Extensions: map[string]any{"io.modelcontextprotocol/ui": map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}},
+	}), Arrived: make(chan string, 16)}
 	obj := map[string]any{"type": "object"}
 	add := func(t *mcp.Tool, h func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)) {
 		t.InputSchema = obj
@@ -193,7 +197,7 @@ func New() *Server {
 		"csp":           map[string]any{"connectDomains": []string{"https://api.example.com"}, "resourceDomains": []string{"https://cdn.example.com", "https://x.com; script-src *"}},
 		"permissions":   map[string]any{"geolocation": map[string]any{}},
 		"prefersBorder": true,
-	}}, nil)
+	}}, mcp.Meta{"ui": map[string]any{"prefersBorder": false, "csp": map[string]any{"connectDomains": []string{"https://listing.example.com"}}}})
 	res("ui://fx/legacy.html", "text/html;profile=mcp-app", nil, mcp.Meta{"ui": map[string]any{"prefersBorder": false}})
 	res("ui://fx/wrong.html", "text/html", nil, nil)
 	// A data resource: for the model, never for a card.
