@@ -26,7 +26,8 @@ export function binary() {
 }
 
 // startAdapter writes yaml to a temp file, starts the binary on a free port
-// and resolves with {url, stop, logs()} once it prints its address.
+// and resolves with {url, sandbox, child, stop, logs()} once it prints its
+// address.
 // listen and sandboxListen pick the addresses (default: free ports).
 export async function startAdapter(yaml, { env = {}, listen = "127.0.0.1:0", sandboxListen = "127.0.0.1:0" } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "genui-cfg-"));
@@ -56,6 +57,7 @@ export async function startAdapter(yaml, { env = {}, listen = "127.0.0.1:0", san
   return {
     url,
     sandbox,
+    child,
     logs: () => stdout + stderr,
     stop: () =>
       new Promise((r) => {
