@@ -1,6 +1,6 @@
 # make test runs everything CI runs: formatting, vet and staticcheck, Go tests with the race
 # detector, and the Node end-to-end suite against the real clients.
-.PHONY: docs docs-check e2e-venv vendor-check test fmt-check vet gotest benchsmoke e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak
+.PHONY: docs docs-check e2e-venv vendor-check test fmt-check vet gotest benchsmoke e2e e2e-deps run build bench loadgen loadsmoke fuzz playground-vendor soak chaos
 
 GO ?= go
 
@@ -109,6 +109,14 @@ loadgen:
 # or an error (part of make test).
 loadsmoke:
 	$(GO) run ./cmd/loadgen -scenario smoke
+
+# The fault test at an operator's scale (about 5 minutes; not part of make
+# test, which runs a short version): three instances on Redis behind nginx,
+# 300 runs of 24 s at 25 events/s per phase; kill -9, Redis paused and
+# restarted, a rolling restart. Prints one "chaos {...}" line per phase
+# (the table in docs/performance.md).
+chaos: e2e-deps
+	cd e2e && CHAOS_STREAMS=300 CHAOS_SECONDS=24 CHAOS_RATE=25 node --test chaos/
 
 # The bounded soak (about 2 minutes; not part of make test): the real
 # binary under a 60 s flood read by a slow client, 3 M small deltas and

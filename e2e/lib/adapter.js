@@ -57,6 +57,7 @@ export async function startAdapter(yaml, { env = {}, listen = "127.0.0.1:0", san
   return {
     url,
     sandbox,
+    child,
     logs: () => stdout + stderr,
     stop: () =>
       new Promise((r) => {
