@@ -58,8 +58,3 @@ func (t ThreadInfo) size() int64 {
 	}
 	return n
 }
-
-// threadUpdater is the update function UpdateThread applies: it is given
-// the current record (the zero value with found false for a new thread)
-// and changes it in place, or returns an error to leave it unchanged.
-type threadUpdater = func(t *ThreadInfo, found bool) error
