@@ -1,5 +1,5 @@
 // Package schemas embeds the official A2UI v0.8, v0.9 and v0.9.1 JSON
-// schemas and catalogs, byte-for-byte as published (see SOURCE.md and
+// schemas and catalogs, byte-for-byte as published (see SOURCE.md, SOURCE_v0_8.md and
 // LICENSE), and prepares them for a JSON Schema compiler.
 //
 // The files have three traps that Resources handles in memory, leaving the

@@ -92,10 +92,10 @@ func TestResources(t *testing.T) {
 
 // TestV08FilesAreTheOfficialBlobs proves the v0.8 schemas and examples are
 // the official ones: each file's git blob id (SHA-1 of "blob <size>\x00"
-// and the bytes) is the one SOURCE.md records from the upstream commit,
+// and the bytes) is the one SOURCE_v0_8.md records from the upstream commit,
 // and every v0.8 file is recorded.
 func TestV08FilesAreTheOfficialBlobs(t *testing.T) {
-	src, err := os.Open("SOURCE.md")
+	src, err := os.Open("SOURCE_v0_8.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,11 +123,11 @@ func TestV08FilesAreTheOfficialBlobs(t *testing.T) {
 		seen++
 		id, ok := want[local]
 		if !ok {
-			t.Errorf("%s: not recorded in SOURCE.md", local)
+			t.Errorf("%s: not recorded in SOURCE_v0_8.md", local)
 			return
 		}
 		if got := blobID(b); got != id {
-			t.Errorf("%s: blob %s, SOURCE.md records %s (not the official file)", local, got, id)
+			t.Errorf("%s: blob %s, SOURCE_v0_8.md records %s (not the official file)", local, got, id)
 		}
 	}
 	fs.WalkDir(FS, "v0_8", func(p string, d fs.DirEntry, err error) error {
@@ -145,7 +145,7 @@ func TestV08FilesAreTheOfficialBlobs(t *testing.T) {
 		return err
 	})
 	if seen != len(want) || seen != 7+35 {
-		t.Errorf("checked %d files, SOURCE.md records %d, want 42 (7 schemas, 35 examples)", seen, len(want))
+		t.Errorf("checked %d files, SOURCE_v0_8.md records %d, want 42 (7 schemas, 35 examples)", seen, len(want))
 	}
 }
 
