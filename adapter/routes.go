@@ -36,6 +36,7 @@ func (s *Server) routes(e *echo.Echo) {
 		e.GET(base+"/info", handleCPKInfo(s))
 		e.POST(base+"/agent/:agentId/run", handleCPKRun(s), auth)
 		e.POST(base+"/agent/:agentId/connect", handleCPKConnect(s), auth)
+		e.POST(base+"/agent/:agentId/suggest", handleCPKSuggest(s), auth)
 		e.POST(base+"/agent/:agentId/stop/:threadId", handleCPKStop(s), auth)
 		e.Any(base, handleCPKSingle(s))
 		e.Any(base+"/", handleCPKSingle(s))

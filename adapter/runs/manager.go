@@ -26,8 +26,12 @@
 //     ends its runs with owner_lost within the lease time, and their
 //     threads are free again when the lease lapses.
 //
-// The HTTP edge calls Start, Attach, Cancel, Stop and Thread; it never
-// touches the run log itself.
+// A direct run (StartDirect) is the exception: an agent run for its
+// client's stream alone, with no record, thread or history, bounded in
+// time and bytes, ended when its client leaves (CopilotKit's suggestions).
+//
+// The HTTP edge calls Start, StartDirect, Attach, Cancel, Stop and
+// Thread; it never touches the run log itself.
 package runs
 
 import (
@@ -155,6 +159,7 @@ type Manager struct {
 	mu       sync.Mutex
 	local    map[runlog.Ref]*localRun
 	remote   map[runlog.Ref]*hub
+	direct   map[*Direct]struct{}
 	readers  map[string]int   // per principal
 	shutdown *agui.RunFailure // set once: new runs are refused
 
@@ -210,7 +215,7 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 	}
 	m := &Manager{
 		log: log, cfg: cfg, logger: cfg.Logger, obs: cfg.Observer,
-		local: map[runlog.Ref]*localRun{}, remote: map[runlog.Ref]*hub{}, readers: map[string]int{},
+		local: map[runlog.Ref]*localRun{}, remote: map[runlog.Ref]*hub{}, direct: map[*Direct]struct{}{}, readers: map[string]int{},
 		wakeTail: make(chan struct{}, 1), qwake: make(chan struct{}, 1),
 	}
 	if m.logger == nil {
@@ -593,7 +598,8 @@ func (m *Manager) Ready(ctx context.Context) error {
 	return m.log.Ping(ctx)
 }
 
-// Shutdown refuses new runs and ends every running one with cause.
+// Shutdown refuses new runs and ends every running one (direct runs
+// too) with cause.
 func (m *Manager) Shutdown(cause *agui.RunFailure) {
 	m.mu.Lock()
 	if m.shutdown == nil {
@@ -603,9 +609,16 @@ func (m *Manager) Shutdown(cause *agui.RunFailure) {
 	for _, lr := range m.local {
 		runs = append(runs, lr)
 	}
+	direct := make([]*Direct, 0, len(m.direct))
+	for d := range m.direct {
+		direct = append(direct, d)
+	}
 	m.mu.Unlock()
 	for _, lr := range runs {
 		lr.cancel(cause)
+	}
+	for _, d := range direct {
+		d.stop(cause)
 	}
 }
 
@@ -616,7 +629,7 @@ func (m *Manager) Running() int {
 	return len(m.local)
 }
 
-// Wait blocks until every executor has ended.
+// Wait blocks until every executor (and direct run) has ended.
 func (m *Manager) Wait() { m.executors.Wait() }
 
 // TailBytes reports the bytes the in-process tails hold.
