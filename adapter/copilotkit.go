@@ -46,7 +46,7 @@ func (s *Server) cpkInfo() map[string]any {
 	var a2uiAgents []string
 	for _, id := range s.cfg.agentIDs() {
 		ac := s.cfg.Agents[id]
-		agents[id] = map[string]any{"name": id, "className": "GenUIAdapter", "description": ac.Description}
+		agents[id] = map[string]any{"name": id, "className": "GenUIAdapter", "description": ac.Description, "capabilities": s.capabilities(s.agents[id])}
 		render := ac.Render
 		if len(render) == 0 {
 			render = []string{"a2ui"}

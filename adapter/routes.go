@@ -23,6 +23,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/readyz", handleReady(s))
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
 	e.GET("/agents", handleAgents(s))
+	e.GET("/agents/:agentId/capabilities", handleCapabilities(s))
 	// Who is calling is settled from the headers, before any body is read.
 	auth := requireAuth(s)
 	e.POST("/agents/:agentId/run", handleRun(s), auth)
