@@ -330,6 +330,14 @@ type CopilotKitConfig struct {
 	BasePath string `yaml:"basePath,omitempty"`
 	// Disabled turns the routes off.
 	Disabled bool `yaml:"disabled,omitempty"`
+	// SuggestTimeout bounds one suggestion run (agent/:id/suggest;
+	// default 30 s): past it the agent is stopped and the stream ends
+	// with RUN_ERROR "suggest_timeout".
+	SuggestTimeout Duration `yaml:"suggestTimeout,omitempty"`
+	// MaxSuggestBytes caps the events one suggestion run sends (default
+	// 1 MiB): past it the agent is stopped and the stream ends with
+	// RUN_ERROR "suggest_too_large".
+	MaxSuggestBytes int64 `yaml:"maxSuggestBytes,omitempty"`
 	// Threads bounds the thread endpoints (/threads...).
 	Threads CopilotKitThreadsConfig `yaml:"threads,omitempty"`
 }
@@ -345,6 +353,20 @@ type CopilotKitThreadsConfig struct {
 	// MaxEventBytes caps the events GET /threads/{id}/events returns
 	// (default 8 MiB); beyond it the answer says truncated.
 	MaxEventBytes int `yaml:"maxEventBytes,omitempty"`
+}
+
+func (c CopilotKitConfig) suggestTimeout() time.Duration {
+	if c.SuggestTimeout == 0 {
+		return 30 * time.Second
+	}
+	return time.Duration(c.SuggestTimeout)
+}
+
+func (c CopilotKitConfig) maxSuggestBytes() int64 {
+	if c.MaxSuggestBytes == 0 {
+		return 1 << 20
+	}
+	return c.MaxSuggestBytes
 }
 
 func (c CopilotKitConfig) base() string {

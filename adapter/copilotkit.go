@@ -46,7 +46,7 @@ func (s *Server) cpkInfo() map[string]any {
 	var a2uiAgents []string
 	for _, id := range s.cfg.agentIDs() {
 		ac := s.cfg.Agents[id]
-		agents[id] = map[string]any{"name": id, "className": "GenUIAdapter", "description": ac.Description}
+		agents[id] = map[string]any{"name": id, "className": "GenUIAdapter", "description": ac.Description, "capabilities": s.capabilities(s.agents[id])}
 		render := ac.Render
 		if len(render) == 0 {
 			render = []string{"a2ui"}
@@ -65,7 +65,7 @@ func (s *Server) cpkInfo() map[string]any {
 		"agents":                        agents,
 		"a2ui":                          map[string]any{"enabled": len(a2uiAgents) > 0, "agents": a2uiAgents},
 		"a2uiEnabled":                   len(a2uiAgents) > 0,
-		"suggestions":                   false,
+		"suggestions":                   true,
 		"audioFileTranscriptionEnabled": false,
 		"openGenerativeUIEnabled":       false,
 		"threadEndpoints":               cpkThreadEndpoints,
@@ -269,6 +269,8 @@ func handleCPKSingle(s *Server) echo.HandlerFunc {
 			return c.JSON(http.StatusOK, s.cpkInfo())
 		case "agent/run":
 			return cpkError(s.run(c, params.AgentID, env.Body))
+		case "agent/suggest":
+			return cpkError(s.suggest(c, params.AgentID, env.Body))
 		case "agent/connect":
 			return s.connect(c, params.AgentID, env.Body)
 		case "agent/stop":

@@ -88,7 +88,7 @@ func TestCopilotKitErrors(t *testing.T) {
 		{"POST", "/agent/default/stop/t", `{"runId":5}`, "application/json", 400, "Invalid runId"},
 		{"POST", "/agent/default/stop/t", `not json`, "application/json", 400, "Invalid stop request"},
 		{"GET", "/threads/nope/messages", "", "", 404, "thread_not_found"},
-		{"POST", "/agent/default/suggest", "{}", "application/json", 404, "Not found"},
+		{"POST", "/agent/default/suggest", "{}", "application/json", 400, "Invalid request body"},
 		{"GET", "", "", "", 405, "method_not_allowed"},
 		{"POST", "", `{"method":"info"}`, "text/plain", 415, "invalid_request"},
 		{"POST", "", `{"method":"transcribe"}`, "application/json", 400, "invalid_request"},

@@ -170,6 +170,35 @@ func catalogOf(in *agui.RunAgentInput) string {
 	return schemas.BasicCatalogID
 }
 
+// suggestTool is the tool CopilotKit's suggestion runs force.
+const suggestTool = "copilotkitSuggest"
+
+// demoSuggestions are the demo agent's suggestions: some of its scenarios.
+var demoSuggestions = map[string]any{"suggestions": []map[string]string{
+	{"title": "Show a table", "message": "table"},
+	{"title": "Open the refund app", "message": "app"},
+	{"title": "Fill in a form", "message": "form"},
+}}
+
+// forcedTool is the tool forwardedProps.toolChoice forces, if the input
+// offers it ("" otherwise).
+func forcedTool(in *agui.RunAgentInput) string {
+	var choice struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(in.ForwardedProp("toolChoice"), &choice) != nil {
+		return ""
+	}
+	for _, t := range in.Tools {
+		if t.Name == choice.Function.Name {
+			return t.Name
+		}
+	}
+	return ""
+}
+
 // Run implements agui.Agent.
 func (d *demoAgent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
 	in := req.Input
@@ -224,6 +253,15 @@ func (d *demoAgent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.E
 		}
 		finish := func() { emit(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}) }
 		if !yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) {
+			return
+		}
+
+		// A forced tool choice (CopilotKit's suggestions force
+		// copilotkitSuggest): the demo calls it, with scripted arguments.
+		if name := forcedTool(in); name == suggestTool {
+			if call(name, demoSuggestions, nil) {
+				finish()
+			}
 			return
 		}
 

@@ -23,6 +23,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/readyz", handleReady(s))
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
 	e.GET("/agents", handleAgents(s))
+	e.GET("/agents/:agentId/capabilities", handleCapabilities(s))
 	// Who is calling is settled from the headers, before any body is read.
 	auth := requireAuth(s)
 	e.POST("/agents/:agentId/run", handleRun(s), auth)
@@ -36,6 +37,7 @@ func (s *Server) routes(e *echo.Echo) {
 		e.GET(base+"/info", handleCPKInfo(s))
 		e.POST(base+"/agent/:agentId/run", handleCPKRun(s), auth)
 		e.POST(base+"/agent/:agentId/connect", handleCPKConnect(s), auth)
+		e.POST(base+"/agent/:agentId/suggest", handleCPKSuggest(s), auth)
 		e.POST(base+"/agent/:agentId/stop/:threadId", handleCPKStop(s), auth)
 		s.cpkThreadRoutes(e, base, auth)
 		e.Any(base, handleCPKSingle(s))

@@ -37,10 +37,14 @@ import (
 
 // agentEntry is a configured agent with its middleware chain.
 type agentEntry struct {
-	id     string
-	cfg    AgentConfig
-	chain  agui.Agent
-	keeper threadKeeper // the backend, when it keeps its threads' conversations
+	id    string
+	cfg   AgentConfig
+	chain agui.Agent
+	// direct is the backend with only the normalisers around it: what a
+	// suggestion run (CopilotKit's agent/:id/suggest) runs.
+	direct  agui.Agent
+	backend agui.Agent   // what capabilities read what the backend knows from
+	keeper  threadKeeper // the backend, when it keeps its threads' conversations
 }
 
 // Server is the HTTP service. It implements http.Handler.
@@ -223,7 +227,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 			s.Close()
 			return nil, fmt.Errorf("agent %s: %w", id, err)
 		}
-		s.agents[id] = &agentEntry{id: id, cfg: ac, chain: s.chain(id, ac, backend)}
+		s.agents[id] = &agentEntry{id: id, cfg: ac, chain: s.chain(id, ac, backend), direct: directChain(backend), backend: backend}
 		s.agents[id].keeper, _ = backend.(threadKeeper)
 		if lg, ok := backend.(*langgraph.Agent); ok {
 			lg.Logger = s.logger
@@ -380,6 +384,14 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 		dataview.Cards(s.pool, s.caps, func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["mcp-apps"] }),
 		agui.Normalize(agui.Canonical),
 	)
+}
+
+// directChain is the chain of a suggestion run: the backend alone
+// between the normalisers, as CopilotRuntime runs one (no A2UI, no MCP
+// tools: the client forces its own suggestion tool, so the rest would be
+// dead weight and MCP round-trips).
+func directChain(backend agui.Agent) agui.Agent {
+	return agui.Chain(backend, agui.Normalize(agui.Output), agui.Normalize(agui.Canonical))
 }
 
 // ServeHTTP implements http.Handler.

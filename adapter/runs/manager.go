@@ -32,9 +32,13 @@
 //     with owner_lost, as does the run of an instance that died (a reader
 //     elsewhere ends it once its lease lapsed).
 //
-// The HTTP edge calls Start, Attach, Cancel, Stop, Thread and the thread
-// methods (Threads, ThreadMessages, UpdateThread, DeleteThread...); it
-// never touches the run log itself.
+// A direct run (StartDirect) is the exception: an agent run for its
+// client's stream alone, with no record, thread or history, bounded in
+// time and bytes, ended when its client leaves (CopilotKit's suggestions).
+//
+// The HTTP edge calls Start, StartDirect, Attach, Cancel, Stop, Thread and
+// the thread methods (Threads, ThreadMessages, UpdateThread,
+// DeleteThread...); it never touches the run log itself.
 package runs
 
 import (
@@ -188,6 +192,7 @@ type Manager struct {
 	mu       sync.Mutex
 	local    map[runlog.Ref]*localRun
 	remote   map[runlog.Ref]*hub
+	direct   map[*Direct]struct{}
 	readers  map[string]int   // per principal
 	shutdown *agui.RunFailure // set once: new runs are refused
 
@@ -263,7 +268,7 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 	}
 	m := &Manager{
 		log: log, cfg: cfg, logger: cfg.Logger, obs: cfg.Observer,
-		local: map[runlog.Ref]*localRun{}, remote: map[runlog.Ref]*hub{}, readers: map[string]int{},
+		local: map[runlog.Ref]*localRun{}, remote: map[runlog.Ref]*hub{}, direct: map[*Direct]struct{}{}, readers: map[string]int{},
 		wakeTail: make(chan struct{}, 1), qwake: make(chan struct{}, 1),
 	}
 	if m.logger == nil {
@@ -652,7 +657,8 @@ func (m *Manager) Ready(ctx context.Context) error {
 	return m.log.Ping(ctx)
 }
 
-// Shutdown refuses new runs and ends every running one with cause.
+// Shutdown refuses new runs and ends every running one (direct runs
+// too) with cause.
 func (m *Manager) Shutdown(cause *agui.RunFailure) {
 	m.mu.Lock()
 	if m.shutdown == nil {
@@ -662,9 +668,16 @@ func (m *Manager) Shutdown(cause *agui.RunFailure) {
 	for _, lr := range m.local {
 		runs = append(runs, lr)
 	}
+	direct := make([]*Direct, 0, len(m.direct))
+	for d := range m.direct {
+		direct = append(direct, d)
+	}
 	m.mu.Unlock()
 	for _, lr := range runs {
 		lr.cancel(cause)
+	}
+	for _, d := range direct {
+		d.stop(cause)
 	}
 }
 
@@ -675,7 +688,7 @@ func (m *Manager) Running() int {
 	return len(m.local)
 }
 
-// Wait blocks until every executor has ended.
+// Wait blocks until every executor (and direct run) has ended.
 func (m *Manager) Wait() { m.executors.Wait() }
 
 // TailBytes reports the bytes the in-process tails hold.

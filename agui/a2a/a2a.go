@@ -101,6 +101,26 @@ type card struct {
 	A2UI     bool
 	A2UIV08  bool // A2UI declared as v0.8 only
 	Catalogs []string
+	Skills   []Skill
+}
+
+// Skill is one of the skills an agent card lists.
+type Skill struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+}
+
+// Skills returns the skills of the agent card last fetched (for a run),
+// or nil if none was: it never fetches the card itself.
+func (a *Agent) Skills() []Skill {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.card == nil {
+		return nil
+	}
+	return a.card.Skills
 }
 
 // policy is Origins, or URL's origin alone.
@@ -196,8 +216,9 @@ func (a *Agent) fetchCard(ctx context.Context, req *agui.Request) (*card, error)
 		return nil, aguihttp.StatusError(resp, "A2A agent card", a.ExposeErrors)
 	}
 	var raw struct {
-		URL                 string `json:"url"`
-		ProtocolVersion     string `json:"protocolVersion"`
+		URL                 string  `json:"url"`
+		ProtocolVersion     string  `json:"protocolVersion"`
+		Skills              []Skill `json:"skills"`
 		SupportedInterfaces []struct {
 			URL             string `json:"url"`
 			ProtocolBinding string `json:"protocolBinding"`
@@ -215,7 +236,7 @@ func (a *Agent) fetchCard(ctx context.Context, req *agui.Request) (*card, error)
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&raw); err != nil {
 		return nil, &agui.RunFailure{Code: agui.CodeUpstreamStatus, Message: "the A2A agent card is not JSON", Err: err}
 	}
-	c := &card{Endpoint: raw.URL, Version: "0.3"}
+	c := &card{Endpoint: raw.URL, Version: "0.3", Skills: raw.Skills}
 	for _, i := range raw.SupportedInterfaces {
 		if strings.EqualFold(i.ProtocolBinding, "JSONRPC") && strings.HasPrefix(i.ProtocolVersion, "1.") {
 			c.Endpoint, c.Version = i.URL, "1.0"

@@ -414,3 +414,22 @@ func TestA2UIV08Agent(t *testing.T) {
 		t.Errorf("action %v is not a v0.8 client message: %v", p["data"], err)
 	}
 }
+
+// TestSkills: the skills of the card a run fetched; none before.
+func TestSkills(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"url":"/rpc","protocolVersion":"0.3.0","skills":[{"id":"orders","name":"Orders","description":"Looks orders up","tags":["shop"]}]}`)
+	}))
+	defer srv.Close()
+	a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}}
+	if got := a.Skills(); got != nil {
+		t.Errorf("skills before the card was fetched = %v", got)
+	}
+	if _, err := a.readCard(context.Background(), &agui.Request{Input: &agui.RunAgentInput{}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Skills(); len(got) != 1 || got[0].ID != "orders" || got[0].Name != "Orders" || got[0].Description != "Looks orders up" || got[0].Tags[0] != "shop" {
+		t.Errorf("skills = %+v", got)
+	}
+}
