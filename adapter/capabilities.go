@@ -9,6 +9,7 @@ import (
 
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/a2a"
+	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
 // capabilities derives an agent's AG-UI AgentCapabilities from what the
@@ -45,25 +46,11 @@ func (s *Server) capabilities(a *agentEntry) agui.AgentCapabilities {
 	// names the agent sees when no client tool takes them), and the
 	// servers whose tools bring an app.
 	tools := &agui.ToolsCapabilities{Supported: true, ClientProvided: typ != "a2a"}
-	taken := map[string]bool{}
+	tools.Items = mcpapps.OfferedTools(s.pool, ac.MCPServers, nil)
 	var apps []string
 	for _, id := range ac.MCPServers {
-		for _, t := range s.pool.Tools(id) {
-			if t.ResourceURI != "" && !slices.Contains(apps, id) {
-				apps = append(apps, id)
-			}
-			if !t.ModelVisible() {
-				continue
-			}
-			name := t.Name
-			if taken[name] {
-				name = id + "_" + t.Name
-			}
-			if taken[name] {
-				continue
-			}
-			taken[name] = true
-			tools.Items = append(tools.Items, agui.Tool{Name: name, Description: t.Description, Parameters: agui.JSON(t.InputSchema)})
+		if slices.ContainsFunc(s.pool.Tools(id), func(t mcpapps.Tool) bool { return t.ResourceURI != "" }) {
+			apps = append(apps, id)
 		}
 	}
 	c.Tools = tools

@@ -76,7 +76,12 @@ func handleCPKInfo(s *Server) echo.HandlerFunc {
 	return func(c *echo.Context) error { return c.JSON(http.StatusOK, s.cpkInfo()) }
 }
 
-func handleCPKRun(s *Server) echo.HandlerFunc {
+func handleCPKRun(s *Server) echo.HandlerFunc { return cpkAgentRoute(s, s.run) }
+
+// cpkAgentRoute is a CopilotKit route that starts a run of the agent its
+// path names with the request body: 404 in the runtime's shape for an
+// unknown agent before the body is read.
+func cpkAgentRoute(s *Server, start func(c *echo.Context, id string, body []byte) error) echo.HandlerFunc {
 	return func(c *echo.Context) error {
 		if _, ok := s.agents[c.Param("agentId")]; !ok {
 			return cpkError(errAgentNotFound(c.Param("agentId")))
@@ -85,7 +90,7 @@ func handleCPKRun(s *Server) echo.HandlerFunc {
 		if err != nil {
 			return cpkError(err)
 		}
-		return cpkError(s.run(c, c.Param("agentId"), body))
+		return cpkError(start(c, c.Param("agentId"), body))
 	}
 }
 

@@ -2,9 +2,7 @@ package adapter
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/labstack/echo/v5"
 
@@ -19,39 +17,14 @@ import (
 // copilotkitSuggest tool; A2UI and MCP tools would be dead weight).
 // Bounded by copilotkit.suggestTimeout and copilotkit.maxSuggestBytes.
 
-func handleCPKSuggest(s *Server) echo.HandlerFunc {
-	return func(c *echo.Context) error {
-		if _, ok := s.agents[c.Param("agentId")]; !ok {
-			return cpkError(errAgentNotFound(c.Param("agentId")))
-		}
-		body, err := s.readBody(c, s.cfg.maxBody(), true)
-		if err != nil {
-			return cpkError(err)
-		}
-		return cpkError(s.suggest(c, c.Param("agentId"), body))
-	}
-}
+func handleCPKSuggest(s *Server) echo.HandlerFunc { return cpkAgentRoute(s, s.suggest) }
 
 // suggest runs agent id directly with body (a RunAgentInput) and streams
 // its events.
 func (s *Server) suggest(c *echo.Context, id string, body []byte) error {
-	a, ok := s.agents[id]
-	if !ok {
-		return errAgentNotFound(id)
-	}
-	if s.draining.Load() {
-		return &httpError{Status: http.StatusServiceUnavailable, Code: "draining", Msg: "the server is shutting down; retry on another instance"}
-	}
-	if err := s.admitRun(c); err != nil {
-		return err
-	}
-	in, err := agui.ParseRunAgentInput(body)
+	a, in, err := s.admit(c, id, body)
 	if err != nil {
-		var ie *agui.InputError
-		if errors.As(err, &ie) {
-			return &httpError{Status: http.StatusBadRequest, Code: "invalid_run_input", Msg: ie.Error(), Err: err}
-		}
-		return errBadRequest("invalid RunAgentInput", err)
+		return err
 	}
 	principal := principalOf(c)
 	kc := s.cfg.CopilotKit

@@ -126,28 +126,39 @@ func isResume(in *agui.RunAgentInput) bool {
 	return json.Unmarshal(in.ForwardedProp("command"), &cmd) == nil && len(cmd.Resume) > 0 && string(cmd.Resume) != "null"
 }
 
-// run starts a run of agent id with body (a RunAgentInput) and streams it.
-func (s *Server) run(c *echo.Context, id string, body []byte) error {
+// admit checks that a run of agent id may start (the agent exists, the
+// server is not draining, the run-start limit) and parses body, its
+// RunAgentInput. Every route that starts a run, direct or not, comes here.
+func (s *Server) admit(c *echo.Context, id string, body []byte) (*agentEntry, *agui.RunAgentInput, error) {
 	a, ok := s.agents[id]
 	if !ok {
-		return errAgentNotFound(id)
+		return nil, nil, errAgentNotFound(id)
 	}
 	if s.draining.Load() {
-		return &httpError{Status: http.StatusServiceUnavailable, Code: "draining", Msg: "the server is shutting down; retry on another instance"}
+		return nil, nil, &httpError{Status: http.StatusServiceUnavailable, Code: "draining", Msg: "the server is shutting down; retry on another instance"}
 	}
-	// Every route that starts a run comes here. After the body is read,
-	// so that the refusal keeps the connection: a client that retries
-	// on a new one (and a TLS handshake) costs more than a small body.
+	// After the body is read, so that the refusal keeps the connection:
+	// a client that retries on a new one (and a TLS handshake) costs
+	// more than a small body.
 	if err := s.admitRun(c); err != nil {
-		return err
+		return nil, nil, err
 	}
 	in, err := agui.ParseRunAgentInput(body)
 	if err != nil {
 		var ie *agui.InputError
 		if errors.As(err, &ie) {
-			return &httpError{Status: http.StatusBadRequest, Code: "invalid_run_input", Msg: ie.Error(), Err: err}
+			return nil, nil, &httpError{Status: http.StatusBadRequest, Code: "invalid_run_input", Msg: ie.Error(), Err: err}
 		}
-		return errBadRequest("invalid RunAgentInput", err)
+		return nil, nil, errBadRequest("invalid RunAgentInput", err)
+	}
+	return a, in, nil
+}
+
+// run starts a run of agent id with body (a RunAgentInput) and streams it.
+func (s *Server) run(c *echo.Context, id string, body []byte) error {
+	a, in, err := s.admit(c, id, body)
+	if err != nil {
+		return err
 	}
 	principal := principalOf(c)
 	stats := &runStats{m: s.metrics, agent: a.id, runID: in.RunID, logger: s.logger, accepted: accepted(c), debug: string(in.ForwardedProp("genuiDebug")) == "true"}

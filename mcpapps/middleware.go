@@ -94,14 +94,14 @@ func newID() string {
 // the bound servers are offered under their own name; a name already taken
 // (by a client tool or an earlier server) becomes "<serverId>_<name>", and
 // a name still taken after that is not offered. App-only tools never are.
-func exposedTools(p *Pool, cfg Config, client []agui.Tool) (map[string]binding, []agui.Tool) {
+func exposedTools(p *Pool, servers []string, client []agui.Tool) (map[string]binding, []agui.Tool) {
 	taken := map[string]bool{}
 	for _, t := range client {
 		taken[t.Name] = true
 	}
 	m := map[string]binding{}
 	var out []agui.Tool
-	for _, id := range cfg.Servers {
+	for _, id := range servers {
 		for _, t := range p.Tools(id) {
 			if !t.ModelVisible() {
 				continue
@@ -123,6 +123,14 @@ func exposedTools(p *Pool, cfg Config, client []agui.Tool) (map[string]binding, 
 		}
 	}
 	return m, out
+}
+
+// OfferedTools lists the tools Middleware offers an agent bound to
+// servers when the client brings the tools in client: the names and
+// descriptions the agent sees.
+func OfferedTools(p *Pool, servers []string, client []agui.Tool) []agui.Tool {
+	_, out := exposedTools(p, servers, client)
+	return out
 }
 
 // Middleware runs the bound servers' tools for the agent and turns UI
@@ -200,7 +208,7 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 					}
 				}
 				cancel()
-				bound, injected := exposedTools(p, cfg, in.Tools)
+				bound, injected := exposedTools(p, cfg.Servers, in.Tools)
 				if len(bound) == 0 {
 					agui.PassThrough(next.Run(ctx, req), yield, func(ev agui.Event) bool {
 						if !yield(ev, nil) {
