@@ -15,6 +15,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/genui-adapter/genui-adapter/a2ui"
 	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/internal/takeover"
@@ -148,6 +149,9 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 			return &httpError{Status: http.StatusBadRequest, Code: "invalid_run_input", Msg: ie.Error(), Err: err}
 		}
 		return errBadRequest("invalid RunAgentInput", err)
+	}
+	if _, err := a2ui.ClientVersion(in); err != nil {
+		return &httpError{Status: http.StatusBadRequest, Code: "invalid_a2ui_capabilities", Msg: err.Error()}
 	}
 	principal := principalOf(c)
 	stats := &runStats{m: s.metrics, agent: a.id, runID: in.RunID, logger: s.logger, accepted: accepted(c), debug: string(in.ForwardedProp("genuiDebug")) == "true"}
