@@ -320,6 +320,11 @@ func (p *props8) children() {
 // catalog, the inverse of v08Catalog; each returns the v0.8 type.
 var v091Catalog = map[string]func(p *props8) string{
 	"Text": func(p *props8) string {
+		if p.in["text"] == "" {
+			// The official v0.8 renderer shows an empty literal as
+			// "(empty)"; a space shows nothing, as v0.9.1 does.
+			p.in["text"] = " "
+		}
 		p.bind("text", "text", "string")
 		p.copy("variant", "usageHint")
 		return "Text"
