@@ -211,7 +211,9 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 // Verdict is a document judged against its own version.
 type Verdict struct {
 	// Version is the document's version: "v0.8", "v0.9", "v0.9.1",
-	// "mixed" (more than one), or "" when no message names one.
+	// another version a message names (which the validator does not
+	// know, so its messages are invalid_version errors), "mixed" (more
+	// than one), or "" when no message names one.
 	Version string
 	// Versions lists the versions met, in order of first appearance.
 	Versions []string
@@ -236,16 +238,26 @@ func (v *Validator) Judge(msgs [][]byte) Verdict {
 	u := v.Upgrade(raws, "")
 	var vd Verdict
 	vd.Versions = u.Versions
-	switch len(u.Versions) {
-	case 0:
-	case 1:
+	var unknown []string // versions the validator does not know, named all the same
+	for _, m := range msgs {
+		if ver, _, _ := probeVersion(m); ver != "" && ver != schemas.V08 && !slices.Contains(schemas.Versions, ver) && !slices.Contains(unknown, ver) {
+			unknown = append(unknown, ver)
+		}
+	}
+	switch {
+	case len(u.Versions) == 0 && len(unknown) == 1:
+		vd.Version = unknown[0]
+	case len(u.Versions) == 0 && len(unknown) > 1, len(u.Versions) > 0 && len(unknown) > 0:
+		vd.Version = "mixed"
+	case len(u.Versions) == 1:
 		vd.Version = u.Versions[0]
-	default:
+	case len(u.Versions) > 1:
 		vd.Version = "mixed"
 		if !slices.Contains(u.Versions, schemas.V08) {
 			vd.Version = u.Versions[len(u.Versions)-1] // v0.9 and v0.9.1: one schema
 		}
 	}
+	vd.Versions = append(vd.Versions, unknown...)
 	if !slices.Contains(u.Versions, schemas.V08) {
 		vd.Errors = v.ValidateBatch(msgs)
 		return vd
