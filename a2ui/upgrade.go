@@ -67,15 +67,16 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 		if slices.Contains(schemas.Versions, ver) {
 			fam = "v0.9"
 		}
-		if ver != "" && !slices.Contains(u.Versions, ver) && (fam == "v0.9" || fam == schemas.V08) {
+		known := fam == "v0.9" || fam == schemas.V08 || fam == schemas.V10
+		if ver != "" && !slices.Contains(u.Versions, ver) && known {
 			u.Versions = append(u.Versions, ver)
 		}
 		switch {
 		case ver == "":
 			// Neither a version nor a v0.8 operation: the validator's.
-		case fam != "v0.9" && fam != schemas.V08:
+		case !known:
 			u.Issues = append(u.Issues, Error{Rule: RuleInvalidVersion, SurfaceID: sid, Path: "/version", Index: i,
-				Message: fmt.Sprintf("message %d has version %q; accepted: %s (version field) and v0.8 (no version field); left out, the rest of the surface is kept", i, ver, joinVersions())})
+				Message: fmt.Sprintf("message %d has version %q; accepted: %s, v1.0 (version field) and v0.8 (no version field); left out, the rest of the surface is kept", i, ver, joinVersions())})
 			continue
 		case sid != "" && family[sid] != "" && family[sid] != fam:
 			u.Issues = append(u.Issues, Error{Rule: RuleMixedVersions, SurfaceID: sid, Path: "", Index: i,
@@ -83,6 +84,18 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 			continue
 		case sid != "" && family[sid] == "":
 			family[sid] = fam
+		}
+		if fam == schemas.V10 {
+			out, issues := up.v.upgradeV10(m, sid, i, up.version)
+			u.Issues = append(u.Issues, issues...)
+			for _, o := range out {
+				u.Messages = append(u.Messages, o)
+				u.Sources = append(u.Sources, i)
+			}
+			if op == "deleteSurface" {
+				delete(family, sid)
+			}
+			continue
 		}
 		if fam != schemas.V08 {
 			u.Messages = append(u.Messages, m)
@@ -115,6 +128,54 @@ func (up *Upgrader) Finish() []Error {
 		return nil
 	}
 	return up.conv.Finish()
+}
+
+// upgradeV10 checks one v1.0 message against the v1.0 schema and
+// converts it (convertV10); a message that fails the schema is left out
+// and reported.
+func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
+	if version == "" {
+		version = DefaultVersion
+	}
+	fail := func(rule, path, msg string) []Error {
+		return []Error{{Rule: rule, SurfaceID: sid, Path: path, Message: msg, Index: idx}}
+	}
+	if len(m) > v.opts.MaxMessageBytes {
+		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
+	}
+	if rule, path, msg := scanJSON(m, v.opts.MaxDepth); rule != "" {
+		return nil, fail(rule, path, msg)
+	}
+	doc, err := decodeDocument(m)
+	if err != nil {
+		return nil, fail(RuleInvalidJSON, "", err.Error())
+	}
+	obj, _ := doc.(map[string]any)
+	op := ""
+	for k := range obj {
+		switch {
+		case v10Functions[k]:
+			return nil, []Error{refuseV10Function(k, sid, idx)}
+		case v.v10[k] != nil:
+			op = k
+		}
+	}
+	if op == "" {
+		return nil, fail(RuleUnknownMessage, "", fmt.Sprintf("message %d has no v1.0 operation (createSurface, updateComponents, updateDataModel, deleteSurface); left out, the rest of the surface is kept", idx))
+	}
+	if err := v.verdicts.validate(v.v10[op], doc); err != nil {
+		errs := schemaErrors(err, "", sid, idx)
+		for i := range errs {
+			errs[i].Message = "v1.0 schema: " + errs[i].Message + "; left out, the rest of the surface is kept"
+		}
+		return nil, errs
+	}
+	msgs, issues := v.convertV10(obj, sid, idx, version)
+	out := make([]json.RawMessage, len(msgs))
+	for i, o := range msgs {
+		out[i] = appendJSON(nil, o)
+	}
+	return out, issues
 }
 
 func joinVersions() string {
@@ -240,7 +301,7 @@ func (v *Validator) Judge(msgs [][]byte) Verdict {
 	vd.Versions = u.Versions
 	var unknown []string // versions the validator does not know, named all the same
 	for _, m := range msgs {
-		if ver, _, _ := probeVersion(m); ver != "" && ver != schemas.V08 && !slices.Contains(schemas.Versions, ver) && !slices.Contains(unknown, ver) {
+		if ver, _, _ := probeVersion(m); ver != "" && ver != schemas.V08 && ver != schemas.V10 && !slices.Contains(schemas.Versions, ver) && !slices.Contains(unknown, ver) {
 			unknown = append(unknown, ver)
 		}
 	}
@@ -253,17 +314,17 @@ func (v *Validator) Judge(msgs [][]byte) Verdict {
 		vd.Version = u.Versions[0]
 	case len(u.Versions) > 1:
 		vd.Version = "mixed"
-		if !slices.Contains(u.Versions, schemas.V08) {
+		if !slices.Contains(u.Versions, schemas.V08) && !slices.Contains(u.Versions, schemas.V10) {
 			vd.Version = u.Versions[len(u.Versions)-1] // v0.9 and v0.9.1: one schema
 		}
 	}
 	vd.Versions = append(vd.Versions, unknown...)
-	if !slices.Contains(u.Versions, schemas.V08) {
+	if !slices.Contains(u.Versions, schemas.V08) && !slices.Contains(u.Versions, schemas.V10) {
 		vd.Errors = v.ValidateBatch(msgs)
 		return vd
 	}
 	for _, e := range u.Issues {
-		if e.Rule == RuleV08NotExpressible {
+		if e.Rule == RuleV08NotExpressible || e.Rule == RuleV10NotExpressible {
 			vd.Lossy = append(vd.Lossy, e)
 		} else {
 			vd.Errors = append(vd.Errors, e)

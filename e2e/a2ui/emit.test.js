@@ -2,7 +2,7 @@
 // keyed or in v0.8's unkeyed shape) gets every surface down-converted to
 // v0.8: a generated tool-result surface, official v0.9.1 examples the
 // agent sends as its own activity, and an official v0.8 example that is
-// converted up on the way in. The official @a2ui/lit 0.11.0 v0_8 renderer
+// converted up on the way in, and an official v1.0 example likewise. The official @a2ui/lit 0.11.0 v0_8 renderer
 // paints each in headless Chromium: zero renderer errors, the data visible.
 // A client that declares v0.9 but not v0.9.1 gets the "v0.9" stamp.
 import { test, before, after } from "node:test";
@@ -37,6 +37,11 @@ const cases = {
     ops: v091("18_track-list.json"),
     caps: unkeyed,
     expect: ["Focus Flow", "Weightless", "Marconi Union", "8:09", "Clair de Lune", "Debussy", "play"],
+  },
+  v10in: {
+    ops: JSON.parse(readFileSync(join(testdata, "v1_0", "13_coffee-order.json"), "utf8")).messages,
+    caps: unkeyed,
+    expect: ["Sunrise Coffee", "Oat Milk Latte", "Grande, Extra Shot", "Chocolate Croissant", "Subtotal", "11.66", "Purchase"],
   },
   v08in: {
     ops: v08("basic/13_coffee-order.json"),
@@ -95,7 +100,7 @@ for (const [name, c] of Object.entries(cases)) {
       assert.ok(op.beginRendering || op.surfaceUpdate || op.dataModelUpdate, `a v0.8 operation: ${JSON.stringify(op).slice(0, 200)}`);
     }
     for (const issue of act.content.a2ui_issues ?? []) {
-      assert.ok(["not_expressible_in_v08", "v08_not_expressible"].includes(issue.rule), `only lossy reports: ${JSON.stringify(issue)}`);
+      assert.ok(["not_expressible_in_v08", "v08_not_expressible", "v10_not_expressible"].includes(issue.rule), `only lossy reports: ${JSON.stringify(issue)}`);
     }
 
     const page = await browser.newPage({ viewport: { width: 960, height: 900 } });
