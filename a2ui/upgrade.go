@@ -28,7 +28,8 @@ type Upgrade struct {
 
 // Upgrade brings msgs (one surface's, or one batch's, in order) to
 // v0.9.1: v0.9 and v0.9.1 messages pass unchanged, v0.8 messages are
-// converted (V08Converter, stamped with version), and a message of an
+// converted (V08Converter, stamped with version), v1.0 ones too
+// (checked against the v1.0 schema, see convertV10), and a message of an
 // unknown version or of a version other than the one that started its
 // surface is left out and reported. The rest of a surface is kept either
 // way. Messages of no v0.8 operation and no version pass, so the v0.9.1
@@ -286,8 +287,8 @@ type Verdict struct {
 
 // Judge validates msgs as one document in its own version: v0.9/v0.9.1
 // against the v0.9.1 schemas and integrity rules (ValidateBatch); v0.8
-// against the v0.8 schemas, then, converted, against the same integrity
-// rules (their errors name the v0.8 message, the path is in the
+// and v1.0 against their own schemas, then, converted, against the same
+// integrity rules (their errors name the v0.8 message, the path is in the
 // converted message). A document that mixes versions is judged message by
 // message in its own, with a RuleMixedVersions error for each message
 // whose surface another version started.
