@@ -127,3 +127,19 @@ func BenchmarkDowngradeV08(b *testing.B) {
 	v := a2ui.MustValidator(a2ui.Options{})
 	benchConvert(b, msgs, func(m []json.RawMessage) int { return len(v.Downgrade(m).Messages) })
 }
+
+// BenchmarkConvertV10 converts the largest official v1.0 example to
+// v0.9.1 (the v1.0 schema check included; target ≤ 50 µs p99 per
+// message).
+func BenchmarkConvertV10(b *testing.B) {
+	name, msgs := largest(b, filepath.Join(v10Examples, "*.json"), officialExample)
+	b.Logf("%s: %d messages", name, len(msgs))
+	v := a2ui.MustValidator(a2ui.Options{})
+	benchConvert(b, msgs, func(m []json.RawMessage) int {
+		u := v.Upgrade(m, "")
+		if len(u.Issues) > 0 {
+			b.Fatal(u.Issues)
+		}
+		return len(m)
+	})
+}
