@@ -1,6 +1,7 @@
 package a2ui_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -68,4 +69,58 @@ func TestDowngradeOfficialExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzDowngrade: whatever the input (Emit also sees A2UI no validator
+// checked, when an agent's A2UI middleware is off), Downgrade neither
+// panics nor loses a message silently: every input message comes out
+// (as one v0.8 message) or is named in an issue, and every message it
+// emits is a JSON object with one v0.8 operation and no version.
+func FuzzDowngrade(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(examples, "basic", "*.json"))
+	for _, p := range files[:6] {
+		var sample struct {
+			Messages json.RawMessage `json:"messages"`
+		}
+		b, _ := os.ReadFile(p)
+		_ = json.Unmarshal(b, &sample)
+		f.Add([]byte(sample.Messages))
+	}
+	f.Add([]byte(`[{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"root","component":"Icon","name":"play"},{"id":"x","component":"Tabs","tabs":[null,{"title":{"call":"formatString","args":{"value":"${/a}"}}}]}]}},{"version":"v0.9","updateDataModel":{"surfaceId":"s","path":"/a","value":[1,{"b":null}]}}]`))
+	f.Add([]byte(`[{"version":"v0.9","createSurface":null},{"version":"v0.9.1","updateComponents":{"components":[1,"x",{"component":"Button","action":{"functionCall":{"call":"openUrl","args":{"url":"u"}}}}]}},{"beginRendering":{"surfaceId":"s","root":"r"}},{"version":"v9"}]`))
+	v := a2ui.MustValidator(a2ui.Options{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var in []json.RawMessage
+		if json.Unmarshal(data, &in) != nil {
+			return
+		}
+		d := v.Downgrade(in)
+		accounted := map[int]bool{}
+		for _, s := range d.Sources {
+			if accounted[s] {
+				t.Fatalf("message %d came out twice", s)
+			}
+			accounted[s] = true
+		}
+		for _, e := range d.Issues {
+			if e.Rule == "" || e.Message == "" {
+				t.Fatalf("issue without rule or message: %#v", e)
+			}
+			accounted[e.Index] = true
+		}
+		for i := range in {
+			if !accounted[i] {
+				t.Fatalf("message %d neither converted nor reported: %s\n%v", i, in[i], d.Issues)
+			}
+		}
+		for i, m := range d.Messages {
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(m, &obj); err != nil {
+				t.Fatalf("output %d is not a JSON object: %s", i, m)
+			}
+			if _, ok := obj["version"]; ok && !bytes.Equal(m, in[d.Sources[i]]) {
+				t.Fatalf("converted message %d carries a version: %s", i, m)
+			}
+		}
+	})
 }
