@@ -518,9 +518,6 @@ func (p *props8) action() {
 	p.out["action"] = out
 }
 
-// literalKeys names the v0.8 literal of each kind.
-var literalKeys = map[string]string{"string": "literalString", "number": "literalNumber", "boolean": "literalBoolean", "array": "literalArray"}
-
 // bound boxes a v0.9.1 dynamic value as a v0.8 bound value of kind ("" for
 // an action's context value, any scalar): a literal as literalString,
 // literalNumber, literalBoolean or literalArray, a binding as {path}, a
