@@ -82,3 +82,64 @@ func BenchmarkGenerateValidate200Rows(b *testing.B) {
 	}
 	reportP99(b, d)
 }
+
+// largest returns the messages of the largest file (in bytes) of glob,
+// read by read.
+func largest(b *testing.B, glob string, read func(testing.TB, string) []json.RawMessage) (string, []json.RawMessage) {
+	files, _ := filepath.Glob(glob)
+	best, size := "", int64(-1)
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Size() > size {
+			best, size = f, st.Size()
+		}
+	}
+	if best == "" {
+		b.Fatalf("no file matches %s", glob)
+	}
+	return filepath.Base(best), read(b, best)
+}
+
+// benchConvert times convert over msgs and reports the p99 and p50 per
+// message (the example's time over its message count).
+func benchConvert(b *testing.B, msgs []json.RawMessage, convert func([]json.RawMessage) int) {
+	for range 100 {
+		convert(msgs)
+	}
+	var d []time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t := time.Now()
+		if n := convert(msgs); n != len(msgs) {
+			b.Fatalf("%d messages out of %d", n, len(msgs))
+		}
+		d = append(d, time.Since(t)/time.Duration(len(msgs)))
+	}
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)*99/100].Nanoseconds())/1000, "p99-µs/msg")
+	b.ReportMetric(float64(d[len(d)/2].Nanoseconds())/1000, "p50-µs/msg")
+}
+
+// BenchmarkDowngradeV08 converts the largest official v0.9.1 example to
+// v0.8 for a v0.8 client (v0.8 schema checks included).
+func BenchmarkDowngradeV08(b *testing.B) {
+	name, msgs := largest(b, filepath.Join(examples, "basic", "*.json"), officialExample)
+	b.Logf("%s: %d messages", name, len(msgs))
+	v := a2ui.MustValidator(a2ui.Options{})
+	benchConvert(b, msgs, func(m []json.RawMessage) int { return len(v.Downgrade(m).Messages) })
+}
+
+// BenchmarkConvertV10 converts the largest official v1.0 example to
+// v0.9.1 (the v1.0 schema check included; target ≤ 50 µs p99 per
+// message).
+func BenchmarkConvertV10(b *testing.B) {
+	name, msgs := largest(b, filepath.Join(v10Examples, "*.json"), officialExample)
+	b.Logf("%s: %d messages", name, len(msgs))
+	v := a2ui.MustValidator(a2ui.Options{})
+	benchConvert(b, msgs, func(m []json.RawMessage) int {
+		u := v.Upgrade(m, "")
+		if len(u.Issues) > 0 {
+			b.Fatal(u.Issues)
+		}
+		return len(m)
+	})
+}

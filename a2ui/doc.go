@@ -1,9 +1,11 @@
 // Package a2ui is A2UI v0.9 / v0.9.1: messages and basic-catalog component
 // builders, a strict validator (the official JSON schemas plus the integrity
-// rules schemas cannot express), a converter from v0.8 (V08Converter,
-// Validator.Upgrade), a generator that turns structured JSON into a
-// validated surface, and the AG-UI middleware that carries surfaces as
-// "a2ui-surface" activity snapshots.
+// rules schemas cannot express), converters from v0.8 and v1.0
+// (V08Converter, Validator.Upgrade) and down to v0.8
+// (Validator.Downgrade), a generator that turns structured JSON into a
+// validated surface, the AG-UI middleware that carries surfaces as
+// "a2ui-surface" activity snapshots, and Emit, which gives each client
+// the A2UI version it declares it renders.
 //
 // # Wire format
 //

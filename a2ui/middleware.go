@@ -308,7 +308,7 @@ const IssuesKey = "a2ui_issues"
 // validation, it is the failed state with every issue and error.
 func upgradeOps(ctx context.Context, t agui.Tracer, v *Validator, ops []json.RawMessage, catalog, version, source string, log *slog.Logger) (agui.JSON, bool) {
 	u := v.Upgrade(ops, version)
-	if len(u.Issues) == 0 && !slices.Contains(u.Versions, schemas.V08) {
+	if len(u.Issues) == 0 && !slices.Contains(u.Versions, schemas.V08) && !slices.Contains(u.Versions, schemas.V10) {
 		return nil, false
 	}
 	if len(u.Messages) == 0 {

@@ -28,7 +28,8 @@ type Upgrade struct {
 
 // Upgrade brings msgs (one surface's, or one batch's, in order) to
 // v0.9.1: v0.9 and v0.9.1 messages pass unchanged, v0.8 messages are
-// converted (V08Converter, stamped with version), and a message of an
+// converted (V08Converter, stamped with version), v1.0 ones too
+// (checked against the v1.0 schema, see convertV10), and a message of an
 // unknown version or of a version other than the one that started its
 // surface is left out and reported. The rest of a surface is kept either
 // way. Messages of no v0.8 operation and no version pass, so the v0.9.1
@@ -67,15 +68,16 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 		if slices.Contains(schemas.Versions, ver) {
 			fam = "v0.9"
 		}
-		if ver != "" && !slices.Contains(u.Versions, ver) && (fam == "v0.9" || fam == schemas.V08) {
+		known := fam == "v0.9" || fam == schemas.V08 || fam == schemas.V10
+		if ver != "" && !slices.Contains(u.Versions, ver) && known {
 			u.Versions = append(u.Versions, ver)
 		}
 		switch {
 		case ver == "":
 			// Neither a version nor a v0.8 operation: the validator's.
-		case fam != "v0.9" && fam != schemas.V08:
+		case !known:
 			u.Issues = append(u.Issues, Error{Rule: RuleInvalidVersion, SurfaceID: sid, Path: "/version", Index: i,
-				Message: fmt.Sprintf("message %d has version %q; accepted: %s (version field) and v0.8 (no version field); left out, the rest of the surface is kept", i, ver, joinVersions())})
+				Message: fmt.Sprintf("message %d has version %q; accepted: %s, v1.0 (version field) and v0.8 (no version field); left out, the rest of the surface is kept", i, ver, joinVersions())})
 			continue
 		case sid != "" && family[sid] != "" && family[sid] != fam:
 			u.Issues = append(u.Issues, Error{Rule: RuleMixedVersions, SurfaceID: sid, Path: "", Index: i,
@@ -83,6 +85,18 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 			continue
 		case sid != "" && family[sid] == "":
 			family[sid] = fam
+		}
+		if fam == schemas.V10 {
+			out, issues := up.v.upgradeV10(m, sid, i, up.version)
+			u.Issues = append(u.Issues, issues...)
+			for _, o := range out {
+				u.Messages = append(u.Messages, o)
+				u.Sources = append(u.Sources, i)
+			}
+			if op == "deleteSurface" {
+				delete(family, sid)
+			}
+			continue
 		}
 		if fam != schemas.V08 {
 			u.Messages = append(u.Messages, m)
@@ -115,6 +129,54 @@ func (up *Upgrader) Finish() []Error {
 		return nil
 	}
 	return up.conv.Finish()
+}
+
+// upgradeV10 checks one v1.0 message against the v1.0 schema and
+// converts it (convertV10); a message that fails the schema is left out
+// and reported.
+func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
+	if version == "" {
+		version = DefaultVersion
+	}
+	fail := func(rule, path, msg string) []Error {
+		return []Error{{Rule: rule, SurfaceID: sid, Path: path, Message: msg, Index: idx}}
+	}
+	if len(m) > v.opts.MaxMessageBytes {
+		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
+	}
+	if rule, path, msg := scanJSON(m, v.opts.MaxDepth); rule != "" {
+		return nil, fail(rule, path, msg)
+	}
+	doc, err := decodeDocument(m)
+	if err != nil {
+		return nil, fail(RuleInvalidJSON, "", err.Error())
+	}
+	obj, _ := doc.(map[string]any)
+	op := ""
+	for k := range obj {
+		switch {
+		case v10Functions[k]:
+			return nil, []Error{refuseV10Function(k, sid, idx)}
+		case v.v10[k] != nil:
+			op = k
+		}
+	}
+	if op == "" {
+		return nil, fail(RuleUnknownMessage, "", fmt.Sprintf("message %d has no v1.0 operation (createSurface, updateComponents, updateDataModel, deleteSurface); left out, the rest of the surface is kept", idx))
+	}
+	if err := v.verdicts.validate(v.v10[op], doc); err != nil {
+		errs := schemaErrors(err, "", sid, idx)
+		for i := range errs {
+			errs[i].Message = "v1.0 schema: " + errs[i].Message + "; left out, the rest of the surface is kept"
+		}
+		return nil, errs
+	}
+	msgs, issues := v.convertV10(obj, sid, idx, version)
+	out := make([]json.RawMessage, len(msgs))
+	for i, o := range msgs {
+		out[i] = appendJSON(nil, o)
+	}
+	return out, issues
 }
 
 func joinVersions() string {
@@ -211,7 +273,9 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 // Verdict is a document judged against its own version.
 type Verdict struct {
 	// Version is the document's version: "v0.8", "v0.9", "v0.9.1",
-	// "mixed" (more than one), or "" when no message names one.
+	// another version a message names (which the validator does not
+	// know, so its messages are invalid_version errors), "mixed" (more
+	// than one), or "" when no message names one.
 	Version string
 	// Versions lists the versions met, in order of first appearance.
 	Versions []string
@@ -223,8 +287,8 @@ type Verdict struct {
 
 // Judge validates msgs as one document in its own version: v0.9/v0.9.1
 // against the v0.9.1 schemas and integrity rules (ValidateBatch); v0.8
-// against the v0.8 schemas, then, converted, against the same integrity
-// rules (their errors name the v0.8 message, the path is in the
+// and v1.0 against their own schemas, then, converted, against the same
+// integrity rules (their errors name the v0.8 message, the path is in the
 // converted message). A document that mixes versions is judged message by
 // message in its own, with a RuleMixedVersions error for each message
 // whose surface another version started.
@@ -236,22 +300,32 @@ func (v *Validator) Judge(msgs [][]byte) Verdict {
 	u := v.Upgrade(raws, "")
 	var vd Verdict
 	vd.Versions = u.Versions
-	switch len(u.Versions) {
-	case 0:
-	case 1:
-		vd.Version = u.Versions[0]
-	default:
+	var unknown []string // versions the validator does not know, named all the same
+	for _, m := range msgs {
+		if ver, _, _ := probeVersion(m); ver != "" && ver != schemas.V08 && ver != schemas.V10 && !slices.Contains(schemas.Versions, ver) && !slices.Contains(unknown, ver) {
+			unknown = append(unknown, ver)
+		}
+	}
+	switch {
+	case len(u.Versions) == 0 && len(unknown) == 1:
+		vd.Version = unknown[0]
+	case len(u.Versions) == 0 && len(unknown) > 1, len(u.Versions) > 0 && len(unknown) > 0:
 		vd.Version = "mixed"
-		if !slices.Contains(u.Versions, schemas.V08) {
+	case len(u.Versions) == 1:
+		vd.Version = u.Versions[0]
+	case len(u.Versions) > 1:
+		vd.Version = "mixed"
+		if !slices.Contains(u.Versions, schemas.V08) && !slices.Contains(u.Versions, schemas.V10) {
 			vd.Version = u.Versions[len(u.Versions)-1] // v0.9 and v0.9.1: one schema
 		}
 	}
-	if !slices.Contains(u.Versions, schemas.V08) {
+	vd.Versions = append(vd.Versions, unknown...)
+	if !slices.Contains(u.Versions, schemas.V08) && !slices.Contains(u.Versions, schemas.V10) {
 		vd.Errors = v.ValidateBatch(msgs)
 		return vd
 	}
 	for _, e := range u.Issues {
-		if e.Rule == RuleV08NotExpressible {
+		if e.Rule == RuleV08NotExpressible || e.Rule == RuleV10NotExpressible {
 			vd.Lossy = append(vd.Lossy, e)
 		} else {
 			vd.Errors = append(vd.Errors, e)

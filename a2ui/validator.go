@@ -82,6 +82,7 @@ type Validator struct {
 	s2c, c2s   *jsonschema.Schema
 	v08        *jsonschema.Schema            // v0.8 messages (components open)
 	v08Comps   map[string]*jsonschema.Schema // v0.8 standard catalog, by type
+	v10        map[string]*jsonschema.Schema // v1.0 messages by operation, basic catalog
 	components map[string]*jsonschema.Schema
 
 	strictOnce *syncOnce
@@ -114,6 +115,9 @@ func NewValidator(opts Options) (*Validator, error) {
 		return nil, fmt.Errorf("a2ui: compile: %w", err)
 	}
 	if err := v.compileV08(); err != nil {
+		return nil, err
+	}
+	if err := v.compileV10(); err != nil {
 		return nil, err
 	}
 	cat := res[schemas.CatalogAlias].(map[string]any)["components"].(map[string]any)

@@ -81,6 +81,11 @@ func TestA2UIValidateAPIVersions(t *testing.T) {
 		{"v0.8 unknown component", "[" + begin + `,{"surfaceUpdate":{"surfaceId":"s","components":[{"id":"r","component":{"Map":{}}}]}}]`, "v0.8", false, "unknown_component", 1},
 		{"v0.8 without a root", "[" + begin + `,{"surfaceUpdate":{"surfaceId":"s","components":[{"id":"x","component":{"Divider":{}}}]}}]`, "v0.8", false, "no_root", 1},
 		{"mixed", "[" + begin + `,{"version":"v0.9","updateDataModel":{"surfaceId":"s","value":{}}}]`, "mixed", false, "mixed_versions", 1},
+		{"v0.9.1", `{"version":"v0.9.1","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}}`, "v0.9.1", true, "", 0},
+		{"v1.0", `{"version":"v1.0","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v1_0/catalogs/basic/catalog.json","components":[{"id":"root","component":"Text","text":"hi"}]}}`, "v1.0", true, "", 0},
+		{"a v1.0 renderer function call", `{"version":"v1.0","callRendererFunction":{"call":"openUrl","args":{"url":"https://example.com"}}}`, "v1.0", false, "v10_function_refused", 0},
+		{"a version the adapter does not know is named", `{"version":"v2.0","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}}`, "v2.0", false, "invalid_version", 0},
+		{"an unknown version beside a known one", "[" + begin + `,{"version":"v2.0","deleteSurface":{"surfaceId":"t"}}]`, "mixed", false, "invalid_version", 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, body := post(t, ts.URL+"/a2ui/validate", "application/json", tt.body)

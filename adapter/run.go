@@ -15,6 +15,7 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/genui-adapter/genui-adapter/a2ui"
 	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/internal/takeover"
@@ -159,6 +160,9 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	a, in, err := s.admit(c, id, body)
 	if err != nil {
 		return err
+	}
+	if _, err := a2ui.ClientVersion(in); err != nil {
+		return &httpError{Status: http.StatusBadRequest, Code: "invalid_a2ui_capabilities", Msg: err.Error()}
 	}
 	principal := principalOf(c)
 	stats := &runStats{m: s.metrics, agent: a.id, runID: in.RunID, logger: s.logger, accepted: accepted(c), debug: string(in.ForwardedProp("genuiDebug")) == "true"}

@@ -341,7 +341,8 @@ func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.
 }
 
 // chain is the one place that orders the middlewares around a backend,
-// outermost first: the output grammar; A2UI surfaces; MCP Apps; data-view
+// outermost first: the output grammar; the A2UI version the client
+// renders; A2UI surfaces; MCP Apps; data-view
 // cards for the backend's own structured results; the canonicalising
 // normaliser right on the backend. A2UI sits outside MCP Apps so that
 // structured results of MCP tools, which the MCP Apps middleware emits,
@@ -352,6 +353,7 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 	return agui.Chain(backend,
 		agui.Normalize(agui.Output),
 		tracing.ToolCalls(),
+		a2ui.Emit(s.a2ui, logger),
 		a2ui.Middleware(s.a2ui, a2ui.Config{
 			Disabled:   ac.A2UI.Disabled,
 			Tools:      ac.A2UI.Tools,

@@ -166,6 +166,7 @@ func TestRunErrorsBeforeStream(t *testing.T) {
 		{"missing messages", "/agents/demo/run", "application/json; charset=utf-8", `{"threadId":"t","runId":"r"}`, 400, "invalid_run_input", "messages"},
 		{"too large", "/agents/demo/run", "application/json", `{"threadId":"t","runId":"r","messages":[],"x":"` + strings.Repeat("x", 2000) + `"}`, 413, "body_too_large", "1024"},
 		{"unknown route", "/nope", "application/json", "{}", 404, "not_found", "/nope"},
+		{"bad a2ui capabilities", "/agents/demo/run", "application/json", `{"threadId":"t","runId":"r","messages":[],"forwardedProps":{"a2uiClientCapabilities":{"v0.8":"all"}}}`, 400, "invalid_a2ui_capabilities", `a2uiClientCapabilities["v0.8"] is not an object`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, body := post(t, ts.URL+tt.path, tt.ctype, tt.body)

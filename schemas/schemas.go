@@ -1,6 +1,7 @@
-// Package schemas embeds the official A2UI v0.8, v0.9 and v0.9.1 JSON
-// schemas and catalogs, byte-for-byte as published (see SOURCE.md, SOURCE_v0_8.md and
-// LICENSE), and prepares them for a JSON Schema compiler.
+// Package schemas embeds the official A2UI v0.8, v0.9, v0.9.1 and v1.0
+// JSON schemas and catalogs, byte-for-byte as published (see SOURCE.md,
+// SOURCE_v0_8.md, SOURCE_v1_0.md and LICENSE), and prepares them for a
+// JSON Schema compiler.
 //
 // The files have three traps that Resources handles in memory, leaving the
 // embedded bytes untouched:
@@ -29,9 +30,10 @@ import (
 
 // FS holds the official files: v0_9/ and v0_9_1/, each with json/*.json and
 // catalogs/{basic,minimal}/catalog.json; v0_8/json/*.json and
-// v0_8/json/catalogs/minimal/minimal_catalog.json; LICENSE and SOURCE.md.
+// v0_8/json/catalogs/minimal/minimal_catalog.json; v1_0/json/*.json and
+// v1_0/catalogs/basic/catalog.json; LICENSE and SOURCE.md.
 //
-//go:embed v0_8 v0_9 v0_9_1 LICENSE SOURCE.md
+//go:embed v0_8 v0_9 v0_9_1 v1_0 LICENSE SOURCE.md
 var FS embed.FS
 
 // Base is the URL every schema's $id lives under, in both folders.
@@ -76,6 +78,43 @@ func V08Resources() (map[string]any, error) {
 			return nil, err
 		}
 		out[V08Base+f] = doc
+	}
+	return out, nil
+}
+
+// V10 is the version string of A2UI v1.0 messages.
+const V10 = "v1.0"
+
+// V10Base is the URL every v1.0 schema's $id lives under.
+const V10Base = "https://a2ui.org/specification/v1_0/"
+
+// V10BasicCatalogID is the v1.0 basic catalog's id.
+const V10BasicCatalogID = V10Base + "catalogs/basic/catalog.json"
+
+// V10Resources returns the v1.0 schemas (v1_0/json) and the basic
+// catalog, keyed by the URL a compiler must register them under; the
+// catalog is also registered as V10Base+"catalog.json", where the message
+// schemas look for the catalog in use. Numbers are json.Number.
+func V10Resources() (map[string]any, error) {
+	out := map[string]any{}
+	files, err := fs.Glob(FS, "v1_0/json/*.json")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		doc, err := decode(f)
+		if err != nil {
+			return nil, err
+		}
+		out[V10Base+path.Base(f)] = doc
+	}
+	for _, u := range []string{V10BasicCatalogID, V10Base + "catalog.json"} {
+		doc, err := decode("v1_0/catalogs/basic/catalog.json")
+		if err != nil {
+			return nil, err
+		}
+		doc.(map[string]any)["$id"] = u
+		out[u] = doc
 	}
 	return out, nil
 }

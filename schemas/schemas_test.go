@@ -25,8 +25,8 @@ func TestFilesIdenticalToSharedCopies(t *testing.T) {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		if strings.HasPrefix(p, "v0_8/") {
-			return nil // not in the shared copies: TestV08FilesAreTheOfficialBlobs
+		if strings.HasPrefix(p, "v0_8/") || strings.HasPrefix(p, "v1_0/") {
+			return nil // not in the shared copies: TestV08FilesAreTheOfficialBlobs, TestV10FilesAreTheOfficialBlobs
 		}
 		got, _ := FS.ReadFile(p)
 		want, err := os.ReadFile(filepath.Join(shared, p))
@@ -162,5 +162,65 @@ func TestV08Resources(t *testing.T) {
 		if props[op] == nil {
 			t.Errorf("no %s in the v0.8 schema", op)
 		}
+	}
+}
+
+// TestV10FilesAreTheOfficialBlobs proves the v1.0 schemas and examples are
+// the published ones: each file's git blob id is the one SOURCE_v1_0.md
+// records, every v1.0 file is recorded, and, where e2e/node_modules holds
+// @a2ui/web_core 0.11.0, each file is the package's, byte for byte.
+func TestV10FilesAreTheOfficialBlobs(t *testing.T) {
+	src, err := os.ReadFile("SOURCE_v1_0.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]string{} // local path -> package file, blob id
+	for _, line := range strings.Split(string(src), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) != 5 || !strings.HasPrefix(strings.TrimSpace(cells[2]), "`src/v1_0/") {
+			continue
+		}
+		want[strings.Trim(cells[1], " `")] = [2]string{strings.Trim(cells[2], " `"), strings.Trim(cells[3], " `")}
+	}
+	pkg := filepath.Join("..", "e2e", "node_modules", "@a2ui", "web_core")
+	if b, err := os.ReadFile(filepath.Join(pkg, "package.json")); err != nil || !bytes.Contains(b, []byte(`"version": "0.11.0"`)) {
+		pkg = "" // not installed here: the blob ids alone
+	}
+	seen := 0
+	check := func(local string, b []byte) {
+		seen++
+		w, ok := want[local]
+		if !ok {
+			t.Errorf("%s: not recorded in SOURCE_v1_0.md", local)
+			return
+		}
+		h := sha1.New()
+		fmt.Fprintf(h, "blob %d\x00", len(b))
+		h.Write(b)
+		if got := hex.EncodeToString(h.Sum(nil)); got != w[1] {
+			t.Errorf("%s: blob %s, SOURCE_v1_0.md records %s (not the published file)", local, got, w[1])
+		}
+		if pkg != "" {
+			if p, err := os.ReadFile(filepath.Join(pkg, w[0])); err != nil || !bytes.Equal(p, b) {
+				t.Errorf("%s differs from @a2ui/web_core 0.11.0's %s (%v)", local, w[0], err)
+			}
+		}
+	}
+	fs.WalkDir(FS, "v1_0", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := FS.ReadFile(p)
+			check(p, b)
+		}
+		return err
+	})
+	filepath.WalkDir("testdata/v1_0", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			check(filepath.ToSlash(p), b)
+		}
+		return err
+	})
+	if seen != len(want) || seen != 13+43 {
+		t.Errorf("checked %d files, SOURCE_v1_0.md records %d, want 56 (12 schemas, the basic catalog, 43 examples)", seen, len(want))
 	}
 }

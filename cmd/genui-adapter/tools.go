@@ -217,7 +217,7 @@ func a2uiValidate(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("a2ui validate", flag.ContinueOnError)
 	strict := fs.Bool("strict", false, "also refuse orphan components")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: genui-adapter a2ui validate [-strict] FILE\n\nValidates A2UI messages (one message, a JSON array, {\"messages\":[...]} or JSONL;\n- for stdin) in their own version: v0.9/v0.9.1 against the official schemas and the\nintegrity rules, v0.8 against the official v0.8 schemas, then converted to v0.9.1\nagainst the same rules (what the conversion cannot express is listed, not an error).\nSays which version the document is; exits 1 on errors.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "usage: genui-adapter a2ui validate [-strict] FILE\n\nValidates A2UI messages (one message, a JSON array, {\"messages\":[...]} or JSONL;\n- for stdin) in their own version: v0.9/v0.9.1 against the official schemas and the\nintegrity rules, v0.8 and v1.0 against their official schemas, then converted to\nv0.9.1 against the same rules (what the conversion cannot express is listed, not an error).\nSays which version the document is; exits 1 on errors.\n\nFlags:")
 		printFlags(fs.Output(), fs, nil)
 	}
 	if helped, err := parseFlags(fs, args, stdout); helped || err != nil {

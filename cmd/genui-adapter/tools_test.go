@@ -85,6 +85,11 @@ func TestA2UIValidateCommand(t *testing.T) {
 	if err := run(context.Background(), []string{"genui-adapter", "a2ui", "validate", v08}, func(string) string { return "" }, &out, &out); err != nil || !strings.Contains(out.String(), "A2UI v0.8, 3 messages, 0 errors") {
 		t.Errorf("a2ui validate of the official v0.8 example = %v\n%s", err, out.String())
 	}
+	out = syncBuffer{}
+	v10 := filepath.Join("..", "..", "schemas", "testdata", "v1_0", "13_coffee-order.json")
+	if err := run(context.Background(), []string{"genui-adapter", "a2ui", "validate", v10}, func(string) string { return "" }, &out, &out); err != nil || !strings.Contains(out.String(), "A2UI v1.0, 3 messages, 0 errors") {
+		t.Errorf("a2ui validate of the official v1.0 example = %v\n%s", err, out.String())
+	}
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
 	os.WriteFile(bad, []byte("{\"version\":\"v0.9\",\"updateComponents\":{\"surfaceId\":\"nope\",\"components\":[{\"id\":\"root\",\"component\":\"Text\",\"text\":\"x\"}]}}\n{\"version\":\"v0.9\",\"nope\":{}}\n"), 0o644)
 	out = syncBuffer{}

@@ -1,7 +1,8 @@
 // A2UI v0.8 from an agent (the official v0.8 examples, as a tool result and
-// as the agent's own activity) reaches the client converted to v0.9.1 and
-// is rendered by the official @a2ui/lit 0.11.0 v0_9 renderer in headless
-// Chromium: zero renderer errors and the example's data visible.
+// as the agent's own activity), and an official v1.0 example, reach the
+// client converted to v0.9.1 and are rendered by the official @a2ui/lit
+// 0.11.0 v0_9 renderer in headless Chromium: zero renderer errors and the
+// example's data visible.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -17,6 +18,12 @@ const cases = {
   coffee: { ops: example("basic/13_coffee-order.json"), as: "tool", expect: ["Sunrise Coffee", "Oat Milk Latte", "Grande, Extra Shot", "Chocolate Croissant", "$11.66"] },
   login: { ops: example("minimal/4_login_form.json"), as: "activity", expect: ["Login", "Username", "Password"] },
   flight: { ops: example("basic/01_flight-status.json"), as: "activity", expect: [] },
+  v10coffee: {
+    version: "v1.0",
+    ops: JSON.parse(readFileSync(join(e2eDir, "..", "schemas", "testdata", "v1_0", "13_coffee-order.json"), "utf8")).messages,
+    as: "activity",
+    expect: ["Sunrise Coffee", "Oat Milk Latte", "Grande, Extra Shot", "Chocolate Croissant", "$11.66", "Purchase"],
+  },
 };
 
 let up, adapter, browser, files;
@@ -55,7 +62,7 @@ after(async () => {
 });
 
 for (const [name, c] of Object.entries(cases)) {
-  test(`a v0.8 ${name} surface (${c.as}) is rendered by @a2ui/lit v0_9 after conversion`, async () => {
+  test(`a ${c.version ?? "v0.8"} ${name} surface (${c.as}) is rendered by @a2ui/lit v0_9 after conversion`, async () => {
     const got = await runClient("1.0.0", `${adapter.url}/agents/${name}/run`, { threadId: `t-${name}`, runId: `r-${name}` });
     assert.deepEqual(got.failed, []);
     const act = got.messages.find((m) => m.role === "activity" && m.activityType === "a2ui-surface");

@@ -1,0 +1,126 @@
+package a2ui_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/genui-adapter/genui-adapter/a2ui"
+)
+
+// officialExample reads an official v0.9.1 example's messages.
+func officialExample(t testing.TB, path string) []json.RawMessage {
+	t.Helper()
+	var sample struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sample); err != nil {
+		t.Fatal(err)
+	}
+	return sample.Messages
+}
+
+// TestDowngradeOfficialExamples down-converts every official v0.9.1
+// example to v0.8: every message comes out, each valid against the
+// official v0.8 schema and standard catalog (Downgrade checks them; a
+// message or component the schema refused would be left out and
+// reported), and converted back up it is a valid v0.9.1 surface again.
+func TestDowngradeOfficialExamples(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	files, _ := filepath.Glob(filepath.Join(examples, "basic", "*.json"))
+	if len(files) != 36 {
+		t.Fatalf("%d official examples, want 36", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			in := officialExample(t, f)
+			d := v.Downgrade(in)
+			for _, e := range d.Issues {
+				if e.Rule != a2ui.RuleNotInV08 {
+					t.Errorf("not converted: %v", e)
+				} else {
+					t.Logf("lossy: %v", e)
+				}
+			}
+			if len(d.Messages) != len(in) {
+				t.Fatalf("%d messages in, %d out", len(in), len(d.Messages))
+			}
+			for i, m := range d.Messages {
+				var probe map[string]json.RawMessage
+				_ = json.Unmarshal(m, &probe)
+				if _, ok := probe["version"]; ok {
+					t.Errorf("message %d carries a version: %s", i, m)
+				}
+			}
+			up := v.Upgrade(d.Messages, "")
+			for _, e := range up.Issues {
+				if e.Rule != a2ui.RuleV08NotExpressible {
+					t.Errorf("v0.8 ingest refuses the down-converted message: %v", e)
+				}
+			}
+			if errs := v.ValidateBatch(raw(up.Messages)); len(errs) > 0 {
+				t.Errorf("round trip fails v0.9.1: %v", errs)
+			}
+		})
+	}
+}
+
+// FuzzDowngrade: whatever the input (Emit also sees A2UI no validator
+// checked, when an agent's A2UI middleware is off), Downgrade neither
+// panics nor loses a message silently: every input message comes out
+// (as one v0.8 message) or is named in an issue, and every message it
+// emits is a JSON object with one v0.8 operation and no version.
+func FuzzDowngrade(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(examples, "basic", "*.json"))
+	for _, p := range files[:6] {
+		var sample struct {
+			Messages json.RawMessage `json:"messages"`
+		}
+		b, _ := os.ReadFile(p)
+		_ = json.Unmarshal(b, &sample)
+		f.Add([]byte(sample.Messages))
+	}
+	f.Add([]byte(`[{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"root","component":"Icon","name":"play"},{"id":"x","component":"Tabs","tabs":[null,{"title":{"call":"formatString","args":{"value":"${/a}"}}}]}]}},{"version":"v0.9","updateDataModel":{"surfaceId":"s","path":"/a","value":[1,{"b":null}]}}]`))
+	f.Add([]byte(`[{"version":"v0.9","createSurface":null},{"version":"v0.9.1","updateComponents":{"components":[1,"x",{"component":"Button","action":{"functionCall":{"call":"openUrl","args":{"url":"u"}}}}]}},{"beginRendering":{"surfaceId":"s","root":"r"}},{"version":"v9"}]`))
+	v := a2ui.MustValidator(a2ui.Options{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var in []json.RawMessage
+		if json.Unmarshal(data, &in) != nil {
+			return
+		}
+		d := v.Downgrade(in)
+		accounted := map[int]bool{}
+		for _, s := range d.Sources {
+			if accounted[s] {
+				t.Fatalf("message %d came out twice", s)
+			}
+			accounted[s] = true
+		}
+		for _, e := range d.Issues {
+			if e.Rule == "" || e.Message == "" {
+				t.Fatalf("issue without rule or message: %#v", e)
+			}
+			accounted[e.Index] = true
+		}
+		for i := range in {
+			if !accounted[i] {
+				t.Fatalf("message %d neither converted nor reported: %s\n%v", i, in[i], d.Issues)
+			}
+		}
+		for i, m := range d.Messages {
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(m, &obj); err != nil {
+				t.Fatalf("output %d is not a JSON object: %s", i, m)
+			}
+			if _, ok := obj["version"]; ok && !bytes.Equal(m, in[d.Sources[i]]) {
+				t.Fatalf("converted message %d carries a version: %s", i, m)
+			}
+		}
+	})
+}

@@ -1,0 +1,238 @@
+package a2ui
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/genui-adapter/genui-adapter/schemas"
+)
+
+// Rule codes of the v1.0 conversion.
+const (
+	// RuleV10NotExpressible: a part of a v1.0 message v0.9.1 cannot say;
+	// the message is converted without it.
+	RuleV10NotExpressible = "v10_not_expressible"
+	// RuleV10FunctionRefused: a v1.0 message that calls a renderer
+	// function (callRendererFunction) or answers one the renderer called
+	// (agentFunctionResponse). The adapter's renderers speak v0.9.1,
+	// which has neither, so the message is left out and the agent gets
+	// no function response.
+	RuleV10FunctionRefused = "v10_function_refused"
+)
+
+// v10Defs names the agent_to_renderer.json definition of each v1.0
+// operation a message is checked against (one definition, for errors
+// that name the message's own properties, not every branch of oneOf).
+var v10Defs = map[string]string{
+	"createSurface":    "CreateSurfaceMessage",
+	"updateComponents": "UpdateComponentsMessage",
+	"updateDataModel":  "UpdateDataModelMessage",
+	"deleteSurface":    "DeleteSurfaceMessage",
+}
+
+// v10Functions are the v1.0 messages that call a renderer function or
+// answer one (the names of this schema and of other v1.0 drafts).
+var v10Functions = map[string]bool{
+	"callRendererFunction": true, "agentFunctionResponse": true,
+	"callFunction": true, "functionResponse": true, "actionResponse": true,
+}
+
+// compileV10 compiles the v1.0 message schema (agent_to_renderer.json
+// with the basic catalog).
+func (v *Validator) compileV10() error {
+	res, err := schemas.V10Resources()
+	if err != nil {
+		return err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	c.UseRegexpEngine(unicodeIdentifiers)
+	for u, doc := range res {
+		if err := c.AddResource(u, doc); err != nil {
+			return fmt.Errorf("a2ui: add schema %s: %w", u, err)
+		}
+	}
+	v.v10 = map[string]*jsonschema.Schema{}
+	for op, def := range v10Defs {
+		if v.v10[op], err = c.Compile(schemas.V10Base + "agent_to_renderer.json#/$defs/" + def); err != nil {
+			return fmt.Errorf("a2ui: compile v1.0 %s: %w", def, err)
+		}
+	}
+	return nil
+}
+
+// convertV10 converts one v1.0 message (decoded, already checked against
+// the v1.0 schema) to v0.9.1 messages stamped version:
+//
+//   - createSurface with inline components and a data model →
+//     createSurface, updateComponents, updateDataModel {path: "/"};
+//   - the v1.0 basic catalog → the basic catalog; a component's or a
+//     function call's own catalogId, the surface's when it names the
+//     same catalog, else reported (v0.9.1 has one catalog per surface);
+//   - updateDataModel {value: null} (a delete) → updateDataModel without
+//     value;
+//   - callRendererFunction and agentFunctionResponse → refused
+//     (RuleV10FunctionRefused);
+//   - what v0.9.1 has no word for (metadata, Video posterUrl, TextField
+//     placeholder, Slider steps, an action's userMessage, @index) is left
+//     out and reported (RuleV10NotExpressible).
+func (v *Validator) convertV10(obj map[string]any, sid string, idx int, version string) ([]map[string]any, []Error) {
+	cv := v10Conv{v: v, sid: sid, idx: idx}
+	env := func(op string, body map[string]any) map[string]any {
+		return map[string]any{"version": version, op: body}
+	}
+	switch {
+	case obj["createSurface"] != nil:
+		in, _ := obj["createSurface"].(map[string]any)
+		cs := map[string]any{"surfaceId": sid}
+		cat, _ := in["catalogId"].(string)
+		cv.catalog = cat
+		if cat == "" || cat == schemas.V10BasicCatalogID {
+			cat = schemas.BasicCatalogID
+		}
+		cs["catalogId"] = cat
+		if sd, ok := in["sendDataModel"]; ok {
+			cs["sendDataModel"] = sd
+		}
+		if th, ok := in["theme"]; ok {
+			cs["theme"] = th
+		}
+		cv.drop(in, "metadata", "/createSurface/metadata", "surface metadata")
+		out := []map[string]any{env("createSurface", cs)}
+		if list, ok := in["components"].([]any); ok {
+			out = append(out, env("updateComponents", map[string]any{"surfaceId": sid, "components": cv.components(list, "/createSurface/components")}))
+		}
+		if dm, ok := in["dataModel"]; ok {
+			out = append(out, env("updateDataModel", map[string]any{"surfaceId": sid, "path": "/", "value": dm}))
+		}
+		return out, cv.errs
+	case obj["updateComponents"] != nil:
+		in, _ := obj["updateComponents"].(map[string]any)
+		list, _ := in["components"].([]any)
+		return []map[string]any{env("updateComponents", map[string]any{"surfaceId": sid, "components": cv.components(list, "/updateComponents/components")})}, cv.errs
+	case obj["updateDataModel"] != nil:
+		in, _ := obj["updateDataModel"].(map[string]any)
+		body := map[string]any{"surfaceId": sid}
+		if p, ok := in["path"]; ok {
+			body["path"] = p
+		}
+		if val := in["value"]; val != nil {
+			body["value"] = val
+		} // null deletes: v0.9.1 deletes when value is absent
+		return []map[string]any{env("updateDataModel", body)}, nil
+	case obj["deleteSurface"] != nil:
+		return []map[string]any{env("deleteSurface", map[string]any{"surfaceId": sid})}, nil
+	}
+	return nil, nil
+}
+
+// refuseV10Function is the error for a v1.0 function message.
+func refuseV10Function(op, sid string, idx int) Error {
+	return Error{Rule: RuleV10FunctionRefused, SurfaceID: sid, Path: "/" + escape(op), Index: idx,
+		Message: fmt.Sprintf("message %d is a v1.0 %s: v0.9.1 renderers have no functions an agent calls or answers, and the adapter runs none, so no function response follows; left out, the rest of the surface is kept", idx, op)}
+}
+
+// v10Conv converts the parts of one v1.0 message.
+type v10Conv struct {
+	v       *Validator
+	sid     string
+	idx     int
+	catalog string // the surface's catalog, when this message names it
+	errs    []Error
+}
+
+func (cv *v10Conv) lossy(path, format string, args ...any) {
+	cv.errs = append(cv.errs, Error{Rule: RuleV10NotExpressible, SurfaceID: cv.sid, Path: path, Message: fmt.Sprintf(format, args...), Index: cv.idx})
+}
+
+// drop removes key from m, reporting it.
+func (cv *v10Conv) drop(m map[string]any, key, at, what string) {
+	if _, ok := m[key]; ok {
+		delete(m, key)
+		cv.lossy(at, "%s has no v0.9.1 form; left out", what)
+	}
+}
+
+// v10NewProps are the basic catalog's v1.0 properties v0.9.1 lacks.
+var v10NewProps = map[string][]string{"Video": {"posterUrl"}, "TextField": {"placeholder"}, "Slider": {"steps"}}
+
+func (cv *v10Conv) components(list []any, at string) []any {
+	out := make([]any, 0, len(list))
+	for i, x := range list {
+		c, _ := x.(map[string]any)
+		cat := fmt.Sprintf("%s/%d", at, i)
+		if id, ok := c["catalogId"].(string); ok {
+			delete(c, "catalogId")
+			if id != schemas.V10BasicCatalogID && id != cv.catalog {
+				cv.lossy(cat+"/catalogId", "component %v names its own catalog %q; a v0.9.1 surface has one catalog, so it is checked against the surface's", c["id"], id)
+			}
+		}
+		cv.drop(c, "metadata", cat+"/metadata", "component metadata")
+		typ, _ := c["component"].(string)
+		for _, p := range v10NewProps[typ] {
+			cv.drop(c, p, cat+"/"+p, fmt.Sprintf("%s %s", typ, p))
+		}
+		if a, ok := c["action"].(map[string]any); ok {
+			if ev, ok := a["event"].(map[string]any); ok {
+				cv.drop(ev, "userMessage", cat+"/action/event/userMessage", "an action's userMessage")
+			}
+		}
+		cv.calls(c, cat)
+		out = append(out, c)
+	}
+	return out
+}
+
+// calls walks a component's values: each function call loses its
+// catalogId (reported when it names another catalog); @index (v1.0's
+// template index) is reported, v0.9.1 has no such function. A call's
+// returnType is optional in both versions and left as it is.
+func (cv *v10Conv) calls(x any, at string) {
+	switch t := x.(type) {
+	case map[string]any:
+		if name, ok := t["call"].(string); ok {
+			if id, ok := t["catalogId"].(string); ok {
+				delete(t, "catalogId")
+				if id != schemas.V10BasicCatalogID && id != cv.catalog {
+					cv.lossy(at+"/catalogId", "function %q names its own catalog %q; v0.9.1 calls the surface catalog's functions", name, id)
+				}
+			}
+			if name == "@index" {
+				cv.lossy(at, "v0.9.1 has no @index function (a template item's index); the value fails v0.9.1 validation")
+			}
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			cv.calls(t[k], at+"/"+escape(k))
+		}
+	case []any:
+		for i, e := range t {
+			cv.calls(e, fmt.Sprintf("%s/%d", at, i))
+		}
+	}
+}
+
+// xidClasses are the Unicode identifier properties the v1.0 schemas use
+// in patterns (extension names), which Go's regexp lacks, as the general
+// categories that make them up (UAX #31, without the few
+// Other_ID_Start characters).
+var xidClasses = strings.NewReplacer(
+	`\p{XID_Start}`, `\p{L}\p{Nl}`,
+	`\p{XID_Continue}`, `\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}`,
+)
+
+// unicodeIdentifiers is the regexp engine of the v1.0 schemas: Go's, with
+// \p{XID_Start} and \p{XID_Continue} (inside a character class, where the
+// schemas use them) spelled as general categories.
+func unicodeIdentifiers(s string) (jsonschema.Regexp, error) {
+	return regexp.Compile(xidClasses.Replace(s))
+}
