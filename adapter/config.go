@@ -322,6 +322,11 @@ type MCPAppsConfig struct {
 	// MaxDownloadBytes caps the files of one ui/download-file request
 	// together, decoded (default 2 MiB); more is refused with -32602.
 	MaxDownloadBytes int `yaml:"maxDownloadBytes,omitempty"`
+	// MaxResourceBytes caps one UI resource's HTML read from an MCP
+	// server (default 4 MiB); a tool whose resource is larger gets no
+	// card (logged). Self-contained renderers such as FastMCP's Prefab
+	// bundle (about 7 MB) need more.
+	MaxResourceBytes int `yaml:"maxResourceBytes,omitempty"`
 }
 
 // CopilotKitConfig places the CopilotRuntime routes.

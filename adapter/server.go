@@ -337,7 +337,7 @@ func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.
 		m := cfg.MCPServers[id]
 		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders, A2UI: m.A2UI})
 	}
-	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logger: logger, WrapHTTP: wrap, Tracer: tracer, URLAllowlist: origins(cfg.Toolkit.URLAllowlist)})
+	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logger: logger, WrapHTTP: wrap, Tracer: tracer, URLAllowlist: origins(cfg.Toolkit.URLAllowlist), MaxResourceBytes: cfg.MCPApps.MaxResourceBytes})
 }
 
 // chain is the one place that orders the middlewares around a backend,
