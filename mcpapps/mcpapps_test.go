@@ -877,3 +877,29 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
+
+// A server's ProtocolVersion is what the pool asks for: the default
+// 2025-11-25, or the 2026-07-28 wire (server/discover) where the official
+// Python SDK declares the MCP Apps extension; tools and UI resources work
+// on both.
+func TestProtocolVersion(t *testing.T) {
+	for _, want := range []string{"", "2026-07-28"} {
+		fx := mcpappstest.New()
+		p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx), ProtocolVersion: want})
+		if want == "" {
+			want = mcpapps.DefaultProtocolVersion
+		}
+		for ss := range fx.Sessions() {
+			if got := ss.InitializeParams().ProtocolVersion; got != want {
+				t.Errorf("asked for %q, the server saw %q", want, got)
+			}
+		}
+		if _, ok := p.ServerUI("fx"); !ok {
+			t.Errorf("%s: the server's extension was not read", want)
+		}
+		res, err := p.UIResource(context.Background(), nil, "fx", "ui://fx/weather.html")
+		if err != nil || res.HTML != mcpappstest.HTML {
+			t.Errorf("%s: UI resource %v, %v", want, res, err)
+		}
+	}
+}

@@ -43,7 +43,21 @@ type ServerConfig struct {
 	// A2UI-over-MCP-Apps extension): A2UI its results carry becomes
 	// surfaces, whose actions call its tools.
 	A2UI bool
+	// ProtocolVersion is the MCP protocol version asked of the server,
+	// one of ProtocolVersions ("": DefaultProtocolVersion).
+	ProtocolVersion string
 }
+
+// DefaultProtocolVersion is the MCP protocol version a server is asked
+// for unless its ServerConfig names another. Pinned, not negotiated:
+// go-sdk v1.7+ first probes with server/discover (protocol 2026-07-28),
+// and a legacy stdio server that exits when its first message is not
+// initialize kills that fallback (go-sdk #1177). 2025-11-25 is what every
+// npm MCP App peer speaks.
+const DefaultProtocolVersion = "2025-11-25"
+
+// ProtocolVersions are the versions a ServerConfig may ask for.
+var ProtocolVersions = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
 
 // PoolOptions tune a Pool. Zero values mean the defaults.
 type PoolOptions struct {
@@ -316,11 +330,11 @@ func (p *Pool) connect(s *server) (*mcp.ClientSession, error) {
 	})
 	ctx, cancel := context.WithTimeout(p.ctx, p.opts.ConnectTimeout)
 	defer cancel()
-	// Pinned, not negotiated: go-sdk v1.7+ first probes with server/discover
-	// (protocol 2026-07-28), and a legacy stdio server that exits when its
-	// first message is not initialize kills that fallback (go-sdk #1177).
-	// 2025-11-25 is what every npm MCP App peer speaks.
-	return client.Connect(ctx, p.transport(s.cfg), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	version := s.cfg.ProtocolVersion
+	if version == "" {
+		version = DefaultProtocolVersion
+	}
+	return client.Connect(ctx, p.transport(s.cfg), &mcp.ClientSessionOptions{ProtocolVersion: version})
 }
 
 // keepConnected owns a server's session: connect, serve until the
