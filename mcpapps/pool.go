@@ -374,7 +374,7 @@ func (p *Pool) keepConnected(s *server) {
 		s.mu.Lock()
 		close(s.ready)
 		s.mu.Unlock()
-		p.opts.Logger.Info("mcp: connected", "server", s.cfg.ID, "tools", len(s.tools), "mcp_apps", s.ui)
+		p.opts.Logger.Info("mcp: connected", "server", s.cfg.ID, "tools", len(s.tools), "mcp_apps", declared(s.ui))
 		stop := context.AfterFunc(p.ctx, func() { cs.Close() })
 		_ = cs.Wait()
 		stop()
@@ -522,6 +522,20 @@ func (p *Pool) Instructions(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.instructions
+}
+
+// declared is the log value of a server's MCP Apps extension settings:
+// "none" when it declared none, else the settings as JSON ("{}" for a
+// declaration without settings).
+func declared(ui map[string]any) string {
+	if ui == nil {
+		return "none"
+	}
+	b, err := json.Marshal(ui)
+	if err != nil {
+		return "unprintable"
+	}
+	return string(b)
 }
 
 // ServerUI is the MCP Apps capability the server declared in initialize,
