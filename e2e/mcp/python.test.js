@@ -5,7 +5,10 @@
 // e2e/python/requirements.txt pins, from e2e/.venv. In headless Chromium,
 // through our host bridge: each card renders, receives its tool result,
 // calls its app-only tool, and the official server's _meta.ui.csp is what
-// the View's fetches meet.
+// the View's fetches meet. The official server is also asked for the
+// 2026-07-28 wire (mcpServers.<id>.protocolVersion), where it declares
+// io.modelcontextprotocol/ui and sees the adapter's capability even when
+// stateless.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -68,23 +71,27 @@ before(async () => {
       procs.push(p);
       await waitPort(port);
       servers[`${impl}-${mode}`] = `{url: "http://127.0.0.1:${port}/mcp"}`;
+      // The same server asked for the 2026-07-28 wire.
+      if (impl === "official") servers[`official-${mode}-2026`] = `{url: "http://127.0.0.1:${port}/mcp", protocolVersion: "2026-07-28"}`;
     }
   }
+  servers["official-stdio-2026"] = servers["official-stdio"].replace(/}$/, `, protocolVersion: "2026-07-28"}`);
   // The scripted agent: round 0 calls both UI tools, the follow-up (which
   // carries their results) answers in text.
   up = await startUpstream({
     "/agent": (i) => {
       const results = i.messages.filter((m) => m.role === "tool");
       if (results.length === 0) {
-        seenTools.push(i.tools.map((t) => t.name));
+        const offered = i.tools.map((t) => t.name);
+        seenTools.push(offered);
+        const calls = [["call-py", "py_show", { name: "adapter" }], ["call-fm", "fm_counter", {}]].filter(([, name]) => offered.includes(name));
         return sse([
           { type: "RUN_STARTED", threadId: i.threadId, runId: i.runId },
-          { type: "TOOL_CALL_START", toolCallId: "call-py", toolCallName: "py_show" },
-          { type: "TOOL_CALL_ARGS", toolCallId: "call-py", delta: JSON.stringify({ name: "adapter" }) },
-          { type: "TOOL_CALL_END", toolCallId: "call-py" },
-          { type: "TOOL_CALL_START", toolCallId: "call-fm", toolCallName: "fm_counter" },
-          { type: "TOOL_CALL_ARGS", toolCallId: "call-fm", delta: "{}" },
-          { type: "TOOL_CALL_END", toolCallId: "call-fm" },
+          ...calls.flatMap(([id, name, args]) => [
+            { type: "TOOL_CALL_START", toolCallId: id, toolCallName: name },
+            { type: "TOOL_CALL_ARGS", toolCallId: id, delta: JSON.stringify(args) },
+            { type: "TOOL_CALL_END", toolCallId: id },
+          ]),
           { type: "RUN_FINISHED", threadId: i.threadId, runId: i.runId },
         ]);
       }
@@ -104,6 +111,7 @@ mcpServers:
 ${Object.entries(servers).map(([id, s]) => `  ${id}: ${s}`).join("\n")}
 agents:
 ${transports.map((t) => `  py-${t}: {type: agui, url: "${up.url}/agent", mcpServers: [official-${t}, fastmcp-${t}], a2ui: {disabled: true}}`).join("\n")}
+${transports.map((t) => `  py-${t}-2026: {type: agui, url: "${up.url}/agent", mcpServers: [official-${t}-2026], a2ui: {disabled: true}}`).join("\n")}
 `, { logLevel: "info" });
   browser = await launch();
   // Every server connected (the stdio ones import their SDK first).
@@ -156,65 +164,86 @@ test("every Python server connects over every transport; what each declares unde
       // result at protocol 2025-11-25 (the official one advertises
       // io.modelcontextprotocol/ui only on the 2026-07-28 wire, in
       // server/discover): the adapter reads none and renders anyway.
-      assert.match(line, /mcp_apps=map\[\]/, line);
+      assert.match(line, /mcp_apps=none$/, line);
     }
+    // On the 2026-07-28 wire (mcpServers.<id>.protocolVersion) the
+    // official SDK declares it, in server/discover, and the adapter reads it.
+    const line = connected(`official-${t}-2026`);
+    assert.ok(line, `official-${t}-2026 did not connect`);
+    assert.match(line, /tools=2 mcp_apps=\{\}$/, line);
   }
 });
 
+// run runs the scripted agent on a new thread and returns its cards.
+async function run(agent, want) {
+  const threadId = `${agent}-${Date.now()}`;
+  const got = await runClient("1.0.0", `${adapter.url}/agents/${agent}/run`, { threadId });
+  assert.equal(got.rejected, undefined);
+  assert.deepEqual(got.failed, []);
+  const tools = seenTools.at(-1);
+  for (const name of want) assert.ok(tools.includes(name), `${name} not offered: ${tools}`);
+  for (const name of ["py_tick", "fm_increment"]) assert.ok(!tools.includes(name), `app-only ${name} offered to the model`);
+  const cards = got.messages.filter((m) => m.role === "activity" && m.activityType === "mcp-apps");
+  assert.equal(cards.length, want.length, adapter.logs().split("\n").filter((l) => /level=(WARN|ERROR)|not renderable|more than/.test(l)).join("\n"));
+  assert.ok(got.messages.some((m) => m.role === "assistant" && m.content === `I called ${want.length} tools.`), "follow-up text missing");
+  return { cards, threadId };
+}
+
+// officialCard shows the official SDK server's card: the View gets its
+// result, its button calls the app-only py_tick, and its fetches meet
+// the resource's _meta.ui.csp.
+async function officialCard(card, threadId, agent, appsNegotiated) {
+  assert.equal(card.content.resourceUri, "ui://py/view.html");
+  assert.deepEqual(card.content.result.structuredContent, { greeting: "hello adapter", appsNegotiated, sdk: "mcp" });
+  const { page, view, errors } = await mount(card, threadId, agent);
+  await view.getByText("hello adapter").waitFor({ timeout: 15000 });
+  await view.locator("#tick").click();
+  await view.locator("#ticks").getByText("ticks").waitFor({ timeout: 10000 });
+  const frame = page.frames().find((f) => f.parentFrame() && f.parentFrame().parentFrame() === page.mainFrame());
+  const state = await frame.evaluate(() => window.__state);
+  assert.equal(state.result.structuredContent.greeting, "hello adapter");
+  assert.ok(state.ticks?.ticks >= 2, JSON.stringify(state.ticks));
+  const probe = await frame.evaluate((urls) => window.probeCSP(urls), [allowed.url + "/ok", blocked.url + "/no"]);
+  assert.equal(probe[0], "ok", "the origin _meta.ui.csp allows was blocked");
+  assert.match(probe[1], /^blocked/, "an origin outside _meta.ui.csp was reachable");
+  const v = await frame.evaluate(() => window.__state.violations);
+  assert.ok(v.some((x) => x.directive === "connect-src" && x.blocked.startsWith(blocked.url)), JSON.stringify(v));
+  await page.screenshot({ path: join(artifacts, `mcp-apps-python-${agent}-official.png`), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+}
+
+// fastmcpCard shows FastMCP's Prefab card: the renderer draws the tool
+// result's component tree and its button calls the app-only fm_increment.
+async function fastmcpCard(card, threadId, agent) {
+  assert.match(card.content.resourceUri, /^ui:\/\/prefab\/renderer/);
+  assert.equal(card.content.result.structuredContent.view.type, "Div");
+  const { page, view, errors } = await mount(card, threadId, agent);
+  await view.getByText("FastMCP counter: clicks").waitFor({ timeout: 30000 });
+  const before = Number((await view.getByText(/^Count: \d+$/).textContent()).split(": ")[1]);
+  await view.getByRole("button", { name: "Increment" }).click();
+  await view.getByText(`Count: ${before + 1}`).waitFor({ timeout: 10000 });
+  const calls = await page.evaluate(() => window.__proxied.filter((p) => p.method === "tools/call"));
+  assert.ok(calls.length >= 1 && calls.every((p) => !p.isError && !p.error), JSON.stringify(calls));
+  assert.equal(calls[0].name, "fm_increment");
+  await page.screenshot({ path: join(artifacts, `mcp-apps-python-${agent}-fastmcp.png`), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+}
+
 for (const t of transports) {
   test(`${t}: both Python servers' cards render, get their result and call their app-only tools`, async () => {
-    const agent = `py-${t}`;
-    const threadId = `py-${t}-${Date.now()}`;
-    const got = await runClient("1.0.0", `${adapter.url}/agents/${agent}/run`, { threadId });
-    assert.equal(got.rejected, undefined);
-    assert.deepEqual(got.failed, []);
-    const tools = seenTools.at(-1);
-    for (const name of ["py_show", "fm_counter"]) assert.ok(tools.includes(name), `${name} not offered: ${tools}`);
-    for (const name of ["py_tick", "fm_increment"]) assert.ok(!tools.includes(name), `app-only ${name} offered to the model`);
-    const cards = got.messages.filter((m) => m.role === "activity" && m.activityType === "mcp-apps");
-    assert.equal(cards.length, 2, adapter.logs().split("\n").filter((l) => /level=(WARN|ERROR)|not renderable|more than/.test(l)).join("\n"));
-    assert.ok(got.messages.some((m) => m.role === "assistant" && m.content === "I called 2 tools."), "follow-up text missing");
-
-    // The official SDK's card.
-    const py = cards.find((c) => c.content.serverId === `official-${t}`);
-    assert.ok(py, "no card of the official SDK server");
-    assert.equal(py.content.resourceUri, "ui://py/view.html");
+    const { cards, threadId } = await run(`py-${t}`, ["py_show", "fm_counter"]);
     // The adapter declares io.modelcontextprotocol/ui in initialize and
     // the SDK's client_supports_apps sees it; a stateless server answers
     // each request in a fresh session that never saw initialize, so there
-    // the SDK reads no client capabilities.
-    assert.deepEqual(py.content.result.structuredContent, { greeting: "hello adapter", appsNegotiated: t !== "json", sdk: "mcp" });
-    let { page, view, errors } = await mount(py, threadId, agent);
-    await view.getByText("hello adapter").waitFor({ timeout: 15000 });
-    await view.locator("#tick").click();
-    await view.locator("#ticks").getByText("ticks").waitFor({ timeout: 10000 });
-    const frame = page.frames().find((f) => f.parentFrame() && f.parentFrame().parentFrame() === page.mainFrame());
-    const state = await frame.evaluate(() => window.__state);
-    assert.equal(state.result.structuredContent.greeting, "hello adapter");
-    assert.ok(state.ticks?.ticks >= 2, JSON.stringify(state.ticks));
-    const probe = await frame.evaluate((urls) => window.probeCSP(urls), [allowed.url + "/ok", blocked.url + "/no"]);
-    assert.equal(probe[0], "ok", "the origin _meta.ui.csp allows was blocked");
-    assert.match(probe[1], /^blocked/, "an origin outside _meta.ui.csp was reachable");
-    const v = await frame.evaluate(() => window.__state.violations);
-    assert.ok(v.some((x) => x.directive === "connect-src" && x.blocked.startsWith(blocked.url)), JSON.stringify(v));
-    await page.screenshot({ path: join(artifacts, `mcp-apps-python-official-${t}.png`), fullPage: true });
-    assert.deepEqual(errors, []);
-    await page.close();
+    // the SDK reads no client capabilities (on 2025-11-25).
+    await officialCard(cards.find((c) => c.content.serverId === `official-${t}`), threadId, `py-${t}`, t !== "json");
+    await fastmcpCard(cards.find((c) => c.content.serverId === `fastmcp-${t}`), threadId, `py-${t}`);
+  });
 
-    // FastMCP's Prefab card.
-    const fm = cards.find((c) => c.content.serverId === `fastmcp-${t}`);
-    assert.ok(fm, "no card of the FastMCP server");
-    assert.match(fm.content.resourceUri, /^ui:\/\/prefab\/renderer/);
-    assert.equal(fm.content.result.structuredContent.view.type, "Div");
-    ({ page, view, errors } = await mount(fm, threadId, agent));
-    await view.getByText("FastMCP counter: clicks").waitFor({ timeout: 30000 });
-    const before = Number((await view.getByText(/^Count: \d+$/).textContent()).split(": ")[1]);
-    await view.getByRole("button", { name: "Increment" }).click();
-    await view.getByText(`Count: ${before + 1}`).waitFor({ timeout: 10000 });
-    const proxied = await page.evaluate(() => window.__proxied.filter((p) => p.method === "tools/call"));
-    assert.ok(proxied.length >= 1 && proxied.every((p) => !p.isError && !p.error), JSON.stringify(proxied));
-    await page.screenshot({ path: join(artifacts, `mcp-apps-python-fastmcp-${t}.png`), fullPage: true });
-    assert.deepEqual(errors, []);
-    await page.close();
+  test(`${t}, protocol 2026-07-28: the official SDK's card, its capability seen on every request`, async () => {
+    const { cards, threadId } = await run(`py-${t}-2026`, ["py_show"]);
+    await officialCard(cards[0], threadId, `py-${t}-2026`, true);
   });
 }
