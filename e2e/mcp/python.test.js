@@ -214,7 +214,8 @@ async function officialCard(card, threadId, agent, appsNegotiated) {
 }
 
 // fastmcpCard shows FastMCP's Prefab card: the renderer draws the tool
-// result's component tree and its button calls the app-only fm_increment.
+// result's component tree, its button calls the app-only fm_increment,
+// and the renderer, which declares no csp, gets the default policy.
 async function fastmcpCard(card, threadId, agent) {
   assert.match(card.content.resourceUri, /^ui:\/\/prefab\/renderer/);
   assert.equal(card.content.result.structuredContent.view.type, "Div");
@@ -226,6 +227,11 @@ async function fastmcpCard(card, threadId, agent) {
   const calls = await page.evaluate(() => window.__proxied.filter((p) => p.method === "tools/call"));
   assert.ok(calls.length >= 1 && calls.every((p) => !p.isError && !p.error), JSON.stringify(calls));
   assert.equal(calls[0].name, "fm_increment");
+  // The bundled renderer's _meta.ui declares no csp: the default policy,
+  // no connections, holds inside it.
+  const frame = page.frames().find((f) => f.parentFrame() && f.parentFrame().parentFrame() === page.mainFrame());
+  const probe = await frame.evaluate((u) => fetch(u, { mode: "no-cors" }).then(() => "ok", (e) => "blocked: " + e.message), allowed.url + "/prefab");
+  assert.match(probe, /^blocked/, "the Prefab card reached an origin no csp allows");
   await page.screenshot({ path: join(artifacts, `mcp-apps-python-${agent}-fastmcp.png`), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
