@@ -60,11 +60,11 @@ before(async () => {
   const js = readFileSync(await bundle("mcp/pyview-entry.js", "pyview.js"), "utf8");
   const viewHTML = join(e2eDir, ".build", "pyview.html");
   writeFileSync(viewHTML, `<!doctype html><html><head><meta charset="utf-8"></head><body><h3>Python card</h3><div id="greeting">waiting</div><button id="tick">tick</button><div id="ticks"></div><script type="module">${js.replaceAll("</script", "<\\/script")}</script></body></html>`);
-  const env = { ...process.env, PY_VIEW_HTML: viewHTML, PY_CONNECT_ORIGIN: allowed.url, PREFAB_BUNDLED_RENDERER: "1", PYTHONUNBUFFERED: "1" };
+  const env = { ...process.env, PY_VIEW_HTML: viewHTML, PY_CONNECT_ORIGIN: allowed.url, PREFAB_BUNDLED_RENDERER: "1", FASTMCP_LOG_LEVEL: "WARNING", PYTHONUNBUFFERED: "1" };
   const servers = {};
   for (const impl of ["official", "fastmcp"]) {
     const script = join(scripts, `${impl}_server.py`);
-    servers[`${impl}-stdio`] = `{command: ["/usr/bin/env", ${JSON.stringify(`PY_VIEW_HTML=${viewHTML}`)}, ${JSON.stringify(`PY_CONNECT_ORIGIN=${allowed.url}`)}, "PREFAB_BUNDLED_RENDERER=1", ${JSON.stringify(python)}, ${JSON.stringify(script)}, "stdio"]}`;
+    servers[`${impl}-stdio`] = `{command: ["/usr/bin/env", ${JSON.stringify(`PY_VIEW_HTML=${viewHTML}`)}, ${JSON.stringify(`PY_CONNECT_ORIGIN=${allowed.url}`)}, "PREFAB_BUNDLED_RENDERER=1", "FASTMCP_LOG_LEVEL=WARNING", ${JSON.stringify(python)}, ${JSON.stringify(script)}, "stdio"]}`;
     for (const mode of ["http", "json"]) {
       const port = await freePort();
       const p = spawn(python, [script, mode, String(port)], { env, stdio: ["ignore", "ignore", "inherit"] });

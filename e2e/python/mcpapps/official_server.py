@@ -57,7 +57,7 @@ with open(os.environ["PY_VIEW_HTML"], encoding="utf-8") as f:
         prefers_border=True,
     )
 
-server = MCPServer("py-official", version="1.0.0", extensions=[apps])
+server = MCPServer("py-official", version="1.0.0", extensions=[apps], log_level="WARNING")
 
 
 def main() -> None:
