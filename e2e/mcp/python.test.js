@@ -5,10 +5,10 @@
 // e2e/python/requirements.txt pins, from e2e/.venv. In headless Chromium,
 // through our host bridge: each card renders, receives its tool result,
 // calls its app-only tool, and the official server's _meta.ui.csp is what
-// the View's fetches meet. The official server is also asked for the
-// 2026-07-28 wire (mcpServers.<id>.protocolVersion), where it declares
-// io.modelcontextprotocol/ui and sees the adapter's capability even when
-// stateless.
+// the View's fetches meet. Each server is also asked for the 2026-07-28
+// wire (mcpServers.<id>.protocolVersion), where both declare
+// io.modelcontextprotocol/ui and the official one sees the adapter's
+// capability even when stateless.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -72,10 +72,10 @@ before(async () => {
       await waitPort(port);
       servers[`${impl}-${mode}`] = `{url: "http://127.0.0.1:${port}/mcp"}`;
       // The same server asked for the 2026-07-28 wire.
-      if (impl === "official") servers[`official-${mode}-2026`] = `{url: "http://127.0.0.1:${port}/mcp", protocolVersion: "2026-07-28"}`;
+      servers[`${impl}-${mode}-2026`] = `{url: "http://127.0.0.1:${port}/mcp", protocolVersion: "2026-07-28"}`;
     }
+    servers[`${impl}-stdio-2026`] = servers[`${impl}-stdio`].replace(/}$/, `, protocolVersion: "2026-07-28"}`);
   }
-  servers["official-stdio-2026"] = servers["official-stdio"].replace(/}$/, `, protocolVersion: "2026-07-28"}`);
   // The scripted agent: round 0 calls both UI tools, the follow-up (which
   // carries their results) answers in text.
   up = await startUpstream({
@@ -111,7 +111,7 @@ mcpServers:
 ${Object.entries(servers).map(([id, s]) => `  ${id}: ${s}`).join("\n")}
 agents:
 ${transports.map((t) => `  py-${t}: {type: agui, url: "${up.url}/agent", mcpServers: [official-${t}, fastmcp-${t}], a2ui: {disabled: true}}`).join("\n")}
-${transports.map((t) => `  py-${t}-2026: {type: agui, url: "${up.url}/agent", mcpServers: [official-${t}-2026], a2ui: {disabled: true}}`).join("\n")}
+${transports.map((t) => `  py-${t}-2026: {type: agui, url: "${up.url}/agent", mcpServers: [official-${t}-2026, fastmcp-${t}-2026], a2ui: {disabled: true}}`).join("\n")}
 `, { logLevel: "info" });
   browser = await launch();
   // Every server connected (the stdio ones import their SDK first).
@@ -160,17 +160,19 @@ test("every Python server connects over every transport; what each declares unde
       const line = connected(`${impl}-${t}`);
       assert.ok(line, `${impl}-${t} did not connect:\n${adapter.logs().slice(-3000)}`);
       assert.match(line, /tools=2 /, line);
-      // Neither SDK puts capabilities.extensions into its initialize
-      // result at protocol 2025-11-25 (the official one advertises
-      // io.modelcontextprotocol/ui only on the 2026-07-28 wire, in
-      // server/discover): the adapter reads none and renders anyway.
+      // Neither puts capabilities.extensions into its initialize result
+      // at protocol 2025-11-25 (both advertise io.modelcontextprotocol/ui
+      // only on the 2026-07-28 wire, in server/discover): the adapter
+      // reads none and renders anyway.
       assert.match(line, /mcp_apps=none$/, line);
     }
-    // On the 2026-07-28 wire (mcpServers.<id>.protocolVersion) the
-    // official SDK declares it, in server/discover, and the adapter reads it.
-    const line = connected(`official-${t}-2026`);
-    assert.ok(line, `official-${t}-2026 did not connect`);
-    assert.match(line, /tools=2 mcp_apps=\{\}$/, line);
+    // On the 2026-07-28 wire (mcpServers.<id>.protocolVersion) both
+    // declare it, in server/discover, and the adapter reads it.
+    for (const impl of ["official", "fastmcp"]) {
+      const line = connected(`${impl}-${t}-2026`);
+      assert.ok(line, `${impl}-${t}-2026 did not connect`);
+      assert.match(line, /tools=2 mcp_apps=\{\}$/, line);
+    }
   }
 });
 
@@ -248,8 +250,13 @@ for (const t of transports) {
     await fastmcpCard(cards.find((c) => c.content.serverId === `fastmcp-${t}`), threadId, `py-${t}`);
   });
 
-  test(`${t}, protocol 2026-07-28: the official SDK's card, its capability seen on every request`, async () => {
-    const { cards, threadId } = await run(`py-${t}-2026`, ["py_show"]);
-    await officialCard(cards[0], threadId, `py-${t}-2026`, true);
+  test(`${t}, protocol 2026-07-28: both cards, the adapter's capability seen on every request`, async () => {
+    const { cards, threadId } = await run(`py-${t}-2026`, ["py_show", "fm_counter"]);
+    await officialCard(cards.find((c) => c.content.serverId === `official-${t}-2026`), threadId, `py-${t}-2026`, true);
+    // FastMCP's card arrives the same; its 7 MB renderer is mounted in
+    // the 2025-11-25 tests only.
+    const fm = cards.find((c) => c.content.serverId === `fastmcp-${t}-2026`);
+    assert.match(fm?.content.resourceUri, /^ui:\/\/prefab\/renderer/);
+    assert.equal(fm.content.result.structuredContent.view.type, "Div");
   });
 }
