@@ -42,9 +42,9 @@ e2e/copilotkit/node_modules/.installed: e2e/copilotkit/package.json e2e/copilotk
 	cd e2e/copilotkit && npm ci --no-audit --no-fund
 	touch $@
 
-# The Python peers of the LangGraph e2e tests (langgraph dev, the official
-# ag-ui-langgraph endpoint): a virtualenv of exact pins, made again when
-# the pins change.
+# The Python peers of the e2e tests (langgraph dev, the official
+# ag-ui-langgraph endpoint, the MCP App servers on the official MCP SDK and
+# FastMCP): a virtualenv of exact pins, made again when the pins change.
 e2e/.venv/requirements.txt: e2e/python/requirements.txt
 	rm -rf e2e/.venv
 	python3 -m venv e2e/.venv

@@ -258,6 +258,13 @@ type MCPServerConfig struct {
 	// A2UI declares application/a2ui+json to the server: the A2UI its
 	// results carry becomes surfaces, whose actions call its tools.
 	A2UI bool `yaml:"a2ui,omitempty"`
+	// ProtocolVersion is the MCP protocol version asked of the server
+	// (default 2025-11-25, what every npm MCP App server speaks):
+	// 2026-07-28 for a server on that wire (server/discover, capabilities
+	// in every request's _meta). The official Python SDK declares
+	// io.modelcontextprotocol/ui only there, and a stateless server sees
+	// the adapter's MCP Apps capability only there.
+	ProtocolVersion string `yaml:"protocolVersion,omitempty"`
 }
 
 // ToolkitConfig configures the generative UI toolkit (the built-in "genui"
@@ -322,6 +329,11 @@ type MCPAppsConfig struct {
 	// MaxDownloadBytes caps the files of one ui/download-file request
 	// together, decoded (default 2 MiB); more is refused with -32602.
 	MaxDownloadBytes int `yaml:"maxDownloadBytes,omitempty"`
+	// MaxResourceBytes caps one UI resource's HTML read from an MCP
+	// server (default 4 MiB); a tool whose resource is larger gets no
+	// card (logged). Self-contained renderers such as FastMCP's Prefab
+	// bundle (about 7 MB) need more.
+	MaxResourceBytes int `yaml:"maxResourceBytes,omitempty"`
 }
 
 // CopilotKitConfig places the CopilotRuntime routes.

@@ -42,6 +42,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"mcp server neither", "mcpServers: {m: {}}\nagents: {demo: {type: demo}}\n", "exactly one of command"},
 		{"mcp url with credentials", "mcpServers: {m: {url: 'http://u:p@x/mcp'}}\nagents: {demo: {type: demo}}\n", "without credentials"},
 		{"unknown mcp server", "agents: {demo: {type: demo, mcpServers: [nope]}}\n", "\"nope\" is not in mcpServers"},
+		{"mcp protocol version", "mcpServers: {m: {url: 'http://x/mcp', protocolVersion: 2024-01-01}}\nagents: {demo: {type: demo}}\n", "mcpServers.m.protocolVersion: \"2024-01-01\" is not one of"},
+		{"negative resource cap", "mcpApps: {maxResourceBytes: -1}\nagents: {demo: {type: demo}}\n", "must not be negative"},
 		{"runlog redis without url", "runlog: {backend: redis}\nagents: {demo: {type: demo}}\n", "runlog.url: required"},
 		{"runlog unknown backend", "runlog: {backend: etcd}\nagents: {demo: {type: demo}}\n", "not memory or redis"},
 		{"bad thread policy", "threadPolicy: queue\nagents: {demo: {type: demo}}\n", "not reject or supersede"},

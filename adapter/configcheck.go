@@ -8,11 +8,13 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/adapter/runs"
 	"github.com/genui-adapter/genui-adapter/agui/origin"
+	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
 // problems are a config's problems, each naming its YAML path.
@@ -125,6 +127,9 @@ func (m MCPServerConfig) validate(p *problems, id string) {
 	}
 	if (len(m.Command) > 0) == (m.URL != "") {
 		p.add(path, "set exactly one of command (stdio) or url (streamable HTTP)")
+	}
+	if m.ProtocolVersion != "" && !slices.Contains(mcpapps.ProtocolVersions, m.ProtocolVersion) {
+		p.add(path+".protocolVersion", "%q is not one of %s", m.ProtocolVersion, strings.Join(mcpapps.ProtocolVersions, ", "))
 	}
 	if m.URL == "" && (len(m.CallerHeaders) > 0 || len(m.ForwardHeaders) > 0) {
 		p.add(path, "callerHeaders and forwardHeaders are for HTTP servers (url)")

@@ -335,9 +335,9 @@ func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.
 	servers := builtinServers(v, cfg.Toolkit, answers)
 	for _, id := range sortedKeys(cfg.MCPServers) {
 		m := cfg.MCPServers[id]
-		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders, A2UI: m.A2UI})
+		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders, A2UI: m.A2UI, ProtocolVersion: m.ProtocolVersion})
 	}
-	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logger: logger, WrapHTTP: wrap, Tracer: tracer, URLAllowlist: origins(cfg.Toolkit.URLAllowlist)})
+	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logger: logger, WrapHTTP: wrap, Tracer: tracer, URLAllowlist: origins(cfg.Toolkit.URLAllowlist), MaxResourceBytes: cfg.MCPApps.MaxResourceBytes})
 }
 
 // chain is the one place that orders the middlewares around a backend,

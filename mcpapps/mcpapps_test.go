@@ -877,3 +877,76 @@ func (l lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
+
+// A server's ProtocolVersion is what the pool asks for: the default
+// 2025-11-25, or the 2026-07-28 wire (server/discover) where the official
+// Python SDK declares the MCP Apps extension; tools and UI resources work
+// on both.
+func TestProtocolVersion(t *testing.T) {
+	for _, want := range []string{"", "2026-07-28"} {
+		fx := mcpappstest.New()
+		p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx), ProtocolVersion: want})
+		if want == "" {
+			want = mcpapps.DefaultProtocolVersion
+		}
+		for ss := range fx.Sessions() {
+			if got := ss.InitializeParams().ProtocolVersion; got != want {
+				t.Errorf("asked for %q, the server saw %q", want, got)
+			}
+		}
+		if _, ok := p.ServerUI("fx"); !ok {
+			t.Errorf("%s: the server's extension was not read", want)
+		}
+		res, err := p.UIResource(context.Background(), nil, "fx", "ui://fx/weather.html")
+		if err != nil || res.HTML != mcpappstest.HTML {
+			t.Errorf("%s: UI resource %v, %v", want, res, err)
+		}
+	}
+}
+
+// The connection log says whether a server declared the MCP Apps
+// extension: "none", or its settings as JSON, "{}" when it declared the
+// extension without settings (as the official Python SDK does).
+func TestExtensionLogged(t *testing.T) {
+	bare := mcp.NewServer(&mcp.Implementation{Name: "bare", Version: "1"}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Extensions: map[string]any{mcpapps.ExtensionID: map[string]any{}}},
+	})
+	silent := mcp.NewServer(&mcp.Implementation{Name: "silent", Version: "1"}, nil)
+	serve := func(s *mcp.Server) func() mcp.Transport {
+		return func() mcp.Transport {
+			st, ct := mcp.NewInMemoryTransports()
+			go s.Connect(context.Background(), st, nil)
+			return ct
+		}
+	}
+	var buf strings.Builder
+	var mu sync.Mutex
+	p, err := mcpapps.NewPool([]mcpapps.ServerConfig{{ID: "bare", Transport: serve(bare)}, {ID: "silent", Transport: serve(silent)}},
+		mcpapps.PoolOptions{Logger: slog.New(slog.NewTextHandler(lockedWriter{w: &buf, mu: &mu}, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The record follows readiness: wait for both.
+	wants := []string{"server=bare tools=0 mcp_apps={}", "server=silent tools=0 mcp_apps=none"}
+	var logged string
+	for ctx.Err() == nil {
+		mu.Lock()
+		logged = buf.String()
+		mu.Unlock()
+		if strings.Count(logged, `msg="mcp: connected"`) == 2 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, want := range wants {
+		if !strings.Contains(logged, want) {
+			t.Errorf("%q not logged:\n%s", want, logged)
+		}
+	}
+}

@@ -43,7 +43,21 @@ type ServerConfig struct {
 	// A2UI-over-MCP-Apps extension): A2UI its results carry becomes
 	// surfaces, whose actions call its tools.
 	A2UI bool
+	// ProtocolVersion is the MCP protocol version asked of the server,
+	// one of ProtocolVersions ("": DefaultProtocolVersion).
+	ProtocolVersion string
 }
+
+// DefaultProtocolVersion is the MCP protocol version a server is asked
+// for unless its ServerConfig names another. Pinned, not negotiated:
+// go-sdk v1.7+ first probes with server/discover (protocol 2026-07-28),
+// and a legacy stdio server that exits when its first message is not
+// initialize kills that fallback (go-sdk #1177). 2025-11-25 is what every
+// npm MCP App peer speaks.
+const DefaultProtocolVersion = "2025-11-25"
+
+// ProtocolVersions are the versions a ServerConfig may ask for.
+var ProtocolVersions = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
 
 // PoolOptions tune a Pool. Zero values mean the defaults.
 type PoolOptions struct {
@@ -316,11 +330,11 @@ func (p *Pool) connect(s *server) (*mcp.ClientSession, error) {
 	})
 	ctx, cancel := context.WithTimeout(p.ctx, p.opts.ConnectTimeout)
 	defer cancel()
-	// Pinned, not negotiated: go-sdk v1.7+ first probes with server/discover
-	// (protocol 2026-07-28), and a legacy stdio server that exits when its
-	// first message is not initialize kills that fallback (go-sdk #1177).
-	// 2025-11-25 is what every npm MCP App peer speaks.
-	return client.Connect(ctx, p.transport(s.cfg), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	version := s.cfg.ProtocolVersion
+	if version == "" {
+		version = DefaultProtocolVersion
+	}
+	return client.Connect(ctx, p.transport(s.cfg), &mcp.ClientSessionOptions{ProtocolVersion: version})
 }
 
 // keepConnected owns a server's session: connect, serve until the
@@ -360,7 +374,7 @@ func (p *Pool) keepConnected(s *server) {
 		s.mu.Lock()
 		close(s.ready)
 		s.mu.Unlock()
-		p.opts.Logger.Info("mcp: connected", "server", s.cfg.ID, "tools", len(s.tools), "mcp_apps", s.ui)
+		p.opts.Logger.Info("mcp: connected", "server", s.cfg.ID, "tools", len(s.tools), "mcp_apps", declared(s.ui))
 		stop := context.AfterFunc(p.ctx, func() { cs.Close() })
 		_ = cs.Wait()
 		stop()
@@ -508,6 +522,20 @@ func (p *Pool) Instructions(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.instructions
+}
+
+// declared is the log value of a server's MCP Apps extension settings:
+// "none" when it declared none, else the settings as JSON ("{}" for a
+// declaration without settings).
+func declared(ui map[string]any) string {
+	if ui == nil {
+		return "none"
+	}
+	b, err := json.Marshal(ui)
+	if err != nil {
+		return "unprintable"
+	}
+	return string(b)
 }
 
 // ServerUI is the MCP Apps capability the server declared in initialize,
