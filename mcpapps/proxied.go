@@ -29,11 +29,14 @@ var allowedMethods = []string{"tools/call", "resources/read", "resources/list", 
 // JSON-RPC error codes the adapter gives a card's refused request (the
 // bridge answers the View with them): -32602 for invalid params (a log
 // message too large, a download of a type not allowed or too large),
-// -32000 for a card over its log rate. Other refusals carry no code and
-// the bridge uses -32603.
+// -32000 for a card over its log rate, -32600 for a request the card may
+// not make (a tool without "app" visibility, another server, a method not
+// allowed, a capability refused). Other errors carry no code and the
+// bridge uses -32603.
 const (
-	codeInvalidParams = -32602
-	codeRateLimited   = -32000
+	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
+	codeRateLimited    = -32000
 )
 
 // Minted reports whether a proxied request (forwardedProps.__proxiedMCPRequest)
@@ -66,9 +69,11 @@ func (p *Pool) Minted(raw agui.JSON) bool {
 // server that produced it, only with the allowed methods, tools/call only
 // for tools of that server whose visibility includes "app" (and that the
 // capability names), resources/read only for ui:// resources. Every MCP
-// request carries the caller (CallerMetaKey). Refusals are
-// CallToolResult{isError:true} for tools/call and {"error":...}
-// otherwise; each decision is logged.
+// request carries the caller (CallerMetaKey). A refusal, tools/call's
+// too, is {"error":...,"code":-32600}, which the host bridge gives the
+// View as a JSON-RPC error (the MCP Apps spec: a host rejects an app's
+// call to a tool without "app" visibility); a tool that ran and failed
+// is a CallToolResult with isError. Each decision is logged.
 func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, raw agui.JSON, log *slog.Logger) (agui.JSON, bool) {
 	in := run.Input
 	var req proxiedRequest
@@ -77,11 +82,7 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, 
 	}
 	refuse := func(server, msg string) (agui.JSON, bool) {
 		log.Info("mcp: proxied request refused", "method", req.Method, "server", server, "reason", msg)
-		if req.Method == "tools/call" {
-			b, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": "refused: " + msg}}, "isError": true})
-			return agui.JSON(b), true
-		}
-		return errJSON(msg), true
+		return errCode(msg, codeInvalidRequest), true
 	}
 	principal := run.Principal
 	var cp *Capability

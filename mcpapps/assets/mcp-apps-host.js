@@ -291,7 +291,7 @@
     async function adapterRequest(m, wrap) {
       try {
         const result = await o.request(Object.assign({ method: m.method, params: m.params || {} }, server));
-        if (result && typeof result === "object" && typeof result.error === "string" && m.method !== "tools/call") {
+        if (result && typeof result === "object" && typeof result.error === "string") {
           if (m.id !== undefined) fail(m.id, Number.isInteger(result.code) ? result.code : -32603, result.error);
           return undefined;
         }
