@@ -251,7 +251,7 @@ async function renderCard(content, toolCallId, title, threadId) {
         }
         return r;
       },
-      maxHeight: 640,
+      maxHeight: 2400,
       displayModes: ["inline", "fullscreen", "pip"],
       onDisplayMode: (mode) => setFullscreen(p, mode === "fullscreen", entry),
       // ui/message: a user turn that says which card sent it.
