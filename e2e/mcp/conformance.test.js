@@ -40,12 +40,21 @@ before(async () => {
     "/agent": (i) => {
       const frame = (evs) => sse([{ type: "RUN_STARTED", threadId: i.threadId, runId: i.runId }, ...evs, { type: "RUN_FINISHED", threadId: i.threadId, runId: i.runId }]);
       const last = i.messages.at(-1);
-      if (last?.role === "tool") return frame(text(i, "The runner is shown."));
+      if (last?.role === "tool") return frame(text(i, "tool said: " + last.content));
       const said = typeof last?.content === "string" ? last.content : "";
       if (said === "conformance") {
         const id = "conf-" + i.runId.slice(0, 8);
         return frame([
           { type: "TOOL_CALL_START", toolCallId: id, toolCallName: "run_conformance" },
+          { type: "TOOL_CALL_ARGS", toolCallId: id, delta: "{}" },
+          { type: "TOOL_CALL_END", toolCallId: id },
+        ]);
+      }
+      const ping = (i.tools ?? []).find((t) => t.name.endsWith("_conformance_ping"));
+      if (said === "ping the app" && ping) {
+        const id = "ping-" + i.runId.slice(0, 8);
+        return frame([
+          { type: "TOOL_CALL_START", toolCallId: id, toolCallName: ping.name },
           { type: "TOOL_CALL_ARGS", toolCallId: id, delta: "{}" },
           { type: "TOOL_CALL_END", toolCallId: id },
         ]);
@@ -167,12 +176,26 @@ test("the host-conformance runner in a playground card: every requirement passes
     assert.ok(popup.url().startsWith(conf.declared), popup.url());
     await popup.close();
   });
+  await check("app-tools/call", "SHOULD", async () => {
+    const before = up.requests.length;
+    await say("ping the app");
+    await page.waitForFunction(() => document.body.textContent.includes("tool said: pong"), null, { timeout: 20000 });
+    assert.equal(await view.evaluate(() => window.__state.pinged), 1);
+    const offered = up.requests[before].input.tools.map((t) => t.name).filter((n) => n.startsWith("view"));
+    assert.deepEqual(offered, ["view1_conformance_ping"], "the View's tools as offered: " + offered);
+  });
   await check("lifecycle/teardown-await", "SHOULD", async () => {
     const reply = await page.evaluate(async () => {
       const entry = [...window.__playground.state.cards.values()].find((e) => e.card);
       return entry.card.teardown();
     });
     assert.deepEqual(reply, { result: {} }, "the View's delayed teardown reply was not awaited");
+  });
+
+  await check("app-tools/removed-at-teardown", "MUST", async () => {
+    await say("hello again");
+    const offered = up.requests.at(-1).input.tools.map((t) => t.name).filter((n) => n.startsWith("view"));
+    assert.deepEqual(offered, [], "a torn-down card's tools are still offered");
   });
 
   const all = [...results, ...host];

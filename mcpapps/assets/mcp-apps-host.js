@@ -552,6 +552,8 @@
         return r.result;
       },
       displayMode: () => ctx.displayMode,
+      // closed is true once the card is torn down (or its frame is gone).
+      get closed() { return closed; },
       // teardown sends ui/resource-teardown and waits for the reply (at
       // most teardownTimeoutMs) before it removes the card; it resolves
       // with the View's reply ({result} or {error}), or null when there
