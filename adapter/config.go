@@ -322,6 +322,14 @@ type MCPAppsConfig struct {
 	// MaxDownloadBytes caps the files of one ui/download-file request
 	// together, decoded (default 2 MiB); more is refused with -32602.
 	MaxDownloadBytes int `yaml:"maxDownloadBytes,omitempty"`
+	// MaxCardStateBytes caps the model context a card's View last set
+	// (ui/update-model-context, its params as JSON), kept on its thread
+	// and handed back when the card is shown again (default 16384); a
+	// larger one is refused with -32602.
+	MaxCardStateBytes int `yaml:"maxCardStateBytes,omitempty"`
+	// MaxCardStates is how many cards of one thread keep their state
+	// (default 32); beyond it the least recently updated is dropped.
+	MaxCardStates int `yaml:"maxCardStates,omitempty"`
 }
 
 // CopilotKitConfig places the CopilotRuntime routes.

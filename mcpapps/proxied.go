@@ -24,7 +24,7 @@ type proxiedRequest struct {
 }
 
 // allowedMethods are the only methods a card may use.
-var allowedMethods = []string{"tools/call", "resources/read", "resources/list", "ping", "notifications/message", "ui/log", "ui/download-file", AppResponseMethod}
+var allowedMethods = []string{"tools/call", "resources/read", "resources/list", "ping", "notifications/message", "ui/log", "ui/download-file", AppResponseMethod, "ui/update-model-context", CardStateMethod}
 
 // JSON-RPC error codes the adapter gives a card's refused request (the
 // bridge answers the View with them): -32602 for invalid params (a log
@@ -225,6 +225,16 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, 
 		}
 		log.Info("mcp: download allowed", "server", id, "card", cardOf(cp), "files", names)
 		out = map[string]any{"contents": files}
+	case "ui/update-model-context", CardStateMethod:
+		res, err := cardState(ctx, cfg, cp, req.Method, req.Params)
+		if err != nil {
+			var bad cardStateRefused
+			if errors.As(err, &bad) {
+				return errCode(err.Error(), codeInvalidParams), true
+			}
+			return refuse(id, err.Error())
+		}
+		out = res
 	case AppResponseMethod:
 		// A qwen-agent-style View's mcp-app-response: the answer to the
 		// card's own tool call, if its run still waits for it.

@@ -70,7 +70,7 @@ mcpServers:
   conformance: {url: "${conf.url}"}
 agents:
   host: {type: agui, url: "${up.url}/agent", mcpServers: [conformance], a2ui: {disabled: true}}
-`);
+`, { logLevel: "info" });
   browser = await launch();
   page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   page.on("pageerror", (e) => pageErrors.push(String(e)));
@@ -122,7 +122,7 @@ async function runnerView() {
 
 test("the host-conformance runner in a playground card: every requirement passes or is an expected exception", async () => {
   await say("conformance");
-  const view = await runnerView();
+  let view = await runnerView();
   await view.waitForFunction(() => window.__state.done, null, { timeout: 90000 });
   const results = await view.evaluate(() => window.__results);
   // The rows as the card shows them agree with what the runner reports.
@@ -159,6 +159,16 @@ test("the host-conformance runner in a playground card: every requirement passes
     await say("what is the code?");
     const last = up.requests.at(-1).input;
     assert.ok(JSON.stringify(last.context ?? []).includes("MCP-APP-7421"), "the model context did not reach the next turn: " + JSON.stringify(last.context));
+  });
+  await check("model-context/kept-across-reload", "(ours)", async () => {
+    // The card's last model context, kept by the adapter on the thread,
+    // reaches the View again when the reloaded page shows the card.
+    await page.reload();
+    await page.waitForFunction(() => window.__playground?.ready);
+    view = await runnerView();
+    const kept = await view.evaluate(() => window.__app.getHostContext()["genui-adapter/card-state"]);
+    assert.match(JSON.stringify(kept), /MCP-APP-7421/, "no kept model context after a reload: " + JSON.stringify(kept));
+    await view.waitForFunction(() => window.__state.done, null, { timeout: 90000 });
   });
   await check("download-file/confirm", "SHOULD", async () => {
     const [download] = await Promise.all([

@@ -38,7 +38,11 @@
 //   - ui/open-link refuses javascript:, data:, vbscript:, file:, blob:;
 //   - ui/message (an object or an array) goes to options.onMessage, with a
 //     per-card debounce; ui/update-model-context is kept (replaced, not
-//     appended) and given to options.onModelContext;
+//     appended) and given to options.onModelContext, and sent to the
+//     adapter, which keeps it on the card's thread (per card, for its
+//     principal) and hands it back when the card is mounted again: the
+//     View finds it in ui/initialize's hostContext["genui-adapter/card-state"]
+//     = {modelContext} (ext-apps #417, #465);
 //   - notifications/message (the App's sendLog) and the request ui/log,
 //     params {level, data, logger?}, go to the adapter, which logs them
 //     with the card's identity and limits them per card (mcpApps.viewLogRate,
@@ -115,6 +119,9 @@
     }
     return out;
   }
+  // CARD_STATE is the adapter's request for a card's kept state, and the
+  // hostContext key the View finds it under ({modelContext}).
+  const CARD_STATE = "genui-adapter/card-state";
   const PIP_STYLE = "position:fixed;right:16px;bottom:16px;width:360px;max-width:calc(100vw - 32px);z-index:2147483000;background:var(--color-background-primary,#fff);box-shadow:0 4px 24px rgba(0,0,0,.25);border-radius:8px;overflow:auto";
   // The spec's theming variables (McpUiStyleVariableKey).
   const VARIABLES = [
@@ -216,6 +223,11 @@
     const item = read && read.contents && read.contents[0];
     if (!item || item.mimeType !== "text/html;profile=mcp-app") throw new Error("not an MCP App resource: " + content.resourceUri);
     const html = item.text != null ? item.text : atob(item.blob || "");
+    // The card's kept state (its View's last model context, kept by the
+    // adapter on the card's thread): handed to the View in ui/initialize.
+    const kept = Promise.resolve(o.request(Object.assign({ method: CARD_STATE, params: {} }, server)))
+      .then((r) => (r && typeof r.error !== "string" && r.modelContext) || null, () => null);
+    let saving = Promise.resolve();
     const sres = await fetch(o.adapter + "/mcp-apps/sandbox", {
       method: "POST",
       headers: { "Content-Type": "application/json", ...(o.headers || {}) },
@@ -370,11 +382,12 @@
           const ac = (m.params && m.params.appCapabilities) || {};
           if (Array.isArray(ac.availableDisplayModes)) viewModes = ac.availableDisplayModes;
           hasViewTools = !!ac.tools;
+          const state = await Promise.race([kept, new Promise((r) => setTimeout(() => r(null), 2000))]);
           reply(m.id, {
             protocolVersion: (m.params && m.params.protocolVersion) || PROTOCOL,
             hostInfo: o.hostInfo || { name: "genui-adapter", version: "0.1.0" },
             hostCapabilities: { openLinks: {}, downloadFile: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} }, updateModelContext: { text: {}, structuredContent: {} } },
-            hostContext: ctx,
+            hostContext: state ? Object.assign({}, ctx, { [CARD_STATE]: { modelContext: state } }) : ctx,
           });
           return;
         }
@@ -447,11 +460,19 @@
           reply(m.id, {});
           return;
         }
-        case "ui/update-model-context":
+        case "ui/update-model-context": {
+          // Kept by the adapter too (in order), for when the card is shown
+          // again; only its size limit (-32602) reaches the View.
+          const params = m.params || {};
+          const saved = saving.then(() => o.request(Object.assign({ method: m.method, params }, server))).catch(() => null);
+          saving = saved;
+          const r = await saved;
+          if (r && typeof r.error === "string" && r.code === -32602) { fail(m.id, -32602, r.error); return; }
           modelContext = m.params || null; // replace semantics
           o.onModelContext && o.onModelContext(modelContext, card);
           reply(m.id, {});
           return;
+        }
         case "ui/request-display-mode": {
           const want = m.params && m.params.mode;
           let mode = ctx.displayMode;
