@@ -122,7 +122,7 @@
   // CARD_STATE is the adapter's request for a card's kept state, and the
   // hostContext key the View finds it under ({modelContext}).
   const CARD_STATE = "genui-adapter/card-state";
-  const PIP_STYLE = "position:fixed;right:16px;bottom:16px;width:360px;max-width:calc(100vw - 32px);z-index:2147483000;background:var(--color-background-primary,#fff);box-shadow:0 4px 24px rgba(0,0,0,.25);border-radius:8px;overflow:auto";
+  const PIP_STYLE = "position:fixed;right:16px;bottom:16px;width:360px;max-width:calc(100vw - 32px);max-height:calc(100vh - 32px);z-index:2147483000;background:var(--color-background-primary,#fff);box-shadow:0 4px 24px rgba(0,0,0,.35);border:1px solid var(--color-border-primary,rgba(127,127,127,.45));border-radius:8px;overflow:auto";
   // The spec's theming variables (McpUiStyleVariableKey).
   const VARIABLES = [
     "--color-background-primary", "--color-background-secondary", "--color-background-tertiary", "--color-background-inverse",
@@ -315,10 +315,17 @@
     }
     let logsInFlight = 0;
     let pip = null; // the wrapper's style before it floated
+    // setPip floats the card (pip) or puts it back. Floating, the frame
+    // is as wide as the card: the View's inline width (size-changed) is
+    // kept for when it is back.
+    let inlineMinWidth = "";
     function setPip(on) {
-      if (on && pip === null) { pip = wrap.style.cssText; wrap.style.cssText = pip + ";" + PIP_STYLE; wrap.classList.add("genui-mcp-card-pip"); }
-      if (!on && pip !== null) { wrap.style.cssText = pip; pip = null; wrap.classList.remove("genui-mcp-card-pip"); }
+      if (on && pip === null) { pip = wrap.style.cssText; wrap.style.cssText = pip + ";" + PIP_STYLE; wrap.classList.add("genui-mcp-card-pip"); frame.style.minWidth = "0"; }
+      if (!on && pip !== null) { wrap.style.cssText = pip; pip = null; wrap.classList.remove("genui-mcp-card-pip"); frame.style.minWidth = inlineMinWidth; }
     }
+    // dims are the container's dimensions: the page's column, or the
+    // floating card.
+    const dims = () => ({ maxHeight: o.maxHeight, maxWidth: Math.round(pip !== null ? wrap.clientWidth : container.clientWidth) || undefined });
     function save(files) {
       for (const f of files) {
         const bytes = f.blob ? Uint8Array.from(atob(f.blob), (c) => c.charCodeAt(0)) : f.text || "";
@@ -401,7 +408,14 @@
           const cur = parseFloat(frame.style.height) || 0;
           if (h > 0 && !(h < cur && cur - h <= 4)) frame.style.height = h + "px";
           const w = Math.max(0, Number(p.width) || 0);
-          if (w > 0) frame.style.minWidth = Math.min(w, Math.max(container.clientWidth, w)) + "px";
+          // Wider than its frame: the frame grows and the wrapper scrolls
+          // sideways. Only then, so a View that reports its frame's width
+          // (autoResize in a full-width document) can still narrow with
+          // the page; floating, the card's width is the View's.
+          if (w > frame.clientWidth + 1 && pip === null) {
+            inlineMinWidth = w + "px";
+            frame.style.minWidth = inlineMinWidth;
+          }
           return;
         }
         case "notifications/tools/list_changed":
@@ -489,7 +503,7 @@
             }
           }
           reply(m.id, { mode });
-          changeContext({ displayMode: mode });
+          changeContext({ displayMode: mode, containerDimensions: dims() });
           return;
         }
         default:
@@ -535,7 +549,7 @@
     frame.src = sandbox.url;
     container.appendChild(wrap);
     const resize = typeof ResizeObserver === "function" ? new ResizeObserver(() => {
-      changeContext({ containerDimensions: { maxHeight: o.maxHeight, maxWidth: Math.round(container.clientWidth) || undefined } });
+      changeContext({ containerDimensions: dims() });
     }) : null;
     if (resize) resize.observe(container);
     phases(content);
