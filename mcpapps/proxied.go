@@ -69,11 +69,13 @@ func (p *Pool) Minted(raw agui.JSON) bool {
 // server that produced it, only with the allowed methods, tools/call only
 // for tools of that server whose visibility includes "app" (and that the
 // capability names), resources/read only for ui:// resources. Every MCP
-// request carries the caller (CallerMetaKey). A refusal, tools/call's
-// too, is {"error":...,"code":-32600}, which the host bridge gives the
-// View as a JSON-RPC error (the MCP Apps spec: a host rejects an app's
-// call to a tool without "app" visibility); a tool that ran and failed
-// is a CallToolResult with isError. Each decision is logged.
+// request carries the caller (CallerMetaKey). A refusal is
+// {"error":...,"code":-32600}, which the host bridge gives the View as a
+// JSON-RPC error (the MCP Apps spec: a host rejects an app's call to a
+// tool without "app" visibility); a refused tools/call also carries
+// isError and content, for hosts that hand the reply to the View as the
+// call's result. A tool that ran and failed is a CallToolResult with
+// isError. Each decision is logged.
 func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, raw agui.JSON, log *slog.Logger) (agui.JSON, bool) {
 	in := run.Input
 	var req proxiedRequest
@@ -82,6 +84,14 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, 
 	}
 	refuse := func(server, msg string) (agui.JSON, bool) {
 		log.Info("mcp: proxied request refused", "method", req.Method, "server", server, "reason", msg)
+		if req.Method == "tools/call" {
+			// Also a CallToolResult with isError, for hosts that pass the
+			// reply to the View as the call's result (CopilotKit's
+			// renderer); the adapter's bridge sees error and answers with
+			// the JSON-RPC error.
+			b, _ := json.Marshal(map[string]any{"error": msg, "code": codeInvalidRequest, "isError": true, "content": []any{map[string]any{"type": "text", "text": "refused: " + msg}}})
+			return agui.JSON(b), true
+		}
 		return errCode(msg, codeInvalidRequest), true
 	}
 	principal := run.Principal
