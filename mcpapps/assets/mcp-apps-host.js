@@ -225,7 +225,9 @@
     const html = item.text != null ? item.text : atob(item.blob || "");
     // The card's kept state (its View's last model context, kept by the
     // adapter on the card's thread): handed to the View in ui/initialize.
-    const kept = Promise.resolve(o.request(Object.assign({ method: CARD_STATE, params: {} }, server)))
+    // A card mounted while its tool still runs has none yet, and its View
+    // is not kept waiting for it.
+    const kept = content.result === undefined ? Promise.resolve(null) : Promise.resolve(o.request(Object.assign({ method: CARD_STATE, params: {} }, server)))
       .then((r) => (r && typeof r.error !== "string" && r.modelContext) || null, () => null);
     let saving = Promise.resolve();
     const sres = await fetch(o.adapter + "/mcp-apps/sandbox", {
