@@ -334,6 +334,14 @@ type MCPAppsConfig struct {
 	// card (logged). Self-contained renderers such as FastMCP's Prefab
 	// bundle (about 7 MB) need more.
 	MaxResourceBytes int `yaml:"maxResourceBytes,omitempty"`
+	// MaxCardStateBytes caps the model context a card's View last set
+	// (ui/update-model-context, its params as JSON), kept on its thread
+	// and handed back when the card is shown again (default 16384); a
+	// larger one is refused with -32602.
+	MaxCardStateBytes int `yaml:"maxCardStateBytes,omitempty"`
+	// MaxCardStates is how many cards of one thread keep their state
+	// (default 32); beyond it the least recently updated is dropped.
+	MaxCardStates int `yaml:"maxCardStates,omitempty"`
 }
 
 // CopilotKitConfig places the CopilotRuntime routes.

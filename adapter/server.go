@@ -382,6 +382,8 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			AnswerWait:            time.Duration(s.cfg.Toolkit.AnswerWait),
 			ViewLogs:              s.viewLogs,
 			Downloads:             mcpapps.DownloadOptions{MIMETypes: s.cfg.MCPApps.DownloadMIMETypes, MaxBytes: s.cfg.MCPApps.MaxDownloadBytes},
+			CardStates:            cardStates{s.runs, s.cfg.MCPApps.MaxCardStates},
+			MaxCardStateBytes:     s.cfg.MCPApps.MaxCardStateBytes,
 		}),
 		dataview.Cards(s.pool, s.caps, func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["mcp-apps"] }),
 		agui.Normalize(agui.Canonical),

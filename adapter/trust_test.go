@@ -62,7 +62,7 @@ func TestTrustCardCapabilities(t *testing.T) {
 	// No card was shown to anyone: naming the server is not enough.
 	req := decide("RF-1002")
 	req["serverId"] = "refunds"
-	if got := proxied(t, ts.URL, "t", req, alice); !strings.Contains(got, `"isError":true`) || !strings.Contains(got, "capability") {
+	if got := proxied(t, ts.URL, "t", req, alice); !strings.Contains(got, `"code":-32600`) || !strings.Contains(got, "capability") {
 		t.Fatalf("a card-less approval of RF-1002 = %s", got)
 	}
 	// A card shown to alice works for alice on her thread, and the

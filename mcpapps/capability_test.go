@@ -70,7 +70,7 @@ func TestExpiredCapabilityRefused(t *testing.T) {
 	raw, _ := json.Marshal(map[string]any{"serverHash": tok, "method": "tools/call", "params": map[string]any{"name": "go"}})
 	var logged bytes.Buffer
 	got, ours := answerProxied(context.Background(), p, Config{Servers: []string{"s"}, Caps: c}, &agui.Request{Input: &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, Principal: "alice"}, raw, slog.New(slog.NewTextHandler(&logged, nil)))
-	if !ours || !strings.Contains(string(got), "expired") || !strings.Contains(string(got), `"isError":true`) || logged.Len() == 0 {
+	if !ours || !strings.Contains(string(got), "expired") || !strings.Contains(string(got), `"code":-32600`) || logged.Len() == 0 {
 		t.Errorf("expired capability: %s (ours %v, logged %q)", got, ours, logged.String())
 	}
 }

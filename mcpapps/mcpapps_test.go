@@ -333,7 +333,7 @@ func TestProxiedRequests(t *testing.T) {
 	}{
 		{"app tool allowed", map[string]any{"serverHash": cp, "method": "tools/call", "params": map[string]any{"name": "refresh", "arguments": map[string]any{}}}, `"text":"refreshed"`},
 		{"a string visibility is a one-element list", map[string]any{"serverHash": cp, "serverId": "fx", "method": "tools/call", "params": map[string]any{"name": "string_vis"}}, `"text":"string_vis"`},
-		{"model-only tool refused", map[string]any{"serverHash": cp, "method": "tools/call", "params": map[string]any{"name": "secret"}}, `"isError":true`},
+		{"model-only tool refused", map[string]any{"serverHash": cp, "method": "tools/call", "params": map[string]any{"name": "secret"}}, `"code":-32600`},
 		{"unknown tool refused", map[string]any{"serverHash": cp, "method": "tools/call", "params": map[string]any{"name": "nope"}}, `has no tool`},
 		{"tool outside the capability refused", map[string]any{"serverHash": onlyWeather, "method": "tools/call", "params": map[string]any{"name": "refresh"}}, `does not include tool`},
 		{"no capability refused", map[string]any{"serverHash": hash, "method": "tools/call", "params": map[string]any{"name": "refresh"}}, `must carry the card's capability`},

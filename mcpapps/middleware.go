@@ -70,6 +70,12 @@ type Config struct {
 	// Catalog is the A2UI catalog id a run's frontend renders, told to
 	// servers in the caller _meta; nil: none.
 	Catalog func(in *agui.RunAgentInput) string
+	// CardStates keeps each card's last model context for when it is
+	// shown again; nil: not kept.
+	CardStates CardStates
+	// MaxCardStateBytes caps one kept model context, as JSON (default
+	// DefaultMaxCardStateBytes); a larger one is refused with -32602.
+	MaxCardStateBytes int
 }
 
 // DefaultAnswerWait is Config.AnswerWait's default.

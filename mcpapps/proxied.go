@@ -24,16 +24,19 @@ type proxiedRequest struct {
 }
 
 // allowedMethods are the only methods a card may use.
-var allowedMethods = []string{"tools/call", "resources/read", "resources/list", "ping", "notifications/message", "ui/log", "ui/download-file", AppResponseMethod}
+var allowedMethods = []string{"tools/call", "resources/read", "resources/list", "ping", "notifications/message", "ui/log", "ui/download-file", AppResponseMethod, "ui/update-model-context", CardStateMethod}
 
 // JSON-RPC error codes the adapter gives a card's refused request (the
 // bridge answers the View with them): -32602 for invalid params (a log
 // message too large, a download of a type not allowed or too large),
-// -32000 for a card over its log rate. Other refusals carry no code and
-// the bridge uses -32603.
+// -32000 for a card over its log rate, -32600 for a request the card may
+// not make (a tool without "app" visibility, another server, a method not
+// allowed, a capability refused). Other errors carry no code and the
+// bridge uses -32603.
 const (
-	codeInvalidParams = -32602
-	codeRateLimited   = -32000
+	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
+	codeRateLimited    = -32000
 )
 
 // Minted reports whether a proxied request (forwardedProps.__proxiedMCPRequest)
@@ -66,9 +69,13 @@ func (p *Pool) Minted(raw agui.JSON) bool {
 // server that produced it, only with the allowed methods, tools/call only
 // for tools of that server whose visibility includes "app" (and that the
 // capability names), resources/read only for ui:// resources. Every MCP
-// request carries the caller (CallerMetaKey). Refusals are
-// CallToolResult{isError:true} for tools/call and {"error":...}
-// otherwise; each decision is logged.
+// request carries the caller (CallerMetaKey). A refusal is
+// {"error":...,"code":-32600}, which the host bridge gives the View as a
+// JSON-RPC error (the MCP Apps spec: a host rejects an app's call to a
+// tool without "app" visibility); a refused tools/call also carries
+// isError and content, for hosts that hand the reply to the View as the
+// call's result. A tool that ran and failed is a CallToolResult with
+// isError. Each decision is logged.
 func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, raw agui.JSON, log *slog.Logger) (agui.JSON, bool) {
 	in := run.Input
 	var req proxiedRequest
@@ -78,10 +85,14 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, 
 	refuse := func(server, msg string) (agui.JSON, bool) {
 		log.Info("mcp: proxied request refused", "method", req.Method, "server", server, "reason", msg)
 		if req.Method == "tools/call" {
-			b, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": "refused: " + msg}}, "isError": true})
+			// Also a CallToolResult with isError, for hosts that pass the
+			// reply to the View as the call's result (CopilotKit's
+			// renderer); the adapter's bridge sees error and answers with
+			// the JSON-RPC error.
+			b, _ := json.Marshal(map[string]any{"error": msg, "code": codeInvalidRequest, "isError": true, "content": []any{map[string]any{"type": "text", "text": "refused: " + msg}}})
 			return agui.JSON(b), true
 		}
-		return errJSON(msg), true
+		return errCode(msg, codeInvalidRequest), true
 	}
 	principal := run.Principal
 	var cp *Capability
@@ -224,6 +235,16 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, 
 		}
 		log.Info("mcp: download allowed", "server", id, "card", cardOf(cp), "files", names)
 		out = map[string]any{"contents": files}
+	case "ui/update-model-context", CardStateMethod:
+		res, err := cardState(ctx, cfg, cp, req.Method, req.Params)
+		if err != nil {
+			var bad cardStateRefused
+			if errors.As(err, &bad) {
+				return errCode(err.Error(), codeInvalidParams), true
+			}
+			return refuse(id, err.Error())
+		}
+		out = res
 	case AppResponseMethod:
 		// A qwen-agent-style View's mcp-app-response: the answer to the
 		// card's own tool call, if its run still waits for it.

@@ -251,7 +251,10 @@ async function renderCard(content, toolCallId, title, threadId) {
         }
         return r;
       },
-      maxHeight: 640,
+      maxHeight: 2400,
+      // The View's own tools (App.registerTool) are offered to the agent
+      // while the card lives.
+      onViewToolsChanged: () => refreshViewTools(entry),
       displayModes: ["inline", "fullscreen", "pip"],
       onDisplayMode: (mode) => setFullscreen(p, mode === "fullscreen", entry),
       // ui/message: a user turn that says which card sent it.
@@ -269,6 +272,7 @@ async function renderCard(content, toolCallId, title, threadId) {
       },
     });
     entry.card = card;
+    refreshViewTools(entry);
     if (entry.next) { card.update(entry.next); entry.next = null; }
     if (entry.cancelled) card.cancel(entry.cancelled);
   } catch (e) {
@@ -353,8 +357,11 @@ async function run(forwardedProps = {}, { side = false } = {}) {
       context.push({ description: `Model context set by the MCP App card "${mc.title}" (tool call ${id}); written by the app, not the user`, value: JSON.stringify(mc.value) });
     }
   }
+  // A card whose View was not ready when it mounted lists its tools now
+  // (a View that does not answer within a second is left out).
+  await Promise.all([...state.cards.values()].filter((e) => e.card && !e.card.closed && !e.viewTools).map((e) => Promise.race([refreshViewTools(e), new Promise((r) => setTimeout(r, 1000))])));
   window.__playground.runs.push({ runId, context });
-  const body = JSON.stringify({ threadId: state.threadId, runId, messages: state.history, tools: [], context, forwardedProps: fp });
+  const body = JSON.stringify({ threadId: state.threadId, runId, messages: state.history, tools: offeredViewTools(), context, forwardedProps: fp });
   // Calls of tools only a card shows, while nothing showed them.
   return follow(runId, { side, mcpOnly: fp.genuiRender ? null : new Map() }, (signal) => fetch(`/agents/${state.agent}/run`, {
     method: "POST",
@@ -391,6 +398,7 @@ async function follow(runId, { side, mcpOnly }, open) {
   const names = new Map();
   const args = new Map();
   let repairPending = false;
+  const viewCalls = []; // calls of tools a card's View provides
   try {
     const res = await open(ctrl.signal);
     if (!res.ok) { addMessage("error", `HTTP ${res.status}: ${await res.text()}`); return; }
@@ -409,6 +417,7 @@ async function follow(runId, { side, mcpOnly }, open) {
           break;
         case "TOOL_CALL_ARGS": args.set(ev.toolCallId, args.get(ev.toolCallId) + ev.delta); break;
         case "TOOL_CALL_END":
+          if (viewToolByName(names.get(ev.toolCallId))) viewCalls.push({ id: ev.toolCallId, name: names.get(ev.toolCallId), args: args.get(ev.toolCallId) || "{}" });
           addMessage("call", `→ ${names.get(ev.toolCallId)}(${args.get(ev.toolCallId)})`);
           state.history.push({ id: ev.toolCallId, role: "assistant", toolCalls: [{ id: ev.toolCallId, type: "function", function: { name: names.get(ev.toolCallId), arguments: args.get(ev.toolCallId) || "{}" } }] });
           break;
@@ -465,6 +474,8 @@ async function follow(runId, { side, mcpOnly }, open) {
         $("side").checked = true;
         notice(`${unshown} shows ${MCP_ONLY[unshown]}, which A2UI has no component for: Side-by-side (MCP Apps cards) is now on, and your message was sent again.`);
         if (!state.queue.length) send(state.lastUserText);
+      } else if (viewCalls.length && state.threadId === thread) {
+        runViewTools(viewCalls);
       } else {
         const next = state.queue.shift();
         if (next) { next.li.classList.remove("queued"); next.li.textContent = next.label; state.history.push(next.msg); run({ userTurn: true }); }
@@ -487,6 +498,58 @@ async function stop() {
   return abort;
 }
 $("stop").onclick = () => stop();
+
+// View tools: the tools a card's View provides (ui/list-view-tools, the
+// App's registerTool) are offered to the agent as client tools named
+// view<n>_<name> (n numbers the cards of the page) while the card lives;
+// a torn-down card's are gone with it. The bridge drops hostile names
+// and oversized schemas; here a schema must also be a JSON Schema object
+// ({"type":"object"}) and the namespaced name at most 64 characters.
+let viewCardSeq = 0;
+async function refreshViewTools(entry) {
+  if (!entry.card || entry.card.closed) return;
+  entry.viewNs ??= "view" + ++viewCardSeq;
+  let tools = [];
+  try { tools = await entry.card.listViewTools(); } catch (e) { window.__playground.errors.push("view tools: " + (e.message || e)); }
+  const offered = tools.filter((t) => t.inputSchema?.type === "object" && (entry.viewNs + "_" + t.name).length <= 64)
+    .map((t) => ({ name: entry.viewNs + "_" + t.name, viewName: t.name, description: `${t.description || t.name} (a tool of the MCP App card "${entry.title || entry.content.resourceUri}", provided by the app)`, parameters: t.inputSchema }));
+  // None yet (a View not yet initialized): listed again before the next run.
+  entry.viewTools = offered.length ? offered : undefined;
+}
+function liveCards() {
+  return [...state.cards.values()].filter((e) => e.card && !e.card.closed && e.viewTools?.length);
+}
+function offeredViewTools() {
+  return liveCards().flatMap((e) => e.viewTools.map(({ name, description, parameters }) => ({ name, description, parameters })));
+}
+function viewToolByName(name) {
+  for (const e of liveCards()) {
+    const t = e.viewTools.find((k) => k.name === name);
+    if (t) return { entry: e, tool: t };
+  }
+  return null;
+}
+// runViewTools calls the View tools the agent asked for and runs the
+// agent again with their results.
+async function runViewTools(calls) {
+  for (const c of calls) {
+    const found = viewToolByName(c.name);
+    let content;
+    try {
+      if (!found) throw new Error("the card that provided this tool is gone");
+      let args = {};
+      try { args = JSON.parse(c.args); } catch { throw new Error("the arguments are not JSON"); }
+      const r = await found.entry.card.callViewTool(found.tool.viewName, args);
+      content = (r?.content || []).filter((b) => b.type === "text").map((b) => b.text).join("\n") || JSON.stringify(r?.structuredContent ?? r ?? {});
+      if (r?.isError) content = "error: " + content;
+    } catch (e) {
+      content = "error: " + (e.message || e);
+    }
+    addMessage("tool", `← ${c.name}: ${content.length > 400 ? content.slice(0, 400) + "…" : content}`);
+    state.history.push({ id: crypto.randomUUID(), role: "tool", toolCallId: c.id, content });
+  }
+  return run({});
+}
 
 // MCP_ONLY names the tools only an MCP Apps card shows, and what they show.
 const MCP_ONLY = { render_html: "HTML", render_url: "a web page" };

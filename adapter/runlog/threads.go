@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -34,6 +35,43 @@ type ThreadInfo struct {
 	LastRun  time.Time `json:"lastRun"` // when its last run started
 	// Runs are the ids of its newest runs, oldest first.
 	Runs []string `json:"runs,omitempty"`
+	// Cards are the kept states of its MCP Apps cards, least recently
+	// updated first.
+	Cards []CardState `json:"cards,omitempty"`
+}
+
+// CardState is what a card of the thread last kept: its View's last
+// model context.
+type CardState struct {
+	Card    string          `json:"card"` // the card's tool call id
+	State   json.RawMessage `json:"state"`
+	Updated time.Time       `json:"updated"`
+}
+
+// SetCard keeps state as card's, most recent last, keeping at most max
+// cards.
+func (t *ThreadInfo) SetCard(card string, state []byte, now time.Time, max int) {
+	// A new slice: t may be a copy sharing the stored record's.
+	cards := make([]CardState, 0, len(t.Cards)+1)
+	for _, c := range t.Cards {
+		if c.Card != card {
+			cards = append(cards, c)
+		}
+	}
+	t.Cards = append(cards, CardState{Card: card, State: append(json.RawMessage(nil), state...), Updated: now})
+	if max > 0 && len(t.Cards) > max {
+		t.Cards = append(t.Cards[:0:0], t.Cards[len(t.Cards)-max:]...)
+	}
+}
+
+// Card is card's kept state, nil if none.
+func (t ThreadInfo) Card(card string) []byte {
+	for _, c := range t.Cards {
+		if c.Card == card {
+			return c.State
+		}
+	}
+	return nil
 }
 
 // Ref is the thread's name.
@@ -55,6 +93,9 @@ func (t ThreadInfo) size() int64 {
 	n := int64(len(t.ID) + len(t.Owner) + len(t.AgentID) + len(t.Title) + 128)
 	for _, r := range t.Runs {
 		n += int64(len(r)) + 3
+	}
+	for _, c := range t.Cards {
+		n += int64(len(c.Card)+len(c.State)) + 64
 	}
 	return n
 }

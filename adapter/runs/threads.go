@@ -312,3 +312,30 @@ func (m *Manager) recordRun(ctx context.Context, run runlog.Run) {
 		m.logger.WarnContext(ctx, "cannot record the run in its thread", "threadId", run.ThreadID, "runId", run.ID, "error", err)
 	}
 }
+
+// SaveCardState keeps a card's state on the principal's thread (at most
+// max cards a thread, the least recently updated dropped); the thread
+// must exist.
+func (m *Manager) SaveCardState(ctx context.Context, principal, threadID, card string, state []byte, max int) error {
+	_, err := m.log.UpdateThread(ctx, runlog.Ref{Owner: principal, ID: threadID}, func(t *runlog.ThreadInfo, found bool) error {
+		if !found {
+			return runlog.ErrUnknownThread
+		}
+		t.SetCard(card, state, time.Now(), max)
+		return nil
+	})
+	return threadErr(err)
+}
+
+// CardState is a card's kept state on the principal's thread, nil if
+// none.
+func (m *Manager) CardState(ctx context.Context, principal, threadID, card string) ([]byte, error) {
+	t, err := m.log.GetThread(ctx, runlog.Ref{Owner: principal, ID: threadID})
+	if errors.Is(err, runlog.ErrUnknownThread) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, threadErr(err)
+	}
+	return t.Card(card), nil
+}

@@ -33,7 +33,7 @@ function newServer(html) {
 
 export async function startV2App() {
   const js = readFileSync(await bundle("mcp/v2view-entry.js", "v2view.js"), "utf8");
-  const html = `<!doctype html><html><head><meta charset="utf-8"></head><body><h3>v2 fixture</h3><div id="status">waiting</div><script type="module">${js.replaceAll("</script", "<\\/script")}</script></body></html>`;
+  const html = `<!doctype html><html><head><meta charset="utf-8"><style>body{margin:12px;font:14px system-ui,sans-serif;background:var(--color-background-primary,Canvas);color:var(--color-text-primary,CanvasText)}</style></head><body><h3>v2 fixture</h3><div id="status">waiting</div><script type="module">${js.replaceAll("</script", "<\\/script")}</script></body></html>`;
   const server = http.createServer(async (req, res) => {
     if (!req.url.startsWith("/mcp")) return res.writeHead(404).end();
     let body = "";

@@ -141,16 +141,16 @@ test("a card's resources/read returns the MCP App HTML", async () => {
 
 test("a proxied call without the card's capability, to another server's tool or with a disallowed method is refused", async () => {
   let r = await proxied({ serverId: "refundsStdio", method: "tools/call", params: { name: "decide_refund", arguments: {} } });
-  assert.equal(r.isError, true);
-  assert.match(r.content[0].text, /capability/);
+  assert.equal(r.code, -32600, JSON.stringify(r));
+  assert.match(r.error, /capability/);
   // The monitor card names its own server: the basic server's tools are
   // out of its reach.
   r = await proxied({ serverHash: card.content.serverHash, serverId: "basic", method: "tools/call", params: { name: "get-time", arguments: {} } });
-  assert.equal(r.isError, true);
+  assert.equal(r.code, -32600, JSON.stringify(r));
   r = await proxied({ serverHash: card.content.serverHash, method: "tools/list" });
   assert.match(r.error, /not allowed/);
   // On another thread the card's capability is refused.
   r = await proxied({ serverHash: card.content.serverHash, method: "tools/call", params: { name: "poll-system-stats", arguments: {} } }, "another-thread");
-  assert.equal(r.isError, true);
-  assert.match(r.content[0].text, /another conversation/);
+  assert.equal(r.code, -32600, JSON.stringify(r));
+  assert.match(r.error, /another conversation/);
 });

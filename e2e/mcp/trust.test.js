@@ -64,15 +64,15 @@ test("cards hold capabilities: refused without, with another card's or an expire
 
   // No capability: naming the server is not enough.
   let r = await proxied("alice-thread", { serverId: "refunds", ...decide("approve") }, alice);
-  assert.equal(r.isError, true);
-  assert.match(r.content[0].text, /capability/);
+  assert.equal(r.code, -32600, JSON.stringify(r));
+  assert.match(r.error, /capability/);
   // Another card's capability (bob's, for his thread).
   r = await proxied("alice-thread", { serverHash: bobCard.serverHash, serverId: "refunds", ...decide("approve") }, alice);
-  assert.equal(r.isError, true);
-  assert.match(r.content[0].text, /another conversation/);
+  assert.equal(r.code, -32600, JSON.stringify(r));
+  assert.match(r.error, /another conversation/);
   // Bob holding alice's card.
   r = await proxied("alice-thread", { serverHash: aliceCard.serverHash, ...decide("approve") }, bob);
-  assert.match(r.content[0].text, /another conversation/);
+  assert.match(r.error, /another conversation/);
 
   // Alice's card in the browser: Approve decides, the server records her.
   const page = await browser.newPage({ viewport: { width: 800, height: 700 } });
@@ -98,8 +98,8 @@ test("cards hold capabilities: refused without, with another card's or an expire
   // The same card once its capability has expired (mcpApps.capabilityTTL 6s).
   await new Promise((res) => setTimeout(res, Math.max(0, 7500 - (Date.now() - started))));
   r = await proxied("alice-thread", { serverHash: aliceCard.serverHash, ...decide("reject") }, alice);
-  assert.equal(r.isError, true);
-  assert.match(r.content[0].text, /expired/);
+  assert.equal(r.code, -32600, JSON.stringify(r));
+  assert.match(r.error, /expired/);
   await view.locator("#reject").evaluate((b) => { b.disabled = false; b.click(); });
   await view.getByText(/expired/).waitFor({ timeout: 10000 });
   assert.deepEqual(errors, []);

@@ -5,8 +5,8 @@
 // method for (ui/log). Its teardown handler replies, or never does when
 // the tool result says {hangTeardown: true}. It provides tools of its own
 // (App.registerTool): get_selection, fail_always, and one with a name no
-// host should offer.
-import { App } from "@modelcontextprotocol/ext-apps";
+// host should offer. It follows the host's theme and style variables.
+import { App, applyDocumentTheme, applyHostStyleVariables } from "@modelcontextprotocol/ext-apps";
 
 const app = new App({ name: "v2-fixture", version: "1.0.0" }, { availableDisplayModes: ["inline", "pip"] });
 window.__app = app;
@@ -43,4 +43,13 @@ app.registerTool("get_selection", { description: "The rows the user selected" },
 app.registerTool("fail_always", { description: "Throws" }, async () => { throw new Error("the view tool broke"); });
 app.registerTool("bad name</script>", { description: "A hostile name" }, async () => ({ content: [] }));
 
-app.connect().then(() => { window.__state.connected = true; });
+// theme applies the host's theme and variables to the document.
+function theme(ctx) {
+  if (ctx?.theme) applyDocumentTheme(ctx.theme);
+  if (ctx?.styles?.variables) applyHostStyleVariables(ctx.styles.variables);
+}
+app.onhostcontextchanged = (ctx) => theme(app.getHostContext() ?? ctx);
+app.connect().then(() => {
+  theme(app.getHostContext());
+  window.__state.connected = true;
+});

@@ -19,7 +19,7 @@ agents:
 `;
 // The keywords with the most to lay out; "side:" ones in side-by-side.
 const keywords = ["table", "record", "app", "side:table", "side:record", "side:dashboard", "side:chart"];
-const maxFrame = 640; // the playground's maxHeight for MCP Apps frames
+const maxFrame = 2400; // the playground's maxHeight for MCP Apps frames
 
 let adapter, browser;
 before(async () => {

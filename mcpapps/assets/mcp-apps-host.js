@@ -38,7 +38,11 @@
 //   - ui/open-link refuses javascript:, data:, vbscript:, file:, blob:;
 //   - ui/message (an object or an array) goes to options.onMessage, with a
 //     per-card debounce; ui/update-model-context is kept (replaced, not
-//     appended) and given to options.onModelContext;
+//     appended) and given to options.onModelContext, and sent to the
+//     adapter, which keeps it on the card's thread (per card, for its
+//     principal) and hands it back when the card is mounted again: the
+//     View finds it in ui/initialize's hostContext["genui-adapter/card-state"]
+//     = {modelContext} (ext-apps #417, #465);
 //   - notifications/message (the App's sendLog) and the request ui/log,
 //     params {level, data, logger?}, go to the adapter, which logs them
 //     with the card's identity and limits them per card (mcpApps.viewLogRate,
@@ -115,7 +119,10 @@
     }
     return out;
   }
-  const PIP_STYLE = "position:fixed;right:16px;bottom:16px;width:360px;max-width:calc(100vw - 32px);z-index:2147483000;background:var(--color-background-primary,#fff);box-shadow:0 4px 24px rgba(0,0,0,.25);border-radius:8px;overflow:auto";
+  // CARD_STATE is the adapter's request for a card's kept state, and the
+  // hostContext key the View finds it under ({modelContext}).
+  const CARD_STATE = "genui-adapter/card-state";
+  const PIP_STYLE = "position:fixed;right:16px;bottom:16px;width:360px;max-width:calc(100vw - 32px);max-height:calc(100vh - 32px);z-index:2147483000;background:var(--color-background-primary,#fff);box-shadow:0 4px 24px rgba(0,0,0,.35);border:1px solid var(--color-border-primary,rgba(127,127,127,.45));border-radius:8px;overflow:auto";
   // The spec's theming variables (McpUiStyleVariableKey).
   const VARIABLES = [
     "--color-background-primary", "--color-background-secondary", "--color-background-tertiary", "--color-background-inverse",
@@ -216,6 +223,13 @@
     const item = read && read.contents && read.contents[0];
     if (!item || item.mimeType !== "text/html;profile=mcp-app") throw new Error("not an MCP App resource: " + content.resourceUri);
     const html = item.text != null ? item.text : atob(item.blob || "");
+    // The card's kept state (its View's last model context, kept by the
+    // adapter on the card's thread): handed to the View in ui/initialize.
+    // A card mounted while its tool still runs has none yet, and its View
+    // is not kept waiting for it.
+    const kept = content.result === undefined ? Promise.resolve(null) : Promise.resolve(o.request(Object.assign({ method: CARD_STATE, params: {} }, server)))
+      .then((r) => (r && typeof r.error !== "string" && r.modelContext) || null, () => null);
+    let saving = Promise.resolve();
     const sres = await fetch(o.adapter + "/mcp-apps/sandbox", {
       method: "POST",
       headers: { "Content-Type": "application/json", ...(o.headers || {}) },
@@ -291,7 +305,7 @@
     async function adapterRequest(m, wrap) {
       try {
         const result = await o.request(Object.assign({ method: m.method, params: m.params || {} }, server));
-        if (result && typeof result === "object" && typeof result.error === "string" && m.method !== "tools/call") {
+        if (result && typeof result === "object" && typeof result.error === "string") {
           if (m.id !== undefined) fail(m.id, Number.isInteger(result.code) ? result.code : -32603, result.error);
           return undefined;
         }
@@ -303,10 +317,17 @@
     }
     let logsInFlight = 0;
     let pip = null; // the wrapper's style before it floated
+    // setPip floats the card (pip) or puts it back. Floating, the frame
+    // is as wide as the card: the View's inline width (size-changed) is
+    // kept for when it is back.
+    let inlineMinWidth = "";
     function setPip(on) {
-      if (on && pip === null) { pip = wrap.style.cssText; wrap.style.cssText = pip + ";" + PIP_STYLE; wrap.classList.add("genui-mcp-card-pip"); }
-      if (!on && pip !== null) { wrap.style.cssText = pip; pip = null; wrap.classList.remove("genui-mcp-card-pip"); }
+      if (on && pip === null) { pip = wrap.style.cssText; wrap.style.cssText = pip + ";" + PIP_STYLE; wrap.classList.add("genui-mcp-card-pip"); frame.style.minWidth = "0"; }
+      if (!on && pip !== null) { wrap.style.cssText = pip; pip = null; wrap.classList.remove("genui-mcp-card-pip"); frame.style.minWidth = inlineMinWidth; }
     }
+    // dims are the container's dimensions: the page's column, or the
+    // floating card.
+    const dims = () => ({ maxHeight: o.maxHeight, maxWidth: Math.round(pip !== null ? wrap.clientWidth : container.clientWidth) || undefined });
     function save(files) {
       for (const f of files) {
         const bytes = f.blob ? Uint8Array.from(atob(f.blob), (c) => c.charCodeAt(0)) : f.text || "";
@@ -370,11 +391,12 @@
           const ac = (m.params && m.params.appCapabilities) || {};
           if (Array.isArray(ac.availableDisplayModes)) viewModes = ac.availableDisplayModes;
           hasViewTools = !!ac.tools;
+          const state = await Promise.race([kept, new Promise((r) => setTimeout(() => r(null), 2000))]);
           reply(m.id, {
             protocolVersion: (m.params && m.params.protocolVersion) || PROTOCOL,
             hostInfo: o.hostInfo || { name: "genui-adapter", version: "0.1.0" },
             hostCapabilities: { openLinks: {}, downloadFile: {}, serverTools: {}, serverResources: {}, logging: {}, message: { text: {} }, updateModelContext: { text: {}, structuredContent: {} } },
-            hostContext: ctx,
+            hostContext: state ? Object.assign({}, ctx, { [CARD_STATE]: { modelContext: state } }) : ctx,
           });
           return;
         }
@@ -388,7 +410,14 @@
           const cur = parseFloat(frame.style.height) || 0;
           if (h > 0 && !(h < cur && cur - h <= 4)) frame.style.height = h + "px";
           const w = Math.max(0, Number(p.width) || 0);
-          if (w > 0) frame.style.minWidth = Math.min(w, Math.max(container.clientWidth, w)) + "px";
+          // Wider than its frame: the frame grows and the wrapper scrolls
+          // sideways. Only then, so a View that reports its frame's width
+          // (autoResize in a full-width document) can still narrow with
+          // the page; floating, the card's width is the View's.
+          if (w > frame.clientWidth + 1 && pip === null) {
+            inlineMinWidth = w + "px";
+            frame.style.minWidth = inlineMinWidth;
+          }
           return;
         }
         case "notifications/tools/list_changed":
@@ -447,11 +476,19 @@
           reply(m.id, {});
           return;
         }
-        case "ui/update-model-context":
+        case "ui/update-model-context": {
+          // Kept by the adapter too (in order), for when the card is shown
+          // again; only its size limit (-32602) reaches the View.
+          const params = m.params || {};
+          const saved = saving.then(() => o.request(Object.assign({ method: m.method, params }, server))).catch(() => null);
+          saving = saved;
+          const r = await saved;
+          if (r && typeof r.error === "string" && r.code === -32602) { fail(m.id, -32602, r.error); return; }
           modelContext = m.params || null; // replace semantics
           o.onModelContext && o.onModelContext(modelContext, card);
           reply(m.id, {});
           return;
+        }
         case "ui/request-display-mode": {
           const want = m.params && m.params.mode;
           let mode = ctx.displayMode;
@@ -468,7 +505,7 @@
             }
           }
           reply(m.id, { mode });
-          changeContext({ displayMode: mode });
+          changeContext({ displayMode: mode, containerDimensions: dims() });
           return;
         }
         default:
@@ -514,7 +551,7 @@
     frame.src = sandbox.url;
     container.appendChild(wrap);
     const resize = typeof ResizeObserver === "function" ? new ResizeObserver(() => {
-      changeContext({ containerDimensions: { maxHeight: o.maxHeight, maxWidth: Math.round(container.clientWidth) || undefined } });
+      changeContext({ containerDimensions: dims() });
     }) : null;
     if (resize) resize.observe(container);
     phases(content);
@@ -552,6 +589,8 @@
         return r.result;
       },
       displayMode: () => ctx.displayMode,
+      // closed is true once the card is torn down (or its frame is gone).
+      get closed() { return closed; },
       // teardown sends ui/resource-teardown and waits for the reply (at
       // most teardownTimeoutMs) before it removes the card; it resolves
       // with the View's reply ({result} or {error}), or null when there
