@@ -282,9 +282,10 @@ else
   if not leased then redis.call('SET', KEYS[7], ARGV[9], 'PX', leaseTTL) end
 end
 local seq = 0
+if from <= n then seq = redis.call('INCRBY', KEYS[2], n - from + 1) - (n - from + 1) end
 local bytes = tonumber(redis.call('GET', KEYS[6]) or '0')
 for i = from, n do
-  seq = redis.call('INCR', KEYS[2])
+  seq = seq + 1
   local t = '0'
   if i == n then t = ARGV[2] end
   redis.call('XADD', KEYS[3], seq .. '-0', 'd', ARGV[12 + i], 't', t)
@@ -292,7 +293,10 @@ for i = from, n do
 end
 local maxEvents = tonumber(ARGV[3])
 local maxBytes = tonumber(ARGV[6])
-local len = redis.call('XLEN', KEYS[3])
+-- The stream holds no more events than the sequence has numbered, so
+-- while that is within the cap only the bytes can call for a trim.
+local len = seq
+if seq > maxEvents or bytes > maxBytes then len = redis.call('XLEN', KEYS[3]) end
 while len > 1 and (len > maxEvents or bytes > maxBytes) do
   local first = redis.call('XRANGE', KEYS[3], '-', '+', 'COUNT', 1)[1]
   bytes = bytes - string.len(first[2][2])
@@ -644,17 +648,31 @@ return {c, lost}
 `)
 
 // Lease stamps the outage clock and renews every run's lease, in one
-// round trip.
+// round trip (the scripts by their hashes; sent whole only when Redis's
+// script cache lost them).
 func (r *Redis) Lease(ctx context.Context, runs []Run, instance string, ttl time.Duration) ([]LeaseResult, error) {
-	pipe := r.rdb.Pipeline()
-	clock := clockScript.Eval(ctx, pipe, r.clockKeys(), ms(r.clockGap()), ms(r.opts.Retention))
 	cmds := make([]*redis.Cmd, len(runs))
-	for i, run := range runs {
-		k := r.keys(run)
-		cmds[i] = leaseScript.Eval(ctx, pipe, []string{k.lease, k.leased, k.active, k.cancel, k.end, k.meta},
-			instance, ms(ttl), ms(r.opts.Retention), run.ID, flag(!run.Unlocked))
+	send := func(whole bool) (*redis.Cmd, error) {
+		call := (*redis.Script).EvalSha
+		if whole {
+			call = (*redis.Script).Eval
+		}
+		pipe := r.rdb.Pipeline()
+		clock := call(clockScript, ctx, pipe, r.clockKeys(), ms(r.clockGap()), ms(r.opts.Retention))
+		for i, run := range runs {
+			k := r.keys(run)
+			cmds[i] = call(leaseScript, ctx, pipe, []string{k.lease, k.leased, k.active, k.cancel, k.end, k.meta},
+				instance, ms(ttl), ms(r.opts.Retention), run.ID, flag(!run.Unlocked))
+		}
+		_, err := pipe.Exec(ctx)
+		return clock, err
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	clock, err := send(false)
+	if isNoScript(err) {
+		// A renewal and a stamp are idempotent: sending all again is safe.
+		clock, err = send(true)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := clock.Err(); err != nil {
