@@ -349,7 +349,7 @@ test("rolling restart: each instance drains in turn; every run ends with a code,
     for (const n of names) {
       const { adapter } = inst[n];
       await stopInstance(n, "SIGTERM");
-      logs.push(...adapter.logs().split("\n").filter((l) => /"level":"(WARN|ERROR)"/.test(l)).map((l) => `${n}: ${l}`));
+      logs.push(...adapter.logs().split("\n").filter((l) => /level=(WARN|ERROR)/.test(l)).map((l) => `${n}: ${l}`));
       await startInstance(n);
       await sleep(500);
     }
