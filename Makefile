@@ -110,7 +110,7 @@ loadgen:
 loadsmoke:
 	$(GO) run ./cmd/loadgen -scenario smoke
 
-# The fault test at an operator's scale (about 5 minutes; not part of make
+# The fault test at an operator's scale (about 3 minutes; not part of make
 # test, which runs a short version): three instances on Redis behind nginx,
 # 300 runs of 24 s at 25 events/s per phase; kill -9, Redis paused and
 # restarted, a rolling restart. Prints one "chaos {...}" line per phase

@@ -175,6 +175,11 @@ func TestRedisRestartWithoutData(t *testing.T) {
 		}
 	}
 	srv.Restart(0)
+	// The restart emptied the script cache: the lease sends its scripts
+	// whole again.
+	if res, err := l.Lease(ctx, []Run{r}, "i1", 5*time.Second); err != nil || len(res) != 1 || res[0].Cancel != "" {
+		t.Fatalf("a lease after the restart = %+v, %v", res, err)
+	}
 	if _, err := l.Start(ctx, run("o", "newer", "t2"), false); err != nil {
 		t.Fatalf("a new run on a thread Redis forgot: %v", err)
 	}

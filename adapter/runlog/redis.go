@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ func NewRedis(ctx context.Context, url string, opts RedisOptions) (*Redis, error
 	if opts.MaxThreadsPerOwner == 0 {
 		opts.MaxThreadsPerOwner = DefaultMaxThreadsPerOwner
 	}
-	if err := appendScript.Load(pctx, rdb).Err(); err != nil {
+	if err := appendManyScript.Load(pctx, rdb).Err(); err != nil {
 		rdb.Close()
 		return nil, fmt.Errorf("runlog: redis %s: load script: %w", o.Addr, err)
 	}
@@ -252,64 +253,95 @@ func (r *Redis) Start(ctx context.Context, run Run, supersede bool) (string, err
 // (-4). (A superseded run still holds its lease and writes its end.) With a
 // first sequence number, events already appended (a retried append) are
 // skipped.
-var appendScript = redis.NewScript(clockLua + `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
-local n = #ARGV - 12
-local from = 1
-local first = tonumber(ARGV[8])
-if first > 0 then
-  local cur = tonumber(redis.call('GET', KEYS[2]) or '0')
-  if first > cur + 1 then return -5 end
-  from = cur - first + 2
-  if from > n then return first + n - 1 end
-end
-if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
-local leaseTTL = ARGV[10]
-if ARGV[7] == '1' then
-  if redis.call('EXISTS', KEYS[7]) == 1 then return -3 end
-  local now, resumed = clock(KEYS[8], KEYS[9], tonumber(ARGV[12]), ARGV[4])
-  if now - resumed < tonumber(leaseTTL) then return -3 end
-else
-  local leased = redis.call('EXISTS', KEYS[7]) == 1
-  if ARGV[11] == '1' and not leased then
-    local cur = redis.call('GET', KEYS[5])
-    if not cur then
-      redis.call('SET', KEYS[5], ARGV[1], 'PX', leaseTTL)
-    elseif cur ~= ARGV[1] then
-      return -4
-    end
-  end
-  if not leased then redis.call('SET', KEYS[7], ARGV[9], 'PX', leaseTTL) end
-end
-local seq = 0
-local bytes = tonumber(redis.call('GET', KEYS[6]) or '0')
-for i = from, n do
-  seq = redis.call('INCR', KEYS[2])
-  local t = '0'
-  if i == n then t = ARGV[2] end
-  redis.call('XADD', KEYS[3], seq .. '-0', 'd', ARGV[12 + i], 't', t)
-  bytes = bytes + string.len(ARGV[12 + i])
-end
-local maxEvents = tonumber(ARGV[3])
-local maxBytes = tonumber(ARGV[6])
-local len = redis.call('XLEN', KEYS[3])
-while len > 1 and (len > maxEvents or bytes > maxBytes) do
-  local first = redis.call('XRANGE', KEYS[3], '-', '+', 'COUNT', 1)[1]
-  bytes = bytes - string.len(first[2][2])
-  redis.call('XDEL', KEYS[3], first[1])
-  len = len - 1
-end
-local ttl = tonumber(ARGV[4])
-redis.call('SET', KEYS[6], bytes, 'PX', ttl)
-if ARGV[2] == '1' then
-  redis.call('SET', KEYS[4], '1', 'PX', ttl)
-  redis.call('HSET', KEYS[1], 'status', ARGV[5])
-  if redis.call('GET', KEYS[5]) == ARGV[1] then redis.call('DEL', KEYS[5]) end
-  redis.call('DEL', KEYS[7])
-end
-for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
-return seq
+var appendScript = redis.NewScript(appendLua + `
+return append(KEYS, ARGV)
 `)
+
+// appendGroup is how many runs' appends one appendManyScript call makes.
+const appendGroup = 32
+
+// appendManyScript runs appendLua for several runs in one call: KEYS are
+// each run's nine keys in turn; ARGV is, for each run, its argument count
+// and then its arguments. It returns each run's result in order.
+var appendManyScript = redis.NewScript(appendLua + `
+local out, k, a = {}, 0, 1
+while a <= #ARGV do
+  local m = tonumber(ARGV[a])
+  local keys, args = {}, {}
+  for i = 1, 9 do keys[i] = KEYS[k + i] end
+  for i = 1, m do args[i] = ARGV[a + i] end
+  out[#out + 1] = append(keys, args)
+  k, a = k + 9, a + m + 1
+end
+return out
+`)
+
+// appendLua is the append as a Lua function of a run's keys (K) and
+// arguments (A); appendScript and appendManyScript call it.
+const appendLua = clockLua + `
+local function append(K, A)
+  if redis.call('EXISTS', K[1]) == 0 then return -2 end
+  local n = #A - 12
+  local from = 1
+  local first = tonumber(A[8])
+  if first > 0 then
+    local cur = tonumber(redis.call('GET', K[2]) or '0')
+    if first > cur + 1 then return -5 end
+    from = cur - first + 2
+    if from > n then return first + n - 1 end
+  end
+  if redis.call('EXISTS', K[4]) == 1 then return -1 end
+  local leaseTTL = A[10]
+  if A[7] == '1' then
+    if redis.call('EXISTS', K[7]) == 1 then return -3 end
+    local now, resumed = clock(K[8], K[9], tonumber(A[12]), A[4])
+    if now - resumed < tonumber(leaseTTL) then return -3 end
+  else
+    local leased = redis.call('EXISTS', K[7]) == 1
+    if A[11] == '1' and not leased then
+      local cur = redis.call('GET', K[5])
+      if not cur then
+        redis.call('SET', K[5], A[1], 'PX', leaseTTL)
+      elseif cur ~= A[1] then
+        return -4
+      end
+    end
+    if not leased then redis.call('SET', K[7], A[9], 'PX', leaseTTL) end
+  end
+  local seq = 0
+  if from <= n then seq = redis.call('INCRBY', K[2], n - from + 1) - (n - from + 1) end
+  local bytes = tonumber(redis.call('GET', K[6]) or '0')
+  for i = from, n do
+    seq = seq + 1
+    local t = '0'
+    if i == n then t = A[2] end
+    redis.call('XADD', K[3], seq .. '-0', 'd', A[12 + i], 't', t)
+    bytes = bytes + string.len(A[12 + i])
+  end
+  local maxEvents = tonumber(A[3])
+  local maxBytes = tonumber(A[6])
+  -- The stream holds no more events than the sequence has numbered, so
+  -- while that is within the cap only the bytes can call for a trim.
+  local len = seq
+  if seq > maxEvents or bytes > maxBytes then len = redis.call('XLEN', K[3]) end
+  while len > 1 and (len > maxEvents or bytes > maxBytes) do
+    local first = redis.call('XRANGE', K[3], '-', '+', 'COUNT', 1)[1]
+    bytes = bytes - string.len(first[2][2])
+    redis.call('XDEL', K[3], first[1])
+    len = len - 1
+  end
+  local ttl = tonumber(A[4])
+  redis.call('SET', K[6], bytes, 'PX', ttl)
+  if A[2] == '1' then
+    redis.call('SET', K[4], '1', 'PX', ttl)
+    redis.call('HSET', K[1], 'status', A[5])
+    if redis.call('GET', K[5]) == A[1] then redis.call('DEL', K[5]) end
+    redis.call('DEL', K[7])
+  end
+  for i = 1, 3 do redis.call('PEXPIRE', K[i], ttl) end
+  return seq
+end
+`
 
 func (r *Redis) Append(ctx context.Context, run Run, events [][]byte, terminal bool) (int64, error) {
 	return r.append(ctx, run, events, terminal, false, 0)
@@ -399,22 +431,41 @@ func (r *Redis) restore(ctx context.Context, run Run, next int64) error {
 // are gone (a cursor before them is ErrGap).
 func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendResult {
 	out := make([]AppendResult, len(reqs))
+	// send appends for the requests idx names, appendGroup runs to a
+	// script call, and returns those Redis refused for want of the script.
 	send := func(idx []int) []int {
 		pipe := r.rdb.Pipeline()
-		cmds := make(map[int]*redis.Cmd, len(idx))
-		for _, i := range idx {
-			keys, args := r.appendArgs(reqs[i].Run, reqs[i].Events, reqs[i].Terminal, false, reqs[i].First)
-			cmds[i] = appendScript.EvalSha(ctx, pipe, keys, args...)
+		groups := make([][]int, 0, (len(idx)+appendGroup-1)/appendGroup)
+		cmds := make([]*redis.Cmd, 0, cap(groups))
+		for g := range slices.Chunk(idx, appendGroup) {
+			var keys []string
+			var args []any
+			for _, i := range g {
+				k, a := r.appendArgs(reqs[i].Run, reqs[i].Events, reqs[i].Terminal, false, reqs[i].First)
+				keys = append(keys, k...)
+				args = append(append(args, len(a)), a...)
+			}
+			groups = append(groups, g)
+			cmds = append(cmds, appendManyScript.EvalSha(ctx, pipe, keys, args...))
 		}
 		_, _ = pipe.Exec(ctx)
 		var missing []int
-		for _, i := range idx {
-			n, err := cmds[i].Int64()
+		for j, g := range groups {
+			res, err := cmds[j].Int64Slice()
 			if isNoScript(err) {
-				missing = append(missing, i)
+				missing = append(missing, g...)
 				continue
 			}
-			out[i].Last, out[i].Err = appendResult(n, err)
+			if err == nil && len(res) != len(g) {
+				err = fmt.Errorf("runlog: redis answered %d appends for %d", len(res), len(g))
+			}
+			for k, i := range g {
+				if err != nil {
+					out[i].Err = err
+					continue
+				}
+				out[i].Last, out[i].Err = appendResult(res[k], nil)
+			}
 		}
 		return missing
 	}
@@ -430,7 +481,7 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 	if missing := send(idx); len(missing) > 0 {
 		// The script cache was flushed (a Redis restart): load it and
 		// send what it refused again (those did not run).
-		if err := appendScript.Load(ctx, r.rdb).Err(); err != nil {
+		if err := appendManyScript.Load(ctx, r.rdb).Err(); err != nil {
 			for _, i := range missing {
 				out[i].Err = err
 			}
@@ -644,17 +695,31 @@ return {c, lost}
 `)
 
 // Lease stamps the outage clock and renews every run's lease, in one
-// round trip.
+// round trip (the scripts by their hashes; sent whole only when Redis's
+// script cache lost them).
 func (r *Redis) Lease(ctx context.Context, runs []Run, instance string, ttl time.Duration) ([]LeaseResult, error) {
-	pipe := r.rdb.Pipeline()
-	clock := clockScript.Eval(ctx, pipe, r.clockKeys(), ms(r.clockGap()), ms(r.opts.Retention))
 	cmds := make([]*redis.Cmd, len(runs))
-	for i, run := range runs {
-		k := r.keys(run)
-		cmds[i] = leaseScript.Eval(ctx, pipe, []string{k.lease, k.leased, k.active, k.cancel, k.end, k.meta},
-			instance, ms(ttl), ms(r.opts.Retention), run.ID, flag(!run.Unlocked))
+	send := func(whole bool) (*redis.Cmd, error) {
+		call := (*redis.Script).EvalSha
+		if whole {
+			call = (*redis.Script).Eval
+		}
+		pipe := r.rdb.Pipeline()
+		clock := call(clockScript, ctx, pipe, r.clockKeys(), ms(r.clockGap()), ms(r.opts.Retention))
+		for i, run := range runs {
+			k := r.keys(run)
+			cmds[i] = call(leaseScript, ctx, pipe, []string{k.lease, k.leased, k.active, k.cancel, k.end, k.meta},
+				instance, ms(ttl), ms(r.opts.Retention), run.ID, flag(!run.Unlocked))
+		}
+		_, err := pipe.Exec(ctx)
+		return clock, err
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	clock, err := send(false)
+	if isNoScript(err) {
+		// A renewal and a stamp are idempotent: sending all again is safe.
+		clock, err = send(true)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := clock.Err(); err != nil {

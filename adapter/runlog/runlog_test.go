@@ -422,3 +422,50 @@ func TestMemoryBudgets(t *testing.T) {
 		}
 	})
 }
+
+// TestAppendBatchAnswersEachRun: one batch over more runs than one script
+// call takes, one run of them ended and one unknown; each request gets its
+// own run's answer, on both logs.
+func TestAppendBatchAnswersEachRun(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			l := b.new(t, MemoryOptions{}, RedisOptions{})
+			ctx := context.Background()
+			const n = 2*appendGroup + 5
+			reqs := make([]AppendRequest, n)
+			for i := range reqs {
+				r := run("o", fmt.Sprintf("b%d", i), fmt.Sprintf("tb%d", i))
+				if i != 7 {
+					if _, err := l.Start(ctx, r, false); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if i == appendGroup+1 {
+					l.Append(ctx, r, [][]byte{finished}, true)
+				}
+				evs := make([][]byte, i%4+1)
+				for j := range evs {
+					evs[j] = ev(j)
+				}
+				reqs[i] = AppendRequest{Run: r, Events: evs}
+			}
+			res := l.AppendBatch(ctx, reqs)
+			for i, r := range res {
+				switch i {
+				case 7:
+					if !errors.Is(r.Err, ErrUnknownRun) {
+						t.Errorf("run %d (unknown) = %+v, want ErrUnknownRun", i, r)
+					}
+				case appendGroup + 1:
+					if !errors.Is(r.Err, ErrFinished) {
+						t.Errorf("run %d (ended) = %+v, want ErrFinished", i, r)
+					}
+				default:
+					if r.Err != nil || r.Last != int64(i%4+1) {
+						t.Errorf("run %d = %+v, want last %d", i, r, i%4+1)
+					}
+				}
+			}
+		})
+	}
+}
