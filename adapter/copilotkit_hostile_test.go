@@ -1,0 +1,76 @@
+package adapter
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// bigTextUpstream answers every run with one assistant message of n
+// chunks of size bytes.
+func bigTextUpstream(t *testing.T, n, size int) *httptest.Server {
+	chunk := strings.Repeat("x", size)
+	u := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in, _ := agui.ParseRunAgentInput(mustRead(r.Body))
+		w.Header().Set("Content-Type", "text/event-stream")
+		enc := agui.NewEncoder(w)
+		enc.Encode("", &agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID})
+		enc.Encode("", &agui.TextMessageStart{MessageID: "m1", Role: string(agui.RoleAssistant)})
+		for range n {
+			enc.Encode("", &agui.TextMessageContent{MessageID: "m1", Delta: chunk})
+		}
+		enc.Encode("", &agui.TextMessageEnd{MessageID: "m1"})
+		enc.Encode("", &agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID})
+	}))
+	t.Cleanup(u.Close)
+	return u
+}
+
+// A client that asks for a big thread answer (6 MiB of events) and never
+// reads it does not hold the handler, and the answer in memory, for
+// ever: limits.writeTimeout ends the write and the connection.
+func TestCopilotKitThreadSlowClient(t *testing.T) {
+	up := bigTextUpstream(t, 96, 64<<10) // a 6 MiB message
+	var mu sync.Mutex
+	state := map[string]http.ConnState{} // by client address
+	cfg, err := ParseConfig([]byte(twoPrincipals+fmt.Sprintf("limits: {writeTimeout: 500ms}\nagents: {big: {type: agui, url: %q, a2ui: {disabled: true}}}\n", up.URL)), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newTestServerWith(t, cfg, func(hs *http.Server) {
+		hs.ConnState = func(c net.Conn, s http.ConnState) {
+			mu.Lock()
+			state[c.RemoteAddr().String()] = s
+			mu.Unlock()
+		}
+	})
+	base := srv.URL + cpk
+	cpkRunOn(t, base, alice, "big", "t1", "hi")
+	for _, path := range []string{"/threads/t1/messages", "/threads/t1/events"} {
+		c, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.(*net.TCPConn).SetReadBuffer(4096)
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n", strings.TrimPrefix(base, srv.URL)+path, aliceTok)
+		me := c.LocalAddr().String()
+		done := false
+		for i := 0; i < 1000 && !done; i++ { // up to 10 s; the write timeout is 500 ms
+			time.Sleep(10 * time.Millisecond)
+			mu.Lock()
+			done = state[me] == http.StateIdle || state[me] == http.StateClosed
+			mu.Unlock()
+		}
+		if !done {
+			t.Errorf("GET %s: the handler is still writing to a client that does not read (limits.writeTimeout 500ms)", path)
+		}
+		c.Close()
+	}
+}
