@@ -40,7 +40,7 @@ func TestCopilotKitThreadSlowClient(t *testing.T) {
 	up := bigTextUpstream(t, 96, 64<<10) // a 6 MiB message
 	var mu sync.Mutex
 	state := map[string]http.ConnState{} // by client address
-	cfg, err := ParseConfig([]byte(twoPrincipals+fmt.Sprintf("limits: {writeTimeout: 500ms}\nagents: {big: {type: agui, url: %q, a2ui: {disabled: true}}}\n", up.URL)), func(string) string { return "" })
+	cfg, err := ParseConfig([]byte(twoPrincipals+fmt.Sprintf("limits: {writeTimeout: 2s}\nagents: {big: {type: agui, url: %q, a2ui: {disabled: true}}}\n", up.URL)), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,14 +62,14 @@ func TestCopilotKitThreadSlowClient(t *testing.T) {
 		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n", strings.TrimPrefix(base, srv.URL)+path, aliceTok)
 		me := c.LocalAddr().String()
 		done := false
-		for i := 0; i < 1000 && !done; i++ { // up to 10 s; the write timeout is 500 ms
+		for i := 0; i < 1000 && !done; i++ { // up to 10 s; the write timeout is 2 s
 			time.Sleep(10 * time.Millisecond)
 			mu.Lock()
 			done = state[me] == http.StateIdle || state[me] == http.StateClosed
 			mu.Unlock()
 		}
 		if !done {
-			t.Errorf("GET %s: the handler is still writing to a client that does not read (limits.writeTimeout 500ms)", path)
+			t.Errorf("GET %s: the handler is still writing to a client that does not read (limits.writeTimeout 2s)", path)
 		}
 		c.Close()
 	}
