@@ -2,13 +2,17 @@ package adapter
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/genui-adapter/genui-adapter/agui"
 )
@@ -73,4 +77,66 @@ func TestCopilotKitThreadSlowClient(t *testing.T) {
 		}
 		c.Close()
 	}
+}
+
+// 1,000 suggestion requests and 1,000 thread lists at once from one
+// principal: the suggestions past the run-start burst are refused with
+// 429 and Retry-After before anything runs, every list is answered, and
+// no goroutine outlives them.
+func TestCopilotKitSuggestAndListFlood(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	cfg, err := ParseConfig([]byte(twoPrincipals+"limits: {runStartsPerSecond: 1, runStartBurst: 40}\nagents: {default: {type: demo}}\n"), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewServer(nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := serveAdopted(s)
+	base := ts.URL + cpk
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 100}}
+	var ok, limited, lists, other atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range 2000 {
+		wg.Go(func() {
+			var req *http.Request
+			if i%2 == 0 {
+				req, _ = http.NewRequest("POST", base+"/agent/default/suggest", strings.NewReader(suggestBody(fmt.Sprintf("t%d", i), fmt.Sprintf("r%d", i))))
+				req.Header.Set("Content-Type", "application/json")
+			} else {
+				req, _ = http.NewRequest("GET", base+"/threads?agentId=default", nil)
+			}
+			req.Header.Set("Authorization", "Bearer "+aliceTok)
+			resp, err := client.Do(req)
+			if err != nil {
+				other.Add(1)
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			switch {
+			case i%2 == 1 && resp.StatusCode == 200:
+				lists.Add(1)
+			case i%2 == 0 && resp.StatusCode == 200 && strings.Contains(string(body), "copilotkitSuggest"):
+				ok.Add(1)
+			case i%2 == 0 && resp.StatusCode == 429 && resp.Header.Get("Retry-After") != "" && strings.Contains(string(body), "too_many_run_starts"):
+				limited.Add(1)
+			default:
+				other.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	refilled := int64(time.Since(start).Seconds()) + 1 // runStartsPerSecond: 1
+	if lists.Load() != 1000 || ok.Load()+limited.Load() != 1000 || other.Load() != 0 || ok.Load() > 40+refilled || ok.Load() < 40 {
+		t.Errorf("lists %d/1000; suggestions %d answered, %d refused with 429; %d other answers; want every list, at most the burst (40, and what 1/s refills) answered", lists.Load(), ok.Load(), limited.Load(), other.Load())
+	}
+	client.CloseIdleConnections()
+	ts.CloseClientConnections()
+	s.Drain(time.Second)
+	ts.Close()
+	s.Close()
+	http.DefaultClient.CloseIdleConnections()
 }
