@@ -140,3 +140,42 @@ func TestCopilotKitSuggestAndListFlood(t *testing.T) {
 	s.Close()
 	http.DefaultClient.CloseIdleConnections()
 }
+
+// Another principal's active thread, by id, on the routes that act on
+// threads: bob's run on the same thread id is his own (no 409 that would
+// reveal alice's run), his stop is answered as on an unknown thread and
+// stops nothing, his connect sees nothing of hers.
+func TestCopilotKitForeignActiveThread(t *testing.T) {
+	up := newCountingUpstream(t, 100000, 5*time.Millisecond)
+	base := serveYAML(t, twoPrincipals+fmt.Sprintf("agents: {slow: {type: agui, url: %q, a2ui: {disabled: true}}}\n", up.URL)).URL + cpk
+	s := startRunAs(t, base+"/agent/slow/run", `{"threadId":"t1","runId":"ra","messages":[{"id":"u1","role":"user","content":"secret"}]}`, alice)
+	s.until(t, func(ev agui.Event) bool { return ev.Type() == agui.TypeCustom })
+
+	fc, foreign := call(t, "POST", base+"/agent/slow/stop/t1", "", bob)
+	nc, none := call(t, "POST", base+"/agent/slow/stop/t9", "", bob)
+	if fc != nc || fmt.Sprint(foreign) != strings.ReplaceAll(fmt.Sprint(none), "t9", "t1") {
+		t.Errorf("bob's stop on alice's active t1 = %d %v; on unknown t9 = %d %v; want the same answer", fc, foreign, nc, none)
+	}
+	resp := doReq(t, "POST", base+"/agent/slow/connect", `{"threadId":"t1","runId":"c1","messages":[]}`, bob)
+	fr := readFrames(resp.Body, nil)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(fr) != 0 {
+		t.Errorf("bob's connect to alice's t1 = %d, %d frames, want an empty stream", resp.StatusCode, len(fr))
+	}
+	b := doReq(t, "POST", base+"/agent/slow/run", `{"threadId":"t1","runId":"rb","messages":[{"id":"u2","role":"user","content":"mine"}]}`, bob)
+	if b.StatusCode != 200 {
+		body, _ := io.ReadAll(b.Body)
+		t.Errorf("bob's run on his own t1 while alice runs hers = %d %s", b.StatusCode, body)
+	}
+	b.Body.Close()
+	// Alice's run goes on: the stop stopped nothing of hers.
+	s.until(t, func(ev agui.Event) bool {
+		if ev.Type() == agui.TypeRunError {
+			t.Errorf("alice's run ended with %v", ev)
+			return true
+		}
+		c, ok := ev.(*agui.Custom)
+		return ok && string(c.Value) == "200"
+	})
+	call(t, "POST", base+"/agent/slow/stop/t1", "", alice)
+}
