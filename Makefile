@@ -42,6 +42,12 @@ e2e/copilotkit/node_modules/.installed: e2e/copilotkit/package.json e2e/copilotk
 	cd e2e/copilotkit && npm ci --no-audit --no-fund
 	touch $@
 
+# The real CopilotRuntime 1.75 to compare with (its install scripts, the
+# scarf analytics among them, are not run).
+e2e/cpkruntime/node_modules/.installed: e2e/cpkruntime/package.json e2e/cpkruntime/package-lock.json
+	cd e2e/cpkruntime && npm ci --no-audit --no-fund --ignore-scripts
+	touch $@
+
 # The Python peers of the e2e tests (langgraph dev, the official
 # ag-ui-langgraph endpoint, the MCP App servers on the official MCP SDK and
 # FastMCP): a virtualenv of exact pins, made again when the pins change.
@@ -53,11 +59,12 @@ e2e/.venv/requirements.txt: e2e/python/requirements.txt
 
 e2e-venv: e2e/.venv/requirements.txt
 
-e2e-deps: e2e/node_modules/.installed e2e/copilotkit/node_modules/.installed e2e-venv
+e2e-deps: e2e/node_modules/.installed e2e/copilotkit/node_modules/.installed e2e/cpkruntime/node_modules/.installed e2e-venv
 
 e2e: e2e-deps vendor-check
 	cd e2e && npm test
 	cd e2e/copilotkit && npm test
+	cd e2e/cpkruntime && npm test
 
 # The playground's A2UI renderer bundle and icon font, built from the
 # pinned npm packages into adapter/playground/vendor (committed, embedded in

@@ -196,7 +196,9 @@ type LimitsConfig struct {
 	// WriteTimeout drops a stream whose client has not taken a write for
 	// this long (default 30 s). A run waits for its slowest connected
 	// reader (as a direct connection would) rather than run ahead of it,
-	// so this bounds how long one stuck client can hold a run back.
+	// so this bounds how long one stuck client can hold a run back. It
+	// also bounds writing an answer of the CopilotKit thread endpoints
+	// (from the request's arrival): past it the connection is dropped.
 	WriteTimeout Duration `yaml:"writeTimeout,omitempty"`
 	// RunStartsPerSecond is how many runs one principal may start per
 	// second on this instance, on average (default 10; 0.001 to 1e6;

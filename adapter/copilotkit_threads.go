@@ -28,14 +28,15 @@ import (
 
 // cpkThreadRoutes registers the thread routes under base.
 func (s *Server) cpkThreadRoutes(e *echo.Echo, base string, auth echo.MiddlewareFunc) {
-	e.GET(base+"/threads", handleCPKThreads(s), auth)
-	e.POST(base+"/threads/clear", handleCPKThreadsClear(s), auth)
-	e.GET(base+"/threads/:threadId/messages", handleCPKThreadMessages(s), auth)
-	e.GET(base+"/threads/:threadId/events", handleCPKThreadEvents(s), auth)
-	e.GET(base+"/threads/:threadId/state", handleCPKThreadState(s), auth)
-	e.POST(base+"/threads/:threadId/archive", handleCPKThreadArchive(s), auth)
-	e.PATCH(base+"/threads/:threadId", handleCPKThreadUpdate(s), auth)
-	e.DELETE(base+"/threads/:threadId", handleCPKThreadDelete(s), auth)
+	wd := s.answerDeadline
+	e.GET(base+"/threads", handleCPKThreads(s), auth, wd)
+	e.POST(base+"/threads/clear", handleCPKThreadsClear(s), auth, wd)
+	e.GET(base+"/threads/:threadId/messages", handleCPKThreadMessages(s), auth, wd)
+	e.GET(base+"/threads/:threadId/events", handleCPKThreadEvents(s), auth, wd)
+	e.GET(base+"/threads/:threadId/state", handleCPKThreadState(s), auth, wd)
+	e.POST(base+"/threads/:threadId/archive", handleCPKThreadArchive(s), auth, wd)
+	e.PATCH(base+"/threads/:threadId", handleCPKThreadUpdate(s), auth, wd)
+	e.DELETE(base+"/threads/:threadId", handleCPKThreadDelete(s), auth, wd)
 	// Other methods on these paths: 405 with Allow, as CopilotRuntime.
 	for path, allow := range map[string][]string{
 		"/threads": {http.MethodGet}, "/threads/clear": {http.MethodPost},
@@ -48,6 +49,17 @@ func (s *Server) cpkThreadRoutes(e *echo.Echo, base string, auth echo.Middleware
 				e.Add(m, base+path, handleCPKMethodNotAllowed(strings.Join(allow, ", ")))
 			}
 		}
+	}
+}
+
+// answerDeadline bounds writing an answer: a client that has not taken
+// it within limits.writeTimeout of the request loses its connection,
+// rather than hold the handler and the answer (up to
+// copilotkit.threads.maxEventBytes) for as long as it likes.
+func (s *Server) answerDeadline(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error {
+		_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Now().Add(s.cfg.writeTimeout()))
+		return next(c)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // threadServers serves the demo agent for two principals with the
@@ -206,5 +207,28 @@ func TestCopilotKitInfoThreadEndpoints(t *testing.T) {
 	te, _ := json.Marshal(info["threadEndpoints"])
 	if string(te) != `{"inspect":true,"list":true,"mutations":true,"realtimeMetadata":false}` {
 		t.Errorf("threadEndpoints = %s", te)
+	}
+}
+
+// A CopilotKit page on another origin renames and deletes threads with
+// PATCH and DELETE: the preflight allows them (the browser refuses the
+// request otherwise, and the thread list's delete does nothing).
+func TestCopilotKitThreadMutationPreflight(t *testing.T) {
+	up := newCountingUpstream(t, 10, time.Millisecond)
+	base := cpkServer(t, up.URL) + cpk
+	for _, m := range []string{"PATCH", "DELETE"} {
+		req, _ := http.NewRequest("OPTIONS", base+"/threads/t1", nil)
+		req.Header.Set("Origin", "http://localhost:5173")
+		req.Header.Set("Access-Control-Request-Method", m)
+		req.Header.Set("Access-Control-Request-Headers", "content-type,authorization")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		allow := strings.Split(resp.Header.Get("Access-Control-Allow-Methods"), ", ")
+		if resp.StatusCode != 204 || !slices.Contains(allow, m) {
+			t.Errorf("preflight for %s = %d, Access-Control-Allow-Methods %q", m, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Methods"))
+		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 
 // corsMiddleware applies an exact-origin CORS policy. A listed origin is
 // echoed back (never "*" in credentialed mode); "*" in the list allows any
-// origin without credentials. Preflights from other origins get 403.
+// origin without credentials. Preflights from other origins get 403;
+// allowed ones may use every method a route takes (GET, POST, and PATCH
+// and DELETE for the CopilotKit thread mutations).
 func corsMiddleware(p CORS) echo.MiddlewareFunc {
 	any := slices.Contains(p.Origins, "*")
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -44,7 +46,7 @@ func corsMiddleware(p CORS) echo.MiddlewareFunc {
 			}
 			h.Add("Vary", "Access-Control-Request-Method")
 			h.Add("Vary", "Access-Control-Request-Headers")
-			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS")
 			if rh := req.Header.Get("Access-Control-Request-Headers"); rh != "" {
 				h.Set("Access-Control-Allow-Headers", strings.ToLower(rh))
 			}
