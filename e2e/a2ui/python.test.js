@@ -5,7 +5,8 @@
 // a2ui-surface activity and as a tool result, reaches a client that
 // declares v0.9 (rendered by @a2ui/lit 0.11.0's v0_9 renderer) and one that
 // declares only v0.8 (its v0_8 renderer) in headless Chromium: zero
-// renderer or console errors, the order's data visible. The agent sees the
+// renderer or console errors, the order's data visible, and what the
+// adapter sent accepted by the SDK's own validator. The agent sees the
 // client's a2uiClientCapabilities (forwardedProps is passed on).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -82,6 +83,10 @@ for (const [id, version] of Object.entries(agents)) {
         for (const issue of act.content.a2ui_issues ?? []) {
           assert.ok(cv === "v0.8" && issue.rule === "not_expressible_in_v08", `only v0.8's lossy reports: ${JSON.stringify(issue)}`);
         }
+
+        // The SDK's own validator accepts what the adapter sent the client.
+        const judged = await fetch(`${py.url}/validate/${cv}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ops) });
+        assert.equal(judged.status, 200, `the SDK refuses the adapter's ${cv}: ${await judged.text()}`);
 
         const page = await browser.newPage({ viewport: { width: 960, height: 900 } });
         const consoleErrors = [];

@@ -22,6 +22,8 @@ POST /{version}/activity sends the surface as the agent's own a2ui-surface
 ACTIVITY_SNAPSHOT, POST /{version}/tool as a tool result
 ({"a2ui_operations": [...]}). GET /ok answers once it serves. GET
 /{version}/messages returns the payload itself (what the tests compare).
+POST /validate/{version} checks a payload the adapter sent a client with
+the same validator.
 The request's forwardedProps.a2uiClientCapabilities, if any, is kept and
 returned by GET /last-capabilities.
 
@@ -63,6 +65,7 @@ from a2ui.builder.v0_9 import (
     Row,
     Text,
 )
+from a2ui.core import A2uiError
 from a2ui.core.basic_catalog import BasicCatalog
 from a2ui.core.schema import ProtocolVersion, v0_8, v0_9, v1_0
 from a2ui.parser.messages import to_message_dicts
@@ -213,6 +216,20 @@ def last_capabilities():
 @app.get("/{version}/messages")
 def messages(version: str):
     return payload(version)
+
+
+@app.post("/validate/{version}")
+async def validate(version: str, request: Request):
+    """Checks a payload (a list of messages) with the SDK's validator
+    against the version's basic catalog: 200 {"ok": true}, or 422 with the
+    SDK's error."""
+    if version not in EMITTERS:
+        raise HTTPException(status_code=404, detail=f"no A2UI version {version}")
+    try:
+        validate_payload([BasicCatalog(EMITTERS[version][1])], await request.json())
+    except A2uiError as e:
+        raise HTTPException(status_code=422, detail=str(e))
+    return {"ok": True}
 
 
 @app.post("/{version}/{mode}")
