@@ -141,7 +141,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 				names := map[string]string{}
 				shown := map[string]bool{} // surface activities already sent
 				au := &authoring{tracer: req.Tracer, v: v, cfg: cfg, catalog: catalog, calls: map[string]*renderCall{}, bySurface: map[string]string{}}
-				for ev, err := range next.Run(ctx, req) {
+				for ev, err := range bridged(next.Run(ctx, req), v.opts.MaxHeldMessages) {
 					if err != nil {
 						if !au.fail(ctx, yield, err.Error()) {
 							return

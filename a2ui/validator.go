@@ -45,7 +45,8 @@ type Options struct {
 	// MaxFunctionDepth caps nested function calls. Default 5.
 	MaxFunctionDepth int
 	// MaxHeldMessages caps the v0.8 messages a converter holds for
-	// surfaces waiting for beginRendering. Default 1000.
+	// surfaces waiting for beginRendering, and the messages of one
+	// @ag-ui/a2a surface held to be sent whole. Default 1000.
 	MaxHeldMessages int
 }
 

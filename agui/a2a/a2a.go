@@ -6,7 +6,8 @@
 // Check the adapter gives).
 //
 // A run sends the client's newest turn (its text, an A2UI action as a
-// DataPart, or the answer to an input-required task) in the A2A context of
+// DataPart, or the answer to an input-required task), with the client's
+// a2uiClientCapabilities in the agent's A2UI version, in the A2A context of
 // the AG-UI thread (a contextId derived from the principal and thread, so
 // no storage is needed), and translates the stream: agent text (status
 // messages and artifacts) into text messages, A2UI DataParts into one
@@ -392,13 +393,7 @@ func (a *Agent) message(in *agui.RunAgentInput, c *card, contextID string) (map[
 		m["kind"], m["role"] = "message", "user"
 	}
 	if c.A2UI {
-		// The shape of the official client_capabilities.json (keyed by
-		// protocol version).
-		md := map[string]any{"a2uiClientCapabilities": map[string]any{"v0.9": map[string]any{"supportedCatalogIds": []string{BasicCatalogID}}}}
-		if c.A2UIV08 {
-			// v0.8's own shape (a2ui_client_capabilities_schema.json).
-			md["a2uiClientCapabilities"] = map[string]any{"supportedCatalogIds": []string{V08StandardCatalogID}}
-		}
+		md := map[string]any{"a2uiClientCapabilities": clientCapabilities(in.ForwardedProp("a2uiClientCapabilities"), c.A2UIV08)}
 		// Data model sync: the client's models of the surfaces created
 		// with sendDataModel, which an A2UI client builds
 		// (getClientDataModel) and sends with the action.
@@ -410,6 +405,54 @@ func (a *Agent) message(in *agui.RunAgentInput, c *card, contextID string) (map[
 		m["metadata"] = md
 	}
 	return m, nil
+}
+
+// capabilityEntry is one version's entry of a2uiClientCapabilities (v0.8's
+// whole object, v0.9's "v0.9" entry): what is passed on of it.
+type capabilityEntry struct {
+	SupportedCatalogIDs []string        `json:"supportedCatalogIds"`
+	InlineCatalogs      json.RawMessage `json:"inlineCatalogs,omitempty"`
+}
+
+// clientCapabilities is the a2uiClientCapabilities sent to an A2A agent,
+// in the version its card declares: v0.8's own unkeyed shape
+// (a2ui_client_capabilities_schema.json) for a v0.8 agent, else the
+// official client_capabilities.json shape keyed by "v0.9". It is the
+// AG-UI client's own entry for that version (fp: its
+// forwardedProps.a2uiClientCapabilities, v0.8's unkeyed shape or keyed
+// "v0.8"; keyed "v0.9.1" or "v0.9"), its supportedCatalogIds and
+// inlineCatalogs. A client that declares no entry for the agent's version
+// (the adapter converts between versions) or a malformed one gets the
+// version's basic catalog alone, the one conversion maps.
+func clientCapabilities(fp agui.JSON, v08 bool) any {
+	var caps map[string]json.RawMessage
+	_ = json.Unmarshal(fp, &caps)
+	keys := []string{"v0.9.1", "v0.9"}
+	if v08 {
+		keys = []string{"v0.8"}
+		if _, ok := caps["supportedCatalogIds"]; ok {
+			caps = map[string]json.RawMessage{"v0.8": json.RawMessage(fp)}
+		}
+	}
+	entry := capabilityEntry{SupportedCatalogIDs: []string{BasicCatalogID}}
+	if v08 {
+		entry.SupportedCatalogIDs = []string{V08StandardCatalogID}
+	}
+	for _, k := range keys {
+		var e capabilityEntry
+		if b, ok := caps[k]; ok && json.Unmarshal(b, &e) == nil && e.SupportedCatalogIDs != nil {
+			var inline []json.RawMessage
+			if json.Unmarshal(e.InlineCatalogs, &inline) != nil || inline == nil {
+				e.InlineCatalogs = nil
+			}
+			entry = e
+			break
+		}
+	}
+	if v08 {
+		return entry
+	}
+	return map[string]any{"v0.9": entry}
 }
 
 // maxDataModelBytes caps the client data model passed on.

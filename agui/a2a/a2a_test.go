@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -431,5 +432,70 @@ func TestSkills(t *testing.T) {
 	}
 	if got := a.Skills(); len(got) != 1 || got[0].ID != "orders" || got[0].Name != "Orders" || got[0].Description != "Looks orders up" || got[0].Tags[0] != "shop" {
 		t.Errorf("skills = %+v", got)
+	}
+}
+
+// The AG-UI client's a2uiClientCapabilities reach the A2A agent in the
+// version its card declares (v0.8's unkeyed shape or "v0.9"-keyed), each
+// checked against that version's official schema; a client with no entry
+// for the agent's version, or a malformed one, gets the basic catalog.
+func TestA2UIClientCapabilitiesForwarded(t *testing.T) {
+	compile := func(dir string, names ...string) *jsonschema.Schema {
+		c := jsonschema.NewCompiler()
+		for _, f := range names {
+			b, err := fs.ReadFile(schemas.FS, dir+"/json/"+f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+			_ = c.AddResource("mem://"+dir+"/"+f, doc)
+		}
+		return c.MustCompile("mem://" + dir + "/" + names[0])
+	}
+	v09 := compile("v0_9_1", "client_capabilities.json")
+	v08 := compile("v0_8", "a2ui_client_capabilities_schema.json", "catalog_description_schema.json")
+	const custom = "https://example.com/catalogs/shop.json"
+	inline := `[{"catalogId":"` + custom + `","components":{}}]`
+	done := `{"kind":"status-update","taskId":"T1","status":{"state":"completed"},"final":true}`
+	for _, tt := range []struct {
+		name, ext, fp, want string
+	}{
+		{"v0.9 agent, no caps", Extension, `{}`, `{"v0.9":{"supportedCatalogIds":["` + BasicCatalogID + `"]}}`},
+		{"v0.9 agent, v0.9 client", Extension, `{"a2uiClientCapabilities":{"v0.9":{"supportedCatalogIds":["` + custom + `","` + BasicCatalogID + `"],"inlineCatalogs":` + inline + `}}}`,
+			`{"v0.9":{"supportedCatalogIds":["` + custom + `","` + BasicCatalogID + `"],"inlineCatalogs":` + inline + `}}`},
+		{"v0.9 agent, v0.9.1 before v0.9", Extension, `{"a2uiClientCapabilities":{"v0.9":{"supportedCatalogIds":["b"]},"v0.9.1":{"supportedCatalogIds":["a"]}}}`, `{"v0.9":{"supportedCatalogIds":["a"]}}`},
+		{"v0.9 agent, v0.8-only client", Extension, `{"a2uiClientCapabilities":{"supportedCatalogIds":["` + V08StandardCatalogID + `"]}}`, `{"v0.9":{"supportedCatalogIds":["` + BasicCatalogID + `"]}}`},
+		{"v0.9 agent, malformed", Extension, `{"a2uiClientCapabilities":{"v0.9":{"supportedCatalogIds":"all"}}}`, `{"v0.9":{"supportedCatalogIds":["` + BasicCatalogID + `"]}}`},
+		{"v0.9 agent, inline not a list", Extension, `{"a2uiClientCapabilities":{"v0.9":{"supportedCatalogIds":["a"],"inlineCatalogs":{}}}}`, `{"v0.9":{"supportedCatalogIds":["a"]}}`},
+		{"v0.8 agent, no caps", ExtensionV08, `{}`, `{"supportedCatalogIds":["` + V08StandardCatalogID + `"]}`},
+		{"v0.8 agent, unkeyed v0.8 client", ExtensionV08, `{"a2uiClientCapabilities":{"supportedCatalogIds":["` + custom + `"]}}`, `{"supportedCatalogIds":["` + custom + `"]}`},
+		{"v0.8 agent, keyed v0.8 client", ExtensionV08, `{"a2uiClientCapabilities":{"v0.8":{"supportedCatalogIds":["` + custom + `"]},"v0.9":{"supportedCatalogIds":["x"]}}}`, `{"supportedCatalogIds":["` + custom + `"]}`},
+		{"v0.8 agent, v0.9-only client", ExtensionV08, `{"a2uiClientCapabilities":{"v0.9":{"supportedCatalogIds":["` + BasicCatalogID + `"]}}}`, `{"supportedCatalogIds":["` + V08StandardCatalogID + `"]}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fake{v: "0.3", ext: tt.ext, results: []string{done}}
+			srv := httptest.NewServer(f)
+			defer srv.Close()
+			in := userInput("hi")
+			in.ForwardedProps = agui.JSON(tt.fp)
+			if _, err := runAll(t, &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}}, in); err != nil {
+				t.Fatal(err)
+			}
+			got := f.reqs[0]["params"].(map[string]any)["message"].(map[string]any)["metadata"].(map[string]any)["a2uiClientCapabilities"]
+			b, _ := json.Marshal(got)
+			var want any
+			_ = json.Unmarshal([]byte(tt.want), &want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("a2uiClientCapabilities = %s, want %s", b, tt.want)
+			}
+			s := v09
+			if tt.ext == ExtensionV08 {
+				s = v08
+			}
+			doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+			if err := s.Validate(doc); err != nil {
+				t.Errorf("not the official shape: %v", err)
+			}
+		})
 	}
 }

@@ -14,7 +14,9 @@ let adapter;
 before(async () => {
   agents["0.3"] = await startA2A("0.3");
   agents["1.0"] = await startA2A("1.0");
+  agents.v08 = await startA2A("0.3", { ext: "https://a2ui.org/a2a-extension/a2ui/v0.8" });
   adapter = await startAdapter(`agents:
+  a08: {type: a2a, url: "${agents.v08.url}"}
   a03: {type: a2a, url: "${agents["0.3"].url}"}
   a10: {type: a2a, url: "${agents["1.0"].url}"}
   elsewhere: {type: a2a, url: "${agents["0.3"].url.replace("127.0.0.1", "localhost")}", headers: {Authorization: "Bearer service-secret"}}
@@ -125,3 +127,43 @@ test("A2A: a card naming an endpoint on another origin is refused unless listed,
   const got = agents["0.3"].received.filter((x) => x.message).at(-1);
   assert.equal(got.headers.authorization, undefined, "the configured Authorization left its origin");
 });
+
+// The client's a2uiClientCapabilities reach the agent in the A2UI version
+// its card declares: "v0.9"-keyed for a v0.9.1 agent (on 0.3 and 1.0),
+// v0.8's unkeyed shape for a v0.8 agent; a client with no entry for the
+// agent's version is declared with that version's basic catalog.
+const BASIC = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json";
+const STANDARD = "https://a2ui.org/specification/v0_8/standard_catalog_definition.json";
+const SHOP = "https://example.com/catalogs/shop.json";
+const capsCases = [
+  { agent: "0.3", caps: { "v0.9": { supportedCatalogIds: [SHOP, BASIC] } }, want: { "v0.9": { supportedCatalogIds: [SHOP, BASIC] } } },
+  { agent: "1.0", caps: { "v0.9.1": { supportedCatalogIds: [SHOP] } }, want: { "v0.9": { supportedCatalogIds: [SHOP] } } },
+  { agent: "0.3", caps: { supportedCatalogIds: [STANDARD] }, want: { "v0.9": { supportedCatalogIds: [BASIC] } } },
+  { agent: "v08", caps: { supportedCatalogIds: [STANDARD, SHOP] }, want: { supportedCatalogIds: [STANDARD, SHOP] } },
+  { agent: "v08", caps: { "v0.8": { supportedCatalogIds: [SHOP] }, "v0.9": { supportedCatalogIds: [BASIC] } }, want: { supportedCatalogIds: [SHOP] } },
+  { agent: "v08", caps: { "v0.9": { supportedCatalogIds: [SHOP] } }, want: { supportedCatalogIds: [STANDARD] } },
+];
+const agentId = { "0.3": "a03", "1.0": "a10", v08: "a08" };
+// fromStruct reads a protobuf Struct (the 1.0 SDK's metadata) as JSON.
+const fromStruct = (v) => {
+  if (v?.fields) return Object.fromEntries(Object.entries(v.fields).map(([k, x]) => [k, fromStruct(x)]));
+  if (v?.kind) {
+    const { $case, value } = v.kind;
+    if ($case === "structValue") return fromStruct(value);
+    if ($case === "listValue") return value.values.map(fromStruct);
+    return value;
+  }
+  if (v?.values && Array.isArray(v.values)) return v.values.map(fromStruct);
+  return v;
+};
+for (const [i, c] of capsCases.entries()) {
+  test(`A2A ${c.agent}: the client's a2uiClientCapabilities ${JSON.stringify(c.caps)} reach the agent in its version (${i})`, async () => {
+    const r = await runClient("1.0.0", `${adapter.url}/agents/${agentId[c.agent]}/run`, { messages: user("approve it"), forwardedProps: { a2uiClientCapabilities: c.caps } });
+    assert.deepEqual(r.runErrors, []);
+    const got = agents[c.agent].received.filter((x) => x.message).at(-1);
+    if (c.agent === "v08") assert.equal(got.headers.ext, "https://a2ui.org/a2a-extension/a2ui/v0.8");
+    const md = got.message.metadata;
+    const caps = md?.a2uiClientCapabilities ?? fromStruct(md)?.a2uiClientCapabilities;
+    assert.deepEqual(fromStruct(caps), c.want, JSON.stringify(md));
+  });
+}

@@ -45,7 +45,7 @@ function record(received, req, msg) {
 }
 
 // --- protocol 0.3 ---
-async function start03(received) {
+async function start03(received, ext) {
   const { DefaultRequestHandler, InMemoryTaskStore } = await import("a2a-sdk-03/server");
   const { agentCardHandler, jsonRpcHandler, UserBuilder } = await import("a2a-sdk-03/server/express");
   const cancelled = new Set();
@@ -96,7 +96,7 @@ async function start03(received) {
   const server = await listen(app);
   const card = {
     name: "Orders agent (A2A 0.3)", description: "Looks up orders", url: `${server.url}/`, version: "1.0.0", protocolVersion: "0.3.0",
-    capabilities: { streaming: true, pushNotifications: false, extensions: [{ uri: A2UI_EXT, required: false, params: { supportedCatalogIds: [CATALOG] } }] },
+    capabilities: { streaming: true, pushNotifications: false, extensions: [{ uri: ext, required: false, params: { supportedCatalogIds: [CATALOG] } }] },
     defaultInputModes: ["text"], defaultOutputModes: ["text"], skills: [{ id: "orders", name: "Orders", description: "Orders", tags: ["orders"] }],
   };
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
@@ -107,7 +107,7 @@ async function start03(received) {
 }
 
 // --- protocol 1.0 ---
-async function start10(received) {
+async function start10(received, ext) {
   const sdk = await import("a2a-sdk-1");
   const { DefaultRequestHandler, InMemoryTaskStore, AgentEvent } = await import("a2a-sdk-1/server");
   const { agentCardHandler, jsonRpcHandler, UserBuilder } = await import("a2a-sdk-1/server/express");
@@ -164,7 +164,7 @@ async function start10(received) {
     name: "Orders agent (A2A 1.0)", description: "Looks up orders",
     supportedInterfaces: [{ url: `${server.url}/`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION }],
     version: "1.0.0",
-    capabilities: { streaming: true, pushNotifications: false, extensions: [{ uri: A2UI_EXT, description: "A2UI", required: false, params: { supportedCatalogIds: [CATALOG] } }], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: false, extensions: [{ uri: ext, description: "A2UI", required: false, params: { supportedCatalogIds: [CATALOG] } }], extendedAgentCard: false },
     securitySchemes: {}, securityRequirements: [], defaultInputModes: ["text"], defaultOutputModes: ["text"],
     skills: [{ id: "orders", name: "Orders", description: "Orders", tags: ["orders"], examples: [], inputModes: ["text"], outputModes: ["text"], securityRequirements: [] }],
     documentationUrl: "", signatures: [],
@@ -183,9 +183,10 @@ async function listen(app) {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) };
 }
 
-// startA2A starts the agent of protocol version "0.3" or "1.0".
-export async function startA2A(version) {
+// startA2A starts the agent of protocol version "0.3" or "1.0"; its card
+// declares the A2UI extension ext (default v0.9.1).
+export async function startA2A(version, { ext = A2UI_EXT } = {}) {
   const received = [];
-  const server = version === "0.3" ? await start03(received) : await start10(received);
+  const server = version === "0.3" ? await start03(received, ext) : await start10(received, ext);
   return { ...server, received };
 }

@@ -2,7 +2,8 @@
 // makes from e2e/python/requirements.txt (GENUI_PYTHON_VENV, default
 // e2e/.venv): the LangGraph Agent Server (`langgraph dev`) serving
 // e2e/langgraph-python/agent.py, and the official Python AG-UI endpoint
-// (ag-ui-langgraph) serving the same graphs as the reference.
+// (ag-ui-langgraph) serving the same graphs as the reference; and the
+// scripted A2UI agent of e2e/python/a2ui_agent.py.
 import { spawn } from "node:child_process";
 import { mkdtempSync, copyFileSync, existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -79,4 +80,11 @@ export function startPythonLangGraph(dir = graphs) {
 // CopilotKit's LangGraphAGUIAgent, one agent per graph at /agents/{graph}.
 export function startReference() {
   return start("reference.py", bin("python"), (port) => ["reference.py", String(port)], "/ok");
+}
+
+// startA2UIAgent runs e2e/python/a2ui_agent.py: a scripted AG-UI endpoint
+// (ag-ui-protocol) whose A2UI v0.8, v0.9 and v1.0 messages the A2UI agent
+// SDK (a2ui-agent-sdk) builds and validates, at /{version}/{activity|tool}.
+export function startA2UIAgent() {
+  return start("a2ui_agent.py", bin("python"), (port) => ["a2ui_agent.py", String(port)], "/ok", join(e2eDir, "python"));
 }
