@@ -9,6 +9,7 @@ import (
 
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/a2a"
+	"github.com/genui-adapter/genui-adapter/agui/langgraph"
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
@@ -67,6 +68,11 @@ func (s *Server) capabilities(a *agentEntry) agui.AgentCapabilities {
 		// for an answer (forwardedProps.command.resume, or resume).
 		c.State.PersistentState = true
 		c.HumanInTheLoop = &agui.HumanInTheLoopCapabilities{Supported: true, Interrupts: true}
+		if lg, ok := a.backend.(*langgraph.Agent); ok {
+			if keys := lg.OutputKeys(); keys != nil {
+				custom["langgraphOutputKeys"] = keys
+			}
+		}
 	case "a2a":
 		if ag, ok := a.backend.(*a2a.Agent); ok {
 			if skills := ag.Skills(); skills != nil {

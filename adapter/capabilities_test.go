@@ -3,8 +3,12 @@ package adapter
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -70,5 +74,43 @@ func TestAgentCapabilities(t *testing.T) {
 	}
 	if status, m, _ := getJSON(t, ts.URL+"/agents/nope/capabilities", nil); status != 404 || m["error"] != "agent_not_found" {
 		t.Errorf("unknown agent = %d %v", status, m)
+	}
+}
+
+// A LangGraph agent's capabilities carry the output keys its assistant's
+// schema declares, once a run has read them; none before (nothing here
+// asks the server).
+func TestAgentCapabilitiesLangGraphOutputKeys(t *testing.T) {
+	lg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/schemas"):
+			io.WriteString(w, `{"output_schema":{"properties":{"messages":{},"plan":{}}}}`)
+		case r.Method == http.MethodPost && r.URL.Path == "/threads":
+			io.WriteString(w, `{"thread_id":"t1"}`)
+		case strings.HasSuffix(r.URL.Path, "/runs/stream"):
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "event: metadata\ndata: {\"run_id\":\"r1\"}\nid: 0\n\nevent: values\ndata: {\"messages\":[]}\nid: 1\n\nevent: end\ndata: null\n\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer lg.Close()
+	cfg := Config{Listen: "x", SandboxKey: testSandboxKey, Agents: map[string]AgentConfig{
+		"lg": {Backend: &LangGraphConfig{UpstreamConfig: UpstreamConfig{URL: lg.URL}, Graph: "g"}},
+	}}
+	ts := newTestServer(t, cfg)
+	keys := func() any {
+		_, m, _ := getJSON(t, ts.URL+"/agents/lg/capabilities", nil)
+		return m["custom"].(map[string]any)["genui-adapter"].(map[string]any)["langgraphOutputKeys"]
+	}
+	if k := keys(); k != nil {
+		t.Fatalf("output keys before a run: %v", k)
+	}
+	resp, body := post(t, ts.URL+"/agents/lg/run", "application/json", `{"threadId":"t1","runId":"r1","messages":[{"id":"u1","role":"user","content":"hi"}]}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, "RUN_FINISHED") {
+		t.Fatalf("run: %d %s", resp.StatusCode, body)
+	}
+	if k := keys(); !reflect.DeepEqual(k, []any{"messages", "plan"}) {
+		t.Errorf("output keys after a run = %v", k)
 	}
 }

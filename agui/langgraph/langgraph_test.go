@@ -810,20 +810,26 @@ func TestSnapshotsShowOnlyOutputKeys(t *testing.T) {
 		"event: values\ndata: {\"messages\":[],\"plan\":[\"a\"],\"secret\":\"s3\"}\nid: 1\n\n",
 		"event: custom\ndata: 1\nid: 2\n\n",
 	}
-	for _, tc := range []struct{ schemas, assistant, want, not string }{
-		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, "", `{"plan":["a"]}`, "s3"},
-		{``, "", `{"plan":["a"],"secret":"s3"}`, ""},
-		{`{"output_schema":{}}`, "", `{"plan":["a"],"secret":"s3"}`, ""},
+	for _, tc := range []struct{ schemas, assistant, want, not, keys string }{
+		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, "", `{"plan":["a"]}`, "s3", "messages,plan"},
+		{``, "", `{"plan":["a"],"secret":"s3"}`, "", ""},
+		{`{"output_schema":{}}`, "", `{"plan":["a"],"secret":"s3"}`, "", ""},
 		// The Python server: the schemas of the graph's assistant.
-		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, "5f1e5d2c-0d1e-5b8e-9d44-6a0f3c1b2a77", `{"plan":["a"]}`, "s3"},
+		{`{"output_schema":{"properties":{"messages":{},"plan":{}}}}`, "5f1e5d2c-0d1e-5b8e-9d44-6a0f3c1b2a77", `{"plan":["a"]}`, "s3", "messages,plan"},
 		// A schema route that fails (the JavaScript server without
 		// typescript) does not fail the run.
-		{`500`, "", `{"plan":["a"],"secret":"s3"}`, ""},
+		{`500`, "", `{"plan":["a"],"secret":"s3"}`, "", ""},
 	} {
 		rp := &replay{t: t, frames: frames, status: "success", schemas: tc.schemas, assistant: tc.assistant}
 		srv := httptest.NewServer(rp)
 		a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "g"}
+		if a.OutputKeys() != nil {
+			t.Errorf("output keys before any run: %v", a.OutputKeys())
+		}
 		out, err := run(t, a, input(agui.Message{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}))
+		if got := strings.Join(a.OutputKeys(), ","); got != tc.keys {
+			t.Errorf("schemas %q: OutputKeys = %q, want %q", tc.schemas, got, tc.keys)
+		}
 		srv.Close()
 		if err != nil {
 			t.Fatal(err)

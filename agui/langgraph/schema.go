@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
@@ -48,6 +50,18 @@ func (a *Agent) outputKeys(ctx context.Context, req *agui.Request) map[string]bo
 		a.schemaKeys = keys
 	}
 	return a.schemaKeys
+}
+
+// OutputKeys returns the output keys the graph declared, as last read
+// from its schema (sorted); nil before a run read it, or when the server
+// declares none. It never asks the server.
+func (a *Agent) OutputKeys() []string {
+	a.schemaMu.Lock()
+	defer a.schemaMu.Unlock()
+	if a.schemaKeys == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(a.schemaKeys))
 }
 
 // schemaOf reads the output keys of assistant id, with the server's HTTP
