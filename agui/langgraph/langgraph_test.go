@@ -60,6 +60,8 @@ type replay struct {
 	// finished: a resume request gets no frames, as the Python server
 	// answers one for a run that has ended.
 	finished bool
+	// onHold, when set, is called when a held stream has sent its frames.
+	onHold func()
 }
 
 // archive reads testdata/streams/name.txtar: the recorded upstream.sse,
@@ -182,6 +184,9 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		w.(http.Flusher).Flush()
 		if r.hold {
+			if r.onHold != nil {
+				r.onHold()
+			}
 			<-req.Context().Done()
 		}
 	case req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/runs/"):

@@ -50,6 +50,8 @@ type translator struct {
 	hidden        map[string]bool // tool calls not emitted (copilotkit:emit-tool-calls false)
 	predicting    map[string]*predicted
 	expose        bool // an error event's text reaches the client (Agent.ExposeErrors)
+	handover      *agui.Handover
+	kept          bool // stopped for a hand-over: the LangGraph run goes on
 }
 
 // emitOpts are the CopilotKit emit settings a chat model call carries in
@@ -396,6 +398,10 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 	for f, err := range agui.ScanFrames(r, max) {
 		if err != nil {
 			return false, err
+		}
+		if t.runID != "" && t.handover.Asked() {
+			// A frame boundary: this frame is the rejoin's first.
+			return false, errHandover
 		}
 		if f.ID != "" {
 			t.lastID = f.ID
