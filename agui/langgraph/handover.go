@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"iter"
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/genui-adapter/genui-adapter/agui"
 )
@@ -56,6 +59,66 @@ func keySet(l []string) map[string]bool {
 	return m
 }
 
+// idAfter reports whether a frame of id comes after the frame of id
+// last: the LangGraph servers' ids are "<ms>-<seq>" or integers, compared
+// as numbers; ids of other shapes (or none) are taken as after. A
+// hand-over stops only where the id changes, so every frame of id last
+// was translated.
+func idAfter(id, last string) bool {
+	if id == "" || last == "" {
+		return true
+	}
+	parse := func(s string) (ms, seq uint64, ok bool) {
+		a, b, dash := strings.Cut(s, "-")
+		ms, err := strconv.ParseUint(a, 10, 64)
+		if err != nil {
+			return 0, 0, false
+		}
+		if dash {
+			if seq, err = strconv.ParseUint(b, 10, 64); err != nil {
+				return 0, 0, false
+			}
+		}
+		return ms, seq, true
+	}
+	ms, seq, ok1 := parse(id)
+	lms, lseq, ok2 := parse(last)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return ms > lms || ms == lms && seq > lseq
+}
+
+func frameHash(f agui.Frame) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(f.Event))
+	h.Write([]byte{0})
+	h.Write(f.Data)
+	return h.Sum64()
+}
+
+// repeated reports whether a rejoined stream's frame f is one translated
+// already: langgraph dev's in-memory server joins a run by replaying its
+// frames after Last-Event-ID and then its live ones, and may send the
+// frames at the seam twice; its ids ("<ms>-0") are one per millisecond,
+// not per frame, so a frame of the last id is a repeat only when it is
+// the same frame.
+func (t *translator) repeated(f agui.Frame) bool {
+	if t.skipThrough != "" {
+		if !idAfter(f.ID, t.skipThrough) {
+			return true // every frame of the checkpoint's id was translated
+		}
+		t.skipThrough = ""
+	}
+	if f.ID == "" || t.lastID == "" {
+		return false
+	}
+	if f.ID == t.lastID {
+		return t.sameID[frameHash(f)]
+	}
+	return !idAfter(f.ID, t.lastID)
+}
+
 // checkpoint is t's state, for a run on LangGraph thread tid.
 func (t *translator) checkpoint(tid string, resumed bool) checkpoint {
 	cp := checkpoint{
@@ -96,6 +159,12 @@ func (cp *checkpoint) restore(t *translator) {
 	}
 }
 
+// rejoin sets t to follow a rejoined stream from cp.
+func (cp *checkpoint) rejoin(t *translator) {
+	cp.restore(t)
+	t.rejoined, t.skipThrough, t.sameID = true, cp.LastEventID, map[uint64]bool{}
+}
+
 // Rejoin implements agui.Rejoiner: it follows a LangGraph run another
 // process stopped for a hand-over, from the frame after the last one that
 // process translated (GET /threads/{t}/runs/{r}/stream with
@@ -108,14 +177,12 @@ func (a *Agent) Rejoin(ctx context.Context, req *agui.Request, state json.RawMes
 			return
 		}
 		t := &translator{in: req.Input, yield: yield, snapshot: !a.NoMessagesSnapshot, keys: a.outputKeys(ctx, req), expose: a.ExposeErrors, handover: req.Handover}
-		cp.restore(t)
-		sctx, scancel := context.WithCancel(ctx)
-		defer scancel()
+		cp.rejoin(t)
 		hdr := map[string]string{"Accept": "text/event-stream"}
 		if t.lastID != "" {
 			hdr["Last-Event-ID"] = t.lastID
 		}
-		resp, err := a.call(sctx, req, http.MethodGet, "/threads/"+cp.Thread+"/runs/"+cp.Run+"/stream", nil, hdr, "rejoin")
+		resp, err := a.call(ctx, req, http.MethodGet, "/threads/"+cp.Thread+"/runs/"+cp.Run+"/stream", nil, hdr, "rejoin")
 		if err != nil {
 			a.cancelRun(ctx, req, cp.Thread, t)
 			if ctx.Err() == nil {
@@ -123,6 +190,6 @@ func (a *Agent) Rejoin(ctx context.Context, req *agui.Request, state json.RawMes
 			}
 			return
 		}
-		a.follow(ctx, sctx, scancel, req, cp.Thread, t, resp, nil, true)
+		a.follow(ctx, req, cp.Thread, t, resp, nil, true)
 	}
 }

@@ -118,8 +118,8 @@ func TestHandoverThenRejoinLosesNothing(t *testing.T) {
 	}
 }
 
-// A run blocked reading its upstream stops at once when asked, and the
-// rejoin goes on from the last frame it translated.
+// A run asked while it waits for its upstream stops at the next frame,
+// and the rejoin goes on from the last frame it translated.
 func TestHandoverWhileWaitingForTheUpstream(t *testing.T) {
 	whole := httptest.NewServer(newReplay(t, "tools"))
 	defer whole.Close()
@@ -155,5 +155,29 @@ func TestRejoinUnreadableState(t *testing.T) {
 	collect(&b, (&Agent{Upstream: aguihttp.Upstream{URL: "http://127.0.0.1:1"}, Graph: "g"}).Rejoin(t.Context(), &agui.Request{Input: input()}, json.RawMessage(`{"thread":""}`)), nil)
 	if b.String() != "error: "+agui.CodeInternal+"\n" {
 		t.Fatalf("got %q", b.String())
+	}
+}
+
+// A rejoined stream from langgraph dev may repeat the frames at the seam
+// between its replay and its live frames, with ids that are one per
+// millisecond ("<ms>-0"): the repeats are dropped, distinct frames of one
+// id kept.
+func TestRejoinedStreamDropsRepeats(t *testing.T) {
+	frame := func(id, v string) string { return "event: custom\ndata: \"" + v + "\"\nid: " + id + "\n\n" }
+	stream := frame("100-0", "a") + frame("101-0", "b") + frame("101-0", "c") + frame("101-0", "b") +
+		frame("102-0", "d") + frame("101-0", "c") + frame("102-0", "d") + frame("102-0", "e")
+	var got []string
+	tr := &translator{in: input(), yield: func(ev agui.Event, err error) bool {
+		if c, ok := ev.(*agui.Custom); ok {
+			got = append(got, string(c.Value))
+		}
+		return err == nil
+	}}
+	(&checkpoint{Thread: "t", Run: "r", LastEventID: "100-0"}).rejoin(tr)
+	if _, err := tr.consume(strings.NewReader(stream), 0); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{`"b"`, `"c"`, `"d"`, `"e"`}; strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("got %v, want %v", got, want)
 	}
 }

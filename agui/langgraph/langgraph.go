@@ -450,17 +450,14 @@ func (a *Agent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event
 			}
 		}
 		_, t.subgraphs = body["stream_subgraphs"]
-		// The run's streams read under sctx, which a hand-over cancels.
-		sctx, scancel := context.WithCancel(ctx)
-		defer scancel()
-		resp, err = a.call(sctx, req, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
+		resp, err = a.call(ctx, req, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
 		if err != nil {
 			if ctx.Err() == nil {
 				yield(nil, err)
 			}
 			return
 		}
-		a.follow(ctx, sctx, scancel, req, tid, t, resp, body, false)
+		a.follow(ctx, req, tid, t, resp, body, false)
 	}
 }
 
@@ -477,19 +474,18 @@ func (a *Agent) cancelRun(ctx context.Context, req *agui.Request, tid string, t 
 	}
 }
 
-// follow translates the run stream resp (read under sctx, a child of ctx)
-// to its end, resuming it when it drops. body is the run request, to run
-// again without subgraphs (nil: rejoined, never again); resumed, whether
+// follow translates the run stream resp to its end, resuming it when it
+// drops. body is the run request, to run again without subgraphs (nil: rejoined, never again); resumed, whether
 // frames may be missing (see refreshMessages). When req's hand-over is
 // asked, it stops at a frame boundary, keeps the checkpoint and leaves the
-// LangGraph run going.
-func (a *Agent) follow(ctx, sctx context.Context, scancel context.CancelFunc, req *agui.Request, tid string, t *translator, resp *http.Response, body map[string]any, resumed bool) {
+// LangGraph run going; a run waiting for its next frame stops when it
+// comes.
+func (a *Agent) follow(ctx context.Context, req *agui.Request, tid string, t *translator, resp *http.Response, body map[string]any, resumed bool) {
 	yield := t.yield
 	// Cancel the LangGraph run whenever we leave before it ended: the
 	// client went away or stopped, or the stream could not be resumed.
 	defer a.cancelRun(ctx, req, tid, t)
 	t.handover = req.Handover
-	defer req.Handover.AfterAsk(scancel)()
 	maxRe := a.MaxReconnects
 	if maxRe == 0 {
 		maxRe = 5
@@ -505,7 +501,7 @@ func (a *Agent) follow(ctx, sctx context.Context, scancel context.CancelFunc, re
 			a.refuseSubgraphs()
 			delete(body, "stream_subgraphs")
 			t.subgraphs, t.runID, t.lastID = false, "", ""
-			resp, err = a.call(sctx, req, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
+			resp, err = a.call(ctx, req, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
 			if err != nil {
 				if ctx.Err() == nil {
 					yield(nil, err)
@@ -556,10 +552,8 @@ func (a *Agent) follow(ctx, sctx context.Context, scancel context.CancelFunc, re
 			return
 		}
 		select {
-		case <-sctx.Done():
-			if ctx.Err() != nil {
-				return
-			}
+		case <-ctx.Done():
+			return
 		case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
 		}
 		hdr := map[string]string{"Accept": "text/event-stream"}
@@ -567,7 +561,7 @@ func (a *Agent) follow(ctx, sctx context.Context, scancel context.CancelFunc, re
 			hdr["Last-Event-ID"] = t.lastID
 		}
 		resumed = true
-		resp, err = a.do(sctx, req, http.MethodGet, "/threads/"+tid+"/runs/"+t.runID+"/stream", nil, hdr)
+		resp, err = a.do(ctx, req, http.MethodGet, "/threads/"+tid+"/runs/"+t.runID+"/stream", nil, hdr)
 		if err != nil {
 			if ctx.Err() != nil {
 				return

@@ -60,7 +60,8 @@ type replay struct {
 	// finished: a resume request gets no frames, as the Python server
 	// answers one for a run that has ended.
 	finished bool
-	// onHold, when set, is called when a held stream has sent its frames.
+	// onHold, when set, is called when a held stream has sent its
+	// frames; the stream then sends the rest and ends.
 	onHold func()
 }
 
@@ -186,6 +187,10 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if r.hold {
 			if r.onHold != nil {
 				r.onHold()
+				for _, f := range r.frames[len(frames):] {
+					io.WriteString(w, f)
+				}
+				return
 			}
 			<-req.Context().Done()
 		}
