@@ -8,7 +8,10 @@
 // derived from it, created on first use), so the mapping needs no storage
 // and survives restarts. A stream that drops mid-run is resumed with
 // GET /threads/{t}/runs/{r}/stream and Last-Event-ID (bounded retries); a
-// run whose client goes away is cancelled upstream.
+// run whose client goes away is cancelled upstream. A run asked to hand
+// over (agui.Request.Handover) stops before an upstream frame and leaves
+// the LangGraph run going; Rejoin follows it from there in another
+// process.
 package langgraph
 
 import (
