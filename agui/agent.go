@@ -34,6 +34,9 @@ type Request struct {
 	// client there, so a burst goes out in one write and a lone event at
 	// once. nil: no-op.
 	BeforeRead func()
+	// Handover, when set, may ask the backend to stop the run where
+	// another process can rejoin it (see Rejoiner); nil: never.
+	Handover *Handover
 }
 
 // WithInput returns a copy of r with another input (a middleware that

@@ -8,7 +8,10 @@
 // derived from it, created on first use), so the mapping needs no storage
 // and survives restarts. A stream that drops mid-run is resumed with
 // GET /threads/{t}/runs/{r}/stream and Last-Event-ID (bounded retries); a
-// run whose client goes away is cancelled upstream.
+// run whose client goes away is cancelled upstream. A run asked to hand
+// over (agui.Request.Handover) stops before an upstream frame and leaves
+// the LangGraph run going; Rejoin follows it from there in another
+// process.
 package langgraph
 
 import (
@@ -457,99 +460,123 @@ func (a *Agent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event
 			}
 			return
 		}
-		// Cancel the LangGraph run whenever we leave before it ended: the
-		// client went away or stopped, or the stream could not be resumed.
-		defer func() {
-			if t.runID != "" && !t.ended {
-				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-				defer cancel()
-				if r, err := a.do(cctx, req, http.MethodPost, "/threads/"+tid+"/runs/"+t.runID+"/cancel", nil, nil); err == nil {
-					r.Body.Close()
-				}
-			}
-		}()
-		maxRe := a.MaxReconnects
-		if maxRe == 0 {
-			maxRe = 5
-		}
-		resumed := false
-		for attempt := 0; ; attempt++ {
-			before := t.lastID
-			done, err := t.consume(resp.Body, a.MaxEventSize)
-			if errors.Is(err, errSubgraphsRefused) {
-				// The run failed before the graph streamed anything, asked
-				// for subgraphs: run it again without them. Its input is
-				// applied again, by message id, so nothing is doubled.
-				resp.Body.Close()
-				a.refuseSubgraphs()
-				delete(body, "stream_subgraphs")
-				t.subgraphs, t.runID, t.lastID = false, "", ""
-				resp, err = a.call(ctx, req, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
-				if err != nil {
-					if ctx.Err() == nil {
-						yield(nil, err)
-					}
-					return
-				}
-				attempt--
-				continue
-			}
-			if t.lastID != before {
-				attempt = 0 // progress: the retry budget is per silence, not per run
-			}
+		a.follow(ctx, req, tid, t, resp, body, false)
+	}
+}
+
+// cancelRun cancels the LangGraph run t follows unless it ended or was
+// kept for a hand-over.
+func (a *Agent) cancelRun(ctx context.Context, req *agui.Request, tid string, t *translator) {
+	if t.runID == "" || t.ended || t.kept {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if r, err := a.do(cctx, req, http.MethodPost, "/threads/"+tid+"/runs/"+t.runID+"/cancel", nil, nil); err == nil {
+		r.Body.Close()
+	}
+}
+
+// follow translates the run stream resp to its end, resuming it when it
+// drops. body is the run request, to run again without subgraphs (nil: rejoined, never again); resumed, whether
+// frames may be missing (see refreshMessages). When req's hand-over is
+// asked, it stops at a frame boundary, keeps the checkpoint and leaves the
+// LangGraph run going; a run waiting for its next frame stops when it
+// comes.
+func (a *Agent) follow(ctx context.Context, req *agui.Request, tid string, t *translator, resp *http.Response, body map[string]any, resumed bool) {
+	yield := t.yield
+	// Cancel the LangGraph run whenever we leave before it ended: the
+	// client went away or stopped, or the stream could not be resumed.
+	defer a.cancelRun(ctx, req, tid, t)
+	t.handover = req.Handover
+	maxRe := a.MaxReconnects
+	if maxRe == 0 {
+		maxRe = 5
+	}
+	for attempt := 0; ; attempt++ {
+		before := t.lastID
+		done, err := t.consume(resp.Body, a.MaxEventSize)
+		if errors.Is(err, errSubgraphsRefused) && body != nil {
+			// The run failed before the graph streamed anything, asked
+			// for subgraphs: run it again without them. Its input is
+			// applied again, by message id, so nothing is doubled.
 			resp.Body.Close()
-			if done || ctx.Err() != nil {
-				return
-			}
-			if err == nil && t.runID != "" {
-				// A clean close: the run is over, or the server let go of
-				// the stream early. Its status says which.
-				switch st, serr := a.runStatus(ctx, req, tid, t.runID); {
-				case serr != nil:
-					err = serr
-				case st == "success" || st == "interrupted":
-					if resumed {
-						// The frames after the break may be gone (the Python
-						// server replays nothing of a finished run): the
-						// final messages come from the thread.
-						a.refreshMessages(ctx, req, tid, t)
-					}
-					t.finish()
-					return
-				case st == "error" || st == "timeout":
-					t.ended = true
-					yield(nil, &agui.RunFailure{Code: CodeGraphError, Message: "the LangGraph run ended with status " + st})
-					return
-				}
-			}
-			if attempt >= maxRe || t.runID == "" {
-				yield(nil, &agui.RunFailure{Code: agui.CodeUpstreamTruncated, Message: fmt.Sprintf("the LangGraph stream broke and could not be resumed after %d attempts", attempt), Err: err})
-				return
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
-			}
-			hdr := map[string]string{"Accept": "text/event-stream"}
-			if t.lastID != "" {
-				hdr["Last-Event-ID"] = t.lastID
-			}
-			resumed = true
-			resp, err = a.do(ctx, req, http.MethodGet, "/threads/"+tid+"/runs/"+t.runID+"/stream", nil, hdr)
+			a.refuseSubgraphs()
+			delete(body, "stream_subgraphs")
+			t.subgraphs, t.runID, t.lastID = false, "", ""
+			resp, err = a.call(ctx, req, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
 			if err != nil {
-				if ctx.Err() != nil {
-					return
+				if ctx.Err() == nil {
+					yield(nil, err)
 				}
-				resp = &http.Response{Body: io.NopCloser(strings.NewReader(""))}
-				continue
-			}
-			if resp.StatusCode/100 != 2 {
-				err := aguihttp.StatusError(resp, "LangGraph resume", a.ExposeErrors)
-				resp.Body.Close()
-				yield(nil, err)
 				return
 			}
+			attempt--
+			continue
+		}
+		if t.lastID != before {
+			attempt = 0 // progress: the retry budget is per silence, not per run
+		}
+		resp.Body.Close()
+		if done || ctx.Err() != nil {
+			return
+		}
+		if t.handover.Asked() && t.runID != "" {
+			// Every frame up to lastID is translated and yielded; the
+			// next process asks for the frames after it.
+			cp, _ := json.Marshal(t.checkpoint(tid, resumed))
+			t.kept = true
+			t.handover.Keep(cp)
+			return
+		}
+		if err == nil && t.runID != "" {
+			// A clean close: the run is over, or the server let go of
+			// the stream early. Its status says which.
+			switch st, serr := a.runStatus(ctx, req, tid, t.runID); {
+			case serr != nil:
+				err = serr
+			case st == "success" || st == "interrupted":
+				if resumed {
+					// The frames after the break may be gone (the Python
+					// server replays nothing of a finished run): the
+					// final messages come from the thread.
+					a.refreshMessages(ctx, req, tid, t)
+				}
+				t.finish()
+				return
+			case st == "error" || st == "timeout":
+				t.ended = true
+				yield(nil, &agui.RunFailure{Code: CodeGraphError, Message: "the LangGraph run ended with status " + st})
+				return
+			}
+		}
+		if attempt >= maxRe || t.runID == "" {
+			yield(nil, &agui.RunFailure{Code: agui.CodeUpstreamTruncated, Message: fmt.Sprintf("the LangGraph stream broke and could not be resumed after %d attempts", attempt), Err: err})
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
+		}
+		hdr := map[string]string{"Accept": "text/event-stream"}
+		if t.lastID != "" {
+			hdr["Last-Event-ID"] = t.lastID
+		}
+		resumed = true
+		resp, err = a.do(ctx, req, http.MethodGet, "/threads/"+tid+"/runs/"+t.runID+"/stream", nil, hdr)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			resp = &http.Response{Body: io.NopCloser(strings.NewReader(""))}
+			continue
+		}
+		if resp.StatusCode/100 != 2 {
+			err := aguihttp.StatusError(resp, "LangGraph resume", a.ExposeErrors)
+			resp.Body.Close()
+			yield(nil, err)
+			return
 		}
 	}
 }

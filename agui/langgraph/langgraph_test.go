@@ -60,6 +60,9 @@ type replay struct {
 	// finished: a resume request gets no frames, as the Python server
 	// answers one for a run that has ended.
 	finished bool
+	// onHold, when set, is called when a held stream has sent its
+	// frames; the stream then sends the rest and ends.
+	onHold func()
 }
 
 // archive reads testdata/streams/name.txtar: the recorded upstream.sse,
@@ -182,6 +185,13 @@ func (r *replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		w.(http.Flusher).Flush()
 		if r.hold {
+			if r.onHold != nil {
+				r.onHold()
+				for _, f := range r.frames[len(frames):] {
+					io.WriteString(w, f)
+				}
+				return
+			}
 			<-req.Context().Done()
 		}
 	case req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/runs/"):

@@ -50,6 +50,11 @@ type translator struct {
 	hidden        map[string]bool // tool calls not emitted (copilotkit:emit-tool-calls false)
 	predicting    map[string]*predicted
 	expose        bool // an error event's text reaches the client (Agent.ExposeErrors)
+	handover      *agui.Handover
+	kept          bool            // stopped for a hand-over: the LangGraph run goes on
+	rejoined      bool            // the stream is a rejoin's: it may repeat frames
+	skipThrough   string          // a rejoined stream's frames up to this id are repeats
+	sameID        map[uint64]bool // hashes of the frames translated with id lastID
 }
 
 // emitOpts are the CopilotKit emit settings a chat model call carries in
@@ -397,8 +402,23 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
+		if t.rejoined && t.repeated(f) {
+			continue
+		}
+		if t.runID != "" && f.ID != t.lastID && t.handover.Asked() {
+			// A frame boundary where the id changes (langgraph dev gives
+			// the frames of one millisecond one id, and replays those
+			// after Last-Event-ID): this frame is the rejoin's first.
+			return false, errHandover
+		}
 		if f.ID != "" {
+			if f.ID != t.lastID {
+				clear(t.sameID)
+			}
 			t.lastID = f.ID
+			if t.rejoined {
+				t.sameID[frameHash(f)] = true
+			}
 		}
 		name, ns, _ := strings.Cut(f.Event, "|") // subgraph events: "values|outer:<id>|inner:<id>"
 		switch name {
