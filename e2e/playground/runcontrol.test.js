@@ -26,10 +26,13 @@ after(async () => {
 
 // ask sends "ask" and waits until its question is shown (the run then
 // waits for the answer).
+// The page's event list keeps earlier runs' events: wait for a new
+// snapshot, not any.
 async function ask() {
+  const seen = await page.evaluate(() => window.__playground.events.filter((e) => e.type === "ACTIVITY_SNAPSHOT").length);
   await page.locator("#input").fill("ask");
   await page.locator("#input").press("Enter");
-  await page.waitForFunction(() => window.__playground.state.running && window.__playground.events.some((e) => e.type === "ACTIVITY_SNAPSHOT"), null, { timeout: 15000 });
+  await page.waitForFunction((n) => window.__playground.state.running && window.__playground.events.filter((e) => e.type === "ACTIVITY_SNAPSHOT").length > n, seen, { timeout: 15000 });
 }
 
 const thread = () => page.evaluate(() => window.__playground.state.threadId);
