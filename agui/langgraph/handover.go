@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"iter"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -69,17 +70,11 @@ func idAfter(id, last string) bool {
 		return true
 	}
 	parse := func(s string) (ms, seq uint64, ok bool) {
-		a, b, dash := strings.Cut(s, "-")
-		ms, err := strconv.ParseUint(a, 10, 64)
-		if err != nil {
-			return 0, 0, false
+		if ms, seq, ok := msSeq(s); ok {
+			return ms, seq, true
 		}
-		if dash {
-			if seq, err = strconv.ParseUint(b, 10, 64); err != nil {
-				return 0, 0, false
-			}
-		}
-		return ms, seq, true
+		ms, err := strconv.ParseUint(s, 10, 64)
+		return ms, 0, err == nil
 	}
 	ms, seq, ok1 := parse(id)
 	lms, lseq, ok2 := parse(last)
@@ -87,6 +82,52 @@ func idAfter(id, last string) bool {
 		return true
 	}
 	return ms > lms || ms == lms && seq > lseq
+}
+
+// msSeq parses an id of the "<ms>-<seq>" shape: langgraph dev's (one per
+// millisecond, "<ms>-0") and Redis stream ids (one per frame).
+func msSeq(id string) (ms, seq uint64, ok bool) {
+	a, b, dash := strings.Cut(id, "-")
+	if !dash {
+		return 0, 0, false
+	}
+	ms, err := strconv.ParseUint(a, 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	if seq, err = strconv.ParseUint(b, 10, 64); err != nil {
+		return 0, 0, false
+	}
+	return ms, seq, true
+}
+
+// resumeID is the Last-Event-ID to resume t's dropped stream with. For
+// "<ms>-<seq>" ids it is the id before lastID (the previous frames' id,
+// else the greatest id below lastID), because langgraph dev gives every
+// frame of a millisecond one id and replays only the frames of a greater
+// id: the frames of lastID that came after the drop would be lost. The
+// frames of lastID translated already come again and are dropped as
+// repeats (see repeated), and so are the repeats at the seam of
+// langgraph dev's replay and its live frames. repeats tells whether the
+// stream must be filtered so; other ids resume from lastID.
+func (t *translator) resumeID() (id string, repeats bool) {
+	ms, seq, ok := msSeq(t.lastID)
+	switch {
+	case !ok:
+		return t.lastID, false
+	case t.prevID != "":
+		if _, _, ok := msSeq(t.prevID); !ok || idAfter(t.prevID, t.lastID) {
+			return t.lastID, false // ids of mixed shapes or not ascending: nothing to go by
+		}
+		return t.prevID, true
+	}
+	switch {
+	case seq > 0:
+		return strconv.FormatUint(ms, 10) + "-" + strconv.FormatUint(seq-1, 10), true
+	case ms > 0:
+		return strconv.FormatUint(ms-1, 10) + "-" + strconv.FormatUint(math.MaxUint64, 10), true
+	}
+	return t.lastID, false
 }
 
 func frameHash(f agui.Frame) uint64 {
@@ -97,12 +138,13 @@ func frameHash(f agui.Frame) uint64 {
 	return h.Sum64()
 }
 
-// repeated reports whether a rejoined stream's frame f is one translated
-// already: langgraph dev's in-memory server joins a run by replaying its
-// frames after Last-Event-ID and then its live ones, and may send the
-// frames at the seam twice; its ids ("<ms>-0") are one per millisecond,
-// not per frame, so a frame of the last id is a repeat only when it is
-// the same frame.
+// repeated reports whether a rejoined or resumed stream's frame f is
+// one translated already: langgraph dev's in-memory server joins a run by
+// replaying its frames after Last-Event-ID and then its live ones, and
+// may send the frames at the seam twice; its ids ("<ms>-0") are one per
+// millisecond, not per frame, so a frame of the last id is a repeat only
+// when it is the same frame (two frames of one millisecond with the same
+// event and bytes are taken as one).
 func (t *translator) repeated(f agui.Frame) bool {
 	if t.skipThrough != "" {
 		if !idAfter(f.ID, t.skipThrough) {
@@ -162,7 +204,7 @@ func (cp *checkpoint) restore(t *translator) {
 // rejoin sets t to follow a rejoined stream from cp.
 func (cp *checkpoint) rejoin(t *translator) {
 	cp.restore(t)
-	t.rejoined, t.skipThrough, t.sameID = true, cp.LastEventID, map[uint64]bool{}
+	t.repeats, t.skipThrough, t.sameID = true, cp.LastEventID, map[uint64]bool{}
 }
 
 // Rejoin implements agui.Rejoiner: it follows a LangGraph run another

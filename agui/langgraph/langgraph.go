@@ -7,8 +7,10 @@
 // The AG-UI threadId maps to a LangGraph thread deterministically (a UUID
 // derived from it, created on first use), so the mapping needs no storage
 // and survives restarts. A stream that drops mid-run is resumed with
-// GET /threads/{t}/runs/{r}/stream and Last-Event-ID (bounded retries); a
-// run whose client goes away is cancelled upstream. A run asked to hand
+// GET /threads/{t}/runs/{r}/stream and Last-Event-ID (bounded retries;
+// from the id before the last one for "<ms>-<seq>" ids, which langgraph
+// dev shares among the frames of a millisecond, dropping the frames seen
+// already); a run whose client goes away is cancelled upstream. A run asked to hand
 // over (agui.Request.Handover) stops before an upstream frame and leaves
 // the LangGraph run going; Rejoin follows it from there in another
 // process.
@@ -503,7 +505,8 @@ func (a *Agent) follow(ctx context.Context, req *agui.Request, tid string, t *tr
 			resp.Body.Close()
 			a.refuseSubgraphs()
 			delete(body, "stream_subgraphs")
-			t.subgraphs, t.runID, t.lastID = false, "", ""
+			t.subgraphs, t.runID, t.lastID, t.prevID = false, "", "", ""
+			clear(t.sameID)
 			resp, err = a.call(ctx, req, http.MethodPost, "/threads/"+tid+"/runs/stream", body, map[string]string{"Accept": "text/event-stream"}, "run")
 			if err != nil {
 				if ctx.Err() == nil {
@@ -561,7 +564,9 @@ func (a *Agent) follow(ctx context.Context, req *agui.Request, tid string, t *tr
 		}
 		hdr := map[string]string{"Accept": "text/event-stream"}
 		if t.lastID != "" {
-			hdr["Last-Event-ID"] = t.lastID
+			id, repeats := t.resumeID()
+			hdr["Last-Event-ID"] = id
+			t.repeats = t.repeats || repeats
 		}
 		resumed = true
 		resp, err = a.do(ctx, req, http.MethodGet, "/threads/"+tid+"/runs/"+t.runID+"/stream", nil, hdr)

@@ -30,6 +30,7 @@ type translator struct {
 	yield func(agui.Event, error) bool
 
 	runID, lastID string
+	prevID        string // the id of the frames before lastID's
 	ended         bool
 	subgraphs     bool // the run asked for subgraph streaming
 	seen          bool // the graph streamed something
@@ -52,9 +53,9 @@ type translator struct {
 	expose        bool // an error event's text reaches the client (Agent.ExposeErrors)
 	handover      *agui.Handover
 	kept          bool            // stopped for a hand-over: the LangGraph run goes on
-	rejoined      bool            // the stream is a rejoin's: it may repeat frames
+	repeats       bool            // the stream may repeat frames (rejoined, or resumed from before lastID)
 	skipThrough   string          // a rejoined stream's frames up to this id are repeats
-	sameID        map[uint64]bool // hashes of the frames translated with id lastID
+	sameID        map[uint64]bool // hashes of the frames translated with id lastID ("<ms>-<seq>" ids)
 }
 
 // emitOpts are the CopilotKit emit settings a chat model call carries in
@@ -402,7 +403,7 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		if t.rejoined && t.repeated(f) {
+		if t.repeats && t.repeated(f) {
 			continue
 		}
 		if t.runID != "" && f.ID != t.lastID && t.handover.Asked() {
@@ -414,9 +415,13 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 		if f.ID != "" {
 			if f.ID != t.lastID {
 				clear(t.sameID)
+				t.prevID = t.lastID
 			}
 			t.lastID = f.ID
-			if t.rejoined {
+			if _, _, ok := msSeq(f.ID); ok {
+				if t.sameID == nil {
+					t.sameID = map[uint64]bool{}
+				}
 				t.sameID[frameHash(f)] = true
 			}
 		}
