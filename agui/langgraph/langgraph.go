@@ -495,8 +495,9 @@ func (a *Agent) follow(ctx context.Context, req *agui.Request, tid string, t *tr
 	if maxRe == 0 {
 		maxRe = 5
 	}
+	earlier := false // the last resume asked from before lastID
 	for attempt := 0; ; attempt++ {
-		before := t.lastID
+		before, dropped := t.frames, t.dropped
 		done, err := t.consume(resp.Body, a.MaxEventSize)
 		if errors.Is(err, errSubgraphsRefused) && body != nil {
 			// The run failed before the graph streamed anything, asked
@@ -517,7 +518,8 @@ func (a *Agent) follow(ctx context.Context, req *agui.Request, tid string, t *tr
 			attempt--
 			continue
 		}
-		if t.lastID != before {
+		progressed := t.frames != before
+		if progressed {
 			attempt = 0 // progress: the retry budget is per silence, not per run
 		}
 		resp.Body.Close()
@@ -565,6 +567,14 @@ func (a *Agent) follow(ctx context.Context, req *agui.Request, tid string, t *tr
 		hdr := map[string]string{"Accept": "text/event-stream"}
 		if t.lastID != "" {
 			id, repeats := t.resumeID()
+			if earlier && !progressed && t.dropped != dropped {
+				// The stream dropped again before it got past the frames
+				// translated already (a group of one id larger than what a
+				// connection carries): ask for the frames after lastID,
+				// at the risk of losing the rest of its group.
+				id, repeats = t.lastID, false
+			}
+			earlier = repeats
 			hdr["Last-Event-ID"] = id
 			t.repeats = t.repeats || repeats
 		}

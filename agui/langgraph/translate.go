@@ -54,6 +54,8 @@ type translator struct {
 	handover      *agui.Handover
 	kept          bool            // stopped for a hand-over: the LangGraph run goes on
 	repeats       bool            // the stream may repeat frames (rejoined, or resumed from before lastID)
+	frames        int             // frames translated
+	dropped       int             // frames dropped as repeats
 	skipThrough   string          // a rejoined stream's frames up to this id are repeats
 	sameID        map[uint64]bool // hashes of the frames translated with id lastID ("<ms>-<seq>" ids)
 }
@@ -404,6 +406,7 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 			return false, err
 		}
 		if t.repeats && t.repeated(f) {
+			t.dropped++
 			continue
 		}
 		if t.runID != "" && f.ID != t.lastID && t.handover.Asked() {
@@ -412,6 +415,7 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 			// after Last-Event-ID): this frame is the rejoin's first.
 			return false, errHandover
 		}
+		t.frames++
 		if f.ID != "" {
 			if f.ID != t.lastID {
 				clear(t.sameID)
