@@ -16,7 +16,7 @@ import { startPythonLangGraph, startReference } from "../lib/langgraph-python.js
 const versions = ["0.0.57", "0.0.59", "1.0.0"];
 const graphs = ["chat", "tools", "approve", "helpers", "nested", "fail", "private"];
 
-let lg, ref, adapter, cut;
+let lg, ref, adapter, cut, once;
 before(async () => {
   const started = await Promise.allSettled([startPythonLangGraph(), startReference()]);
   [lg, ref] = started.map((s) => s.value);
@@ -30,11 +30,15 @@ before(async () => {
   // A proxy that cuts the adapter's stream from the server every 7 frames.
   cut = await startCutProxy(lg.port, 7, 40);
   agents.push(`  chat-cut: {type: langgraph, url: "http://127.0.0.1:${cut.port}", graph: chat}`);
+  // One that cuts it once, when a test allows it.
+  once = await startCutProxy(lg.port, 7, 40, true);
+  agents.push(`  chat-once: {type: langgraph, url: "http://127.0.0.1:${once.port}", graph: chat}`);
   adapter = await startAdapter("agents:\n" + agents.join("\n") + "\n");
 });
 after(async () => {
   await adapter?.stop();
   await cut?.close();
+  await once?.close();
   lg?.stop();
   ref?.stop();
 });
@@ -261,6 +265,24 @@ test("the adapter-to-server connection cut mid-run resumes (Last-Event-ID) with 
     assert.deepEqual(r.runErrors, [], adapter.logs());
     assert.ok(cut.cuts() > before, "the proxy cut the stream");
     assert.deepEqual(comparable(r.messages).slice(1).map((m) => m.content), ["Hello from LangGraph, streamed token by token."], `${v}: ${JSON.stringify(r.events.map((e) => e.type))}`);
+  }
+});
+
+// One cut mid-run, resumed: the streamed text (not only the final
+// snapshot) arrives whole and once, though langgraph dev gives all the
+// frames of one millisecond one id, replays only the frames of a greater
+// id, and may repeat frames where its replay meets its live frames.
+// Cut after each frame count in turn, so that some cuts fall between
+// frames of one millisecond.
+test("one cut of the adapter-to-server connection: every streamed token arrives once", async () => {
+  for (let at = 3; at <= 24; at++) {
+    const before = once.cuts();
+    once.allow(1, at);
+    const r = await ours("1.0.0", "chat-once");
+    assert.deepEqual(r.runErrors, [], adapter.logs());
+    assert.equal(once.cuts(), before + 1, `cut after ${at} frames`);
+    const streamed = r.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join("");
+    assert.equal(streamed, "Hello from LangGraph, streamed token by token.", `cut after ${at} frames`);
   }
 });
 
