@@ -54,7 +54,7 @@ type translator struct {
 	handover      *agui.Handover
 	kept          bool            // stopped for a hand-over: the LangGraph run goes on
 	repeats       bool            // the stream may repeat frames (rejoined, or resumed from before lastID)
-	frames        int             // frames translated
+	frames        int             // frames with an id translated
 	dropped       int             // frames dropped as repeats
 	skipThrough   string          // a rejoined stream's frames up to this id are repeats
 	sameID        map[uint64]bool // hashes of the frames translated with id lastID ("<ms>-<seq>" ids)
@@ -415,8 +415,8 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 			// after Last-Event-ID): this frame is the rejoin's first.
 			return false, errHandover
 		}
-		t.frames++
 		if f.ID != "" {
+			t.frames++
 			if f.ID != t.lastID {
 				clear(t.sameID)
 				t.prevID = t.lastID
