@@ -9,19 +9,50 @@ import (
 
 // Handover asks a run's backend to stop at a point where another process
 // can rejoin the upstream run, leaving that run going upstream, and
-// receives the state rejoining needs (see Rejoiner). A backend that
-// cannot stop so ignores it. The zero value is not usable; NewHandover.
+// receives the state rejoining needs: the backend's (see Rejoiner) and
+// each stateful middleware's, by name (HandoverState). A backend that
+// cannot stop so ignores it.
+//
+// A middleware whose state cannot be carried holds the hand-over off
+// (Hold) while it has such state; the backend stops only when the
+// hand-over is Ready: asked and held by none. When the backend kept its
+// state, every middleware on the way out ends its stream without closing
+// events of its own and keeps its state with KeepPart.
+//
+// The rejoining run gets a Handover made by Resume: its backend rejoins
+// (Rejoining, the state in Resumed) instead of starting, and each
+// middleware takes its state back with Part.
+//
+// The zero value is not usable; NewHandover or Resume.
 type Handover struct {
-	mu    sync.Mutex
-	asked bool
-	hooks map[int]func()
-	next  int
-	state json.RawMessage
-	kept  bool
+	mu      sync.Mutex
+	asked   bool
+	holds   int
+	hooks   map[int]func()
+	next    int
+	state   HandoverState
+	kept    bool
+	resumed *HandoverState
+}
+
+// HandoverState is what a run stopped for a hand-over leaves for the
+// process that rejoins it: the backend's state and the middlewares'
+// parts, by name. It is JSON, for the run log.
+type HandoverState struct {
+	Backend json.RawMessage            `json:"backend"`
+	Parts   map[string]json.RawMessage `json:"parts,omitempty"`
 }
 
 // NewHandover returns a Handover not yet asked for.
 func NewHandover() *Handover { return &Handover{hooks: map[int]func(){}} }
+
+// Resume returns the Handover of a run that rejoins one stopped for a
+// hand-over with state st. It can be asked for again.
+func Resume(st HandoverState) *Handover {
+	h := NewHandover()
+	h.resumed = &st
+	return h
+}
 
 // Ask asks the backend to stop for a hand-over; it calls the functions
 // registered with AfterAsk, once.
@@ -48,6 +79,37 @@ func (h *Handover) Asked() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.asked
+}
+
+// Hold holds the hand-over off until release is called (once; later
+// calls do nothing): a middleware holds it while it has state it cannot
+// carry to another process. A nil Handover gives a no-op.
+func (h *Handover) Hold() (release func()) {
+	if h == nil {
+		return func() {}
+	}
+	h.mu.Lock()
+	h.holds++
+	h.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.mu.Lock()
+			h.holds--
+			h.mu.Unlock()
+		})
+	}
+}
+
+// Ready reports whether the backend may stop for the hand-over now: it
+// was asked and no middleware holds it off (false for a nil Handover).
+func (h *Handover) Ready() bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.asked && h.holds == 0
 }
 
 // AfterAsk calls f when Ask is called (at once if it was); the function
@@ -78,7 +140,30 @@ func (h *Handover) AfterAsk(f func()) (stop func()) {
 // every event the state covers.
 func (h *Handover) Keep(state json.RawMessage) {
 	h.mu.Lock()
-	h.state, h.kept = state, true
+	h.state.Backend, h.kept = state, true
+	h.mu.Unlock()
+}
+
+// Stopped reports whether the backend kept its state: the run stopped
+// for the hand-over, and middlewares end without closing events (false
+// for a nil Handover).
+func (h *Handover) Stopped() bool {
+	if h == nil {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.kept
+}
+
+// KeepPart records middleware name's state for the rejoining run, after
+// the backend kept its own.
+func (h *Handover) KeepPart(name string, state json.RawMessage) {
+	h.mu.Lock()
+	if h.state.Parts == nil {
+		h.state.Parts = map[string]json.RawMessage{}
+	}
+	h.state.Parts[name] = state
 	h.mu.Unlock()
 }
 
@@ -88,7 +173,46 @@ func (h *Handover) Keep(state json.RawMessage) {
 func (h *Handover) State() (json.RawMessage, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.state, h.kept
+	return h.state.Backend, h.kept
+}
+
+// Kept is the whole state kept for the rejoining run: the backend's and
+// the middlewares' parts; false when the backend did not stop for the
+// hand-over.
+func (h *Handover) Kept() (HandoverState, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := HandoverState{Backend: h.state.Backend}
+	if len(h.state.Parts) > 0 {
+		st.Parts = make(map[string]json.RawMessage, len(h.state.Parts))
+		for k, v := range h.state.Parts {
+			st.Parts[k] = v
+		}
+	}
+	return st, h.kept
+}
+
+// Rejoining reports whether the run rejoins one stopped for a hand-over
+// (a Handover made by Resume; false for a nil Handover).
+func (h *Handover) Rejoining() bool { return h != nil && h.resumed != nil }
+
+// Resumed is the backend's state of the run being rejoined (nil unless
+// Rejoining).
+func (h *Handover) Resumed() json.RawMessage {
+	if !h.Rejoining() {
+		return nil
+	}
+	return h.resumed.Backend
+}
+
+// Part is middleware name's state of the run being rejoined; false
+// unless Rejoining and the middleware kept one.
+func (h *Handover) Part(name string) (json.RawMessage, bool) {
+	if !h.Rejoining() {
+		return nil, false
+	}
+	p, ok := h.resumed.Parts[name]
+	return p, ok
 }
 
 // Rejoiner is a backend whose runs another process can rejoin from the
