@@ -430,6 +430,17 @@ type RunLogConfig struct {
 	// meanwhile are taken back. A longer outage ends the runs with
 	// RUN_ERROR run_log_unavailable.
 	OutageTolerance Duration `yaml:"outageTolerance,omitempty"`
+	// MaxHandoverBytes caps a run's hand-over record with Redis (default
+	// 1 MiB): the run's input, the headers its agent forwards and the
+	// state its backend and middlewares keep. At a drain a run whose
+	// record is larger is not handed over: it ends with RUN_ERROR
+	// shutdown, as runs of backends that cannot be taken over do.
+	MaxHandoverBytes int `yaml:"maxHandoverBytes,omitempty"`
+	// HandoverClaimTimeout is how long a run handed over at a drain waits,
+	// running, for another instance to claim it (default 10 s): its
+	// lease and thread are held meanwhile. Unclaimed past it, a reader
+	// ends it with RUN_ERROR owner_lost.
+	HandoverClaimTimeout Duration `yaml:"handoverClaimTimeout,omitempty"`
 }
 
 // AuthConfig says who is calling. With BearerTokens, every run, resume,

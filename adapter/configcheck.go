@@ -114,6 +114,12 @@ func (r RunLogConfig) validate(p *problems) {
 	if r.OutageTolerance != 0 && time.Duration(r.OutageTolerance) < lease {
 		p.add("runlog.outageTolerance", "at least leaseTTL (%s)", lease)
 	}
+	if r.MaxHandoverBytes < 0 {
+		p.add("runlog.maxHandoverBytes", "not negative")
+	}
+	if r.HandoverClaimTimeout < 0 {
+		p.add("runlog.handoverClaimTimeout", "not negative")
+	}
 }
 
 // validate checks the server of that id.

@@ -183,6 +183,7 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	if s.authenticated() {
 		req.UpstreamPrincipal = principal
 	}
+	req.Rejoinable, req.KeepHeaders = a.rejoinable, a.forward
 	req.Span = s.tracing.Run(c.Request().Header, "genui.agent", a.id, "genui.thread_id", in.ThreadID, "genui.run_id", in.RunID)
 	req.Tracer = s.tracing.Tracer()
 	if stats.debug {
@@ -202,6 +203,22 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	}
 	s.stream(c, stats.startWritten, func(ctx context.Context, sink *sseSink) { started.Serve(ctx, sink) })
 	return nil
+}
+
+// rejoin gives the runs package what a run taken over from another
+// instance needs of agent id: its chain, stats, tracer and span.
+func (s *Server) rejoin(id string, in *agui.RunAgentInput, header http.Header) (runs.StartRequest, bool) {
+	a := s.agents[id]
+	if a == nil {
+		return runs.StartRequest{}, false
+	}
+	stats := &runStats{m: s.metrics, agent: a.id, runID: in.RunID, logger: s.logger, accepted: time.Now(), debug: string(in.ForwardedProp("genuiDebug")) == "true"}
+	req := runs.StartRequest{Agent: a.chain, Stats: stats, Tracer: s.tracing.Tracer(),
+		Span: s.tracing.Run(header, "genui.agent", a.id, "genui.thread_id", in.ThreadID, "genui.run_id", in.RunID)}
+	if stats.debug {
+		req.Repairs = stats.takeRepairs
+	}
+	return req, true
 }
 
 // stream writes an SSE response with serve, whose ctx ends when the

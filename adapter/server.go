@@ -45,6 +45,11 @@ type agentEntry struct {
 	direct  agui.Agent
 	backend agui.Agent   // what capabilities read what the backend knows from
 	keeper  threadKeeper // the backend, when it keeps its threads' conversations
+	// rejoinable: the backend can rejoin a run another instance stopped
+	// (agui.Rejoiner), so a drain hands its runs over; they carry the
+	// headers it forwards (forward).
+	rejoinable bool
+	forward    []string
 }
 
 // Server is the HTTP service. It implements http.Handler.
@@ -163,6 +168,8 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		MaxThreadRuns:          cfg.History.MaxThreadRuns,
 		Batch:                  cfg.RunLog.Backend == "redis",
 		OutageTolerance:        time.Duration(cfg.RunLog.OutageTolerance),
+		MaxHandoverBytes:       cfg.RunLog.MaxHandoverBytes,
+		HandoverClaimTimeout:   time.Duration(cfg.RunLog.HandoverClaimTimeout),
 		MaxUnwrittenBytes:      cfg.RunLog.MaxBytes,
 		Logger:                 logger,
 		Observer:               s.metrics,
@@ -231,8 +238,11 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		s.agents[id].keeper, _ = backend.(threadKeeper)
 		if lg, ok := backend.(*langgraph.Agent); ok {
 			lg.Logger = s.logger
+			s.agents[id].forward = lg.Upstream.ForwardHeaders
 		}
+		_, s.agents[id].rejoinable = backend.(agui.Rejoiner)
 	}
+	s.runs.AcceptHandovers(s.rejoin)
 	e := echo.New()
 	e.Logger = logger
 	e.HTTPErrorHandler = errorHandler(logger)
@@ -530,13 +540,17 @@ func (s *Server) Close() error {
 	return s.log.Close()
 }
 
-// Drain marks the server as draining (readyz answers 503) and waits up to
+// Drain marks the server as draining (readyz answers 503), hands the
+// runs that can be taken over to other instances (runs.Manager.HandOver:
+// with Redis, agents whose backend can rejoin a run) and waits up to
 // grace for running runs and streams to end by themselves. Runs still
 // running then are ended with RUN_ERROR{code:"shutdown"} (logged, so a
 // client can replay it from another instance); Drain waits for that, at
 // most 5 more seconds.
 func (s *Server) Drain(grace time.Duration) {
 	s.draining.Store(true)
+	// At once, so that runs move while this instance still serves them.
+	s.runs.HandOver()
 	done := make(chan struct{})
 	go func() {
 		s.runs.Wait()

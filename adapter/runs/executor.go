@@ -64,11 +64,17 @@ func (m *Manager) execute(ctx context.Context, lr *localRun, req StartRequest, c
 	defer m.executors.Done()
 	x := m.newExecution(ctx, lr, req, client)
 	defer x.finish(client)
-	run := &agui.Request{Input: req.Input, Principal: req.UpstreamPrincipal, Header: req.Header, Stats: req.Stats, Tracer: req.Tracer, BeforeRead: before}
+	run := &agui.Request{Input: req.Input, Principal: req.UpstreamPrincipal, Header: req.Header, Stats: req.Stats, Tracer: req.Tracer, BeforeRead: before, Handover: lr.handover}
 	for ev, err := range req.Agent.Run(x.ctx, run) {
 		if x.step(ev, err) {
 			break
 		}
+	}
+	if x.outcome == "" && run.Handover.Stopped() && !x.handOver(run) {
+		// Stopped for a hand-over that cannot be made: the run ends as
+		// the drain ends runs.
+		data, _ := shutdownEvent().MarshalJSON()
+		x.terminal(shutdownEvent(), data)
 	}
 	x.conclude()
 }
@@ -111,7 +117,7 @@ func (x *execution) finish(client *startingClient) {
 	}
 	lr.executorDone.Store(true)
 	var err error
-	if !strings.HasPrefix(x.outcome, string(agui.TypeRunFinished)) {
+	if !strings.HasPrefix(x.outcome, string(agui.TypeRunFinished)) && x.outcome != outcomeHandedOver {
 		err = errors.New("run ended: " + x.outcome)
 	}
 	lr.endSpan(err)
@@ -299,7 +305,7 @@ const (
 )
 
 func newCommitter(m *Manager, lr *localRun, client *startingClient) *committer {
-	c := &committer{m: m, lr: lr, client: client, relayed: m.obs.Relayed(lr.run.AgentID), next: 1}
+	c := &committer{m: m, lr: lr, client: client, relayed: m.obs.Relayed(lr.run.AgentID), next: max(lr.first, 1)}
 	c.cond = sync.NewCond(&c.mu)
 	if !m.cfg.Batch {
 		c.timer = time.AfterFunc(time.Hour, c.late)
@@ -376,6 +382,7 @@ func (c *committer) commitLocked(now bool) error {
 		c.berr = err
 		return err
 	}
+	c.next = last + 1
 	entries := c.entries[:0]
 	for i, d := range c.batch {
 		entries = append(entries, runlog.Entry{Seq: last - int64(n-1-i), Data: d, Terminal: term && i == n-1})
@@ -446,6 +453,13 @@ func (c *committer) close() {
 	for c.inflight && c.err == nil {
 		c.cond.Wait()
 	}
+}
+
+// nextSeq is the sequence number of the next event (after a flush).
+func (c *committer) nextSeq() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.next
 }
 
 // take hands the pending events to an appender, with the first one's

@@ -141,6 +141,15 @@ type Config struct {
 	// MaxThreadEventBytes caps the events of one thread returned at once
 	// (default DefaultMaxThreadEventBytes).
 	MaxThreadEventBytes int
+	// MaxHandoverBytes caps a run's hand-over record (default
+	// DefaultMaxHandoverBytes): a run whose record is larger ends with
+	// shutdown at a drain rather than being handed over.
+	MaxHandoverBytes int
+	// HandoverClaimTimeout is how long a run handed over keeps its lease
+	// and thread while it waits for another instance to claim it
+	// (default DefaultHandoverClaimTimeout); unclaimed past it, a reader
+	// ends it with owner_lost.
+	HandoverClaimTimeout time.Duration
 	// Logger receives run lifecycle logs; nil discards.
 	Logger *slog.Logger
 	// Observer receives counts for metrics; nil discards.
@@ -159,6 +168,8 @@ const (
 	DefaultCommitDelay            = 2 * time.Millisecond
 	DefaultOutageTolerance        = 15 * time.Second
 	DefaultMaxUnwrittenBytes      = 128 << 20
+	DefaultMaxHandoverBytes       = 1 << 20
+	DefaultHandoverClaimTimeout   = 10 * time.Second
 )
 
 // Observer is told what metrics count.
@@ -195,6 +206,10 @@ type Manager struct {
 	direct   map[*Direct]struct{}
 	readers  map[string]int   // per principal
 	shutdown *agui.RunFailure // set once: new runs are refused
+	draining bool             // set once: runs are handed over, none claimed
+
+	handovers runlog.Handovers // the log, when it hands runs over; else nil
+	stopClaim func()           // ends the claimer (AcceptHandovers)
 
 	live      atomic.Int64 // bytes of running transcripts
 	unwritten atomic.Int64 // bytes of events waiting for the log (Batch)
@@ -219,6 +234,11 @@ type localRun struct {
 	leased       time.Time // last lease renewal (the supervisor's)
 	executorDone atomic.Bool
 	endSpan      func(error) // the run's span, or a no-op
+	// handover asks the run to stop for another instance to take it
+	// over (nil: the run cannot be handed over); first is its first
+	// event's sequence number (after 1 for a run taken over).
+	handover *agui.Handover
+	first    int64
 }
 
 // New starts a Manager on log. Close it after Shutdown and Wait.
@@ -266,6 +286,12 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 	if cfg.MaxThreadEventBytes == 0 {
 		cfg.MaxThreadEventBytes = DefaultMaxThreadEventBytes
 	}
+	if cfg.MaxHandoverBytes == 0 {
+		cfg.MaxHandoverBytes = DefaultMaxHandoverBytes
+	}
+	if cfg.HandoverClaimTimeout == 0 {
+		cfg.HandoverClaimTimeout = DefaultHandoverClaimTimeout
+	}
 	m := &Manager{
 		log: log, cfg: cfg, logger: cfg.Logger, obs: cfg.Observer,
 		local: map[runlog.Ref]*localRun{}, remote: map[runlog.Ref]*hub{}, direct: map[*Direct]struct{}{}, readers: map[string]int{},
@@ -277,6 +303,7 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 	if m.obs == nil {
 		m.obs = noObserver{}
 	}
+	m.handovers, _ = log.(runlog.Handovers)
 	ctx, stop := context.WithCancel(context.Background())
 	m.stop = stop
 	if err := log.Subscribe(ctx, cfg.Instance, m.onCancel); err != nil {
@@ -299,6 +326,11 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 // first).
 func (m *Manager) Close() {
 	m.stop()
+	m.mu.Lock()
+	if m.stopClaim != nil {
+		m.stopClaim()
+	}
+	m.mu.Unlock()
 	m.bg.Wait()
 }
 
@@ -323,6 +355,15 @@ type StartRequest struct {
 	// Unlocked runs (an MCP Apps card's request) do not hold their
 	// thread and keep no history.
 	Unlocked bool
+	// Rejoinable: the agent's backend can rejoin a run another process
+	// stopped (agui.Rejoiner). With a run log that hands runs over
+	// (Redis) the run gets an agui.Handover, and a drain hands it over to
+	// another instance rather than ending it.
+	Rejoinable bool
+	// KeepHeaders names the headers of Header a run handed over carries
+	// to the instance that takes it over (those the agent forwards
+	// upstream); the others stay behind.
+	KeepHeaders []string
 	// Span, if set, starts the run's trace span in the run's own context
 	// (which outlives the request); it ends with the run, with an error
 	// unless the run finished.
@@ -361,18 +402,12 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 			_ = m.log.RequestCancel(lctx, p, ReasonSupersede)
 		}
 	}
-	lr := &localRun{run: run, hub: newHub(1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now()}
-	lr.readers.Store(1) // the starting client
-	rctx, rcancel := context.WithCancelCause(context.Background())
-	lr.cancel = rcancel
-	lr.endSpan = func(error) {}
-	if req.Span != nil {
-		rctx, lr.endSpan = req.Span(rctx)
+	lr := &localRun{run: run, hub: newHub(1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(), first: 1}
+	if req.Rejoinable && m.handovers != nil {
+		lr.handover = agui.NewHandover()
 	}
-	m.mu.Lock()
-	m.local[run.Ref()] = lr
-	m.mu.Unlock()
-	m.executors.Add(1)
+	lr.readers.Store(1) // the starting client
+	rctx := m.register(lr, req)
 	m.obs.RunStarted(req.AgentID)
 	m.logger.InfoContext(rctx, "run started", "agent", req.AgentID, "threadId", in.ThreadID, "runId", in.RunID, "principal", req.Principal, "unlocked", req.Unlocked)
 	return &Started{m: m, lr: lr, req: req, ctx: rctx}, nil

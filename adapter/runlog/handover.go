@@ -1,0 +1,138 @@
+package runlog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Handovers is a run log shared by several instances that lets one hand
+// a running run over to another: an instance that stops offers the run
+// with a record of what going on with it needs (opaque here), and
+// exactly one other instance claims it and goes on appending to it. Redis
+// implements it; Memory, having no other instance, does not.
+type Handovers interface {
+	// Offer stores run r's hand-over record and queues the run for
+	// claimers. The run stays running: for claimWithin its lease and
+	// its thread are held (no reader ends it, no other run takes the
+	// thread); past it, unclaimed, a reader ends it as it ends a dead
+	// owner's run. ErrFinished if r has ended, ErrOwnerLost if another
+	// run took its thread.
+	Offer(ctx context.Context, r Run, record []byte, claimWithin time.Duration) error
+	// Claim waits up to block for an offered run and takes it for
+	// instance, atomically: the record is gone, the run's record names
+	// instance, its lease and thread are instance's for leaseTTL. It
+	// returns the run (as instance's) and its record; a zero Run and nil
+	// when nothing was offered in time (or what was offered had ended or
+	// expired).
+	Claim(ctx context.Context, instance string, block, leaseTTL time.Duration) (Run, []byte, error)
+}
+
+var _ Handovers = (*Redis)(nil)
+
+// handoverQueue is the list of offered runs (their Refs, as JSON).
+func (r *Redis) handoverQueue() string { return r.opts.Prefix + "handovers" }
+
+// offerScript stores the record (KEYS[1]) for the claim window, holds the
+// lease (KEYS[2]) and the thread (KEYS[5], unless unlocked) as long, and
+// queues the run's ref (KEYS[6]); -1 for an ended or unknown run, -4 when
+// another run holds the thread.
+var offerScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[3]) == 1 or redis.call('EXISTS', KEYS[4]) == 0 then return -1 end
+if ARGV[5] == '1' then
+  local cur = redis.call('GET', KEYS[5])
+  if cur and cur ~= ARGV[3] then return -4 end
+  redis.call('SET', KEYS[5], ARGV[3], 'PX', ARGV[2])
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[2])
+redis.call('RPUSH', KEYS[6], ARGV[6])
+redis.call('PEXPIRE', KEYS[6], ARGV[7])
+return 0
+`)
+
+func (r *Redis) Offer(ctx context.Context, run Run, record []byte, claimWithin time.Duration) error {
+	k := r.keys(run)
+	ref, _ := json.Marshal(run.Ref())
+	n, err := offerScript.Run(ctx, r.rdb, []string{r.key("run", run.Ref(), "handover"), k.lease, k.end, k.meta, k.active, r.handoverQueue()},
+		record, ms(claimWithin), run.ID, run.Instance, flag(!run.Unlocked), ref, ms(r.opts.Retention)).Int64()
+	switch {
+	case err != nil:
+		return err
+	case n == -1:
+		return ErrFinished
+	case n == -4:
+		return ErrOwnerLost
+	}
+	return nil
+}
+
+// claimScript takes an offered run for ARGV[1]: it pops the record
+// (KEYS[1]), and unless the run has ended (KEYS[3]) or another run holds
+// its thread (KEYS[6]), rewrites the run's record (KEYS[2]) to name the
+// claimer and gives it the lease (KEYS[4], KEYS[5]) and the thread.
+// It returns the record and the run's JSON, or false.
+var claimScript = redis.NewScript(`
+local rec = redis.call('GET', KEYS[1])
+if not rec then return false end
+redis.call('DEL', KEYS[1])
+if redis.call('EXISTS', KEYS[3]) == 1 or redis.call('EXISTS', KEYS[2]) == 0 then return false end
+local run = cjson.decode(redis.call('HGET', KEYS[2], 'run'))
+if not run['unlocked'] then
+  local cur = redis.call('GET', KEYS[6])
+  if cur and cur ~= ARGV[4] then return false end
+  redis.call('SET', KEYS[6], ARGV[4], 'PX', ARGV[2])
+end
+run['instance'] = ARGV[1]
+local enc = cjson.encode(run)
+redis.call('HSET', KEYS[2], 'run', enc)
+redis.call('SET', KEYS[4], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[5], ARGV[1], 'PX', ARGV[3])
+return {rec, enc}
+`)
+
+func (r *Redis) Claim(ctx context.Context, instance string, block, leaseTTL time.Duration) (Run, []byte, error) {
+	res, err := r.rdb.BLPop(ctx, block, r.handoverQueue()).Result()
+	if errors.Is(err, redis.Nil) {
+		return Run{}, nil, nil
+	}
+	if err != nil {
+		return Run{}, nil, err
+	}
+	var ref Ref
+	if len(res) != 2 || json.Unmarshal([]byte(res[1]), &ref) != nil {
+		return Run{}, nil, nil // not ours to read: dropped
+	}
+	run := Run{ID: ref.ID, Owner: ref.Owner}
+	k := r.keys(run)
+	meta, err := r.rdb.HGet(ctx, k.meta, "run").Result()
+	if errors.Is(err, redis.Nil) {
+		return Run{}, nil, nil // expired
+	}
+	if err != nil {
+		return Run{}, nil, err
+	}
+	if err := json.Unmarshal([]byte(meta), &run); err != nil {
+		return Run{}, nil, err
+	}
+	k = r.keys(run) // with its thread
+	out, err := claimScript.Run(ctx, r.rdb, []string{r.key("run", ref, "handover"), k.meta, k.end, k.lease, k.leased, k.active},
+		instance, ms(leaseTTL), ms(r.opts.Retention), run.ID).Slice()
+	if errors.Is(err, redis.Nil) {
+		return Run{}, nil, nil
+	}
+	if err != nil {
+		return Run{}, nil, err
+	}
+	rec, _ := out[0].(string)
+	enc, _ := out[1].(string)
+	var claimed Run
+	if err := json.Unmarshal([]byte(enc), &claimed); err != nil {
+		return Run{}, nil, err
+	}
+	claimed.Status = StatusRunning
+	return claimed, []byte(rec), nil
+}

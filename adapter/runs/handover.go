@@ -1,0 +1,252 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/adapter/runlog"
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// Hand-over: with a run log that hands runs over (runlog.Handovers:
+// Redis), a draining instance asks the agui.Handover of every run whose
+// backend can rejoin (StartRequest.Rejoinable) to stop where another
+// process can rejoin the upstream run. A run whose chain stops so writes
+// a hand-over record (handoverRecord) rather than a terminal event and
+// stays running in the log; another instance's claimer takes it
+// (exactly one: the claim is atomic in the log), rebuilds the run's
+// request with agui.Resume and executes it, appending to the same run
+// with the sequence going on. Readers anywhere follow the run as if
+// nothing happened. A run that cannot be handed over (no Handover, held
+// off, a record over MaxHandoverBytes, a log that refused it) ends with
+// shutdown at the end of the grace.
+
+// handoverRecord is what the instance that takes a run over needs: the
+// run's input as it started, who it runs for, the headers the agent
+// forwards, the sequence number of its next event and the state its chain
+// kept.
+type handoverRecord struct {
+	UpstreamPrincipal string             `json:"upstreamPrincipal,omitempty"`
+	Input             json.RawMessage    `json:"input"`
+	Header            http.Header        `json:"header,omitempty"`
+	KeepHeaders       []string           `json:"keepHeaders,omitempty"`
+	Next              int64              `json:"next"`
+	State             agui.HandoverState `json:"state"`
+}
+
+// Rejoin gives what the edge owns of a run this instance takes over from
+// another: the chain of agent agentID (Agent), and the run's Stats,
+// Tracer, Span and Repairs, for the run's input and kept headers; false
+// when this instance has no such agent.
+type Rejoin func(agentID string, in *agui.RunAgentInput, header http.Header) (StartRequest, bool)
+
+// register makes lr a local run: its context (with its span), in the
+// Manager's runs, counted in its executors. A run registered while the
+// instance drains is asked to hand over at once.
+func (m *Manager) register(lr *localRun, req StartRequest) context.Context {
+	rctx, rcancel := context.WithCancelCause(context.Background())
+	lr.cancel = rcancel
+	lr.endSpan = func(error) {}
+	if req.Span != nil {
+		rctx, lr.endSpan = req.Span(rctx)
+	}
+	m.mu.Lock()
+	m.local[lr.run.Ref()] = lr
+	draining := m.draining
+	m.mu.Unlock()
+	m.executors.Add(1)
+	if draining {
+		lr.handover.Ask()
+	}
+	return rctx
+}
+
+// HandOver starts a drain: this instance claims no more runs, and every
+// local run that can be handed over is asked to stop for another instance
+// to take it over. It returns how many were asked.
+func (m *Manager) HandOver() int {
+	m.mu.Lock()
+	m.draining = true
+	var asked []*agui.Handover
+	for _, lr := range m.local {
+		if lr.handover != nil {
+			asked = append(asked, lr.handover)
+		}
+	}
+	m.mu.Unlock()
+	for _, h := range asked {
+		h.Ask()
+	}
+	if len(asked) > 0 {
+		m.logger.Info("draining: runs asked to hand over", "runs", len(asked))
+	}
+	return len(asked)
+}
+
+func (m *Manager) isDraining() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.draining
+}
+
+// handOver writes the hand-over record of a run whose chain stopped for
+// it, after every event it yielded is in the log and its history is
+// saved; it reports whether the run was handed over.
+func (x *execution) handOver(req *agui.Request) bool {
+	m, lr := x.m, x.lr
+	if err := x.c.flush(); err != nil {
+		x.fail(err)
+		return true // ended: the log refused its events
+	}
+	st, _ := req.Handover.Kept()
+	in, err := json.Marshal(x.req.Input)
+	if err != nil {
+		return false
+	}
+	rec := handoverRecord{UpstreamPrincipal: x.req.UpstreamPrincipal, Input: in, KeepHeaders: x.req.KeepHeaders, Next: x.c.nextSeq(), State: st}
+	for _, k := range x.req.KeepHeaders {
+		if v := x.req.Header.Values(k); len(v) > 0 {
+			if rec.Header == nil {
+				rec.Header = http.Header{}
+			}
+			rec.Header[http.CanonicalHeaderKey(k)] = v
+		}
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return false
+	}
+	if len(b) > m.cfg.MaxHandoverBytes {
+		m.logger.WarnContext(x.ctx, "the run's hand-over record is over runLog.maxHandoverBytes; ending it", "runId", lr.run.ID, "bytes", len(b), "max", m.cfg.MaxHandoverBytes)
+		return false
+	}
+	x.saveHistory()
+	lctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
+	defer cancel()
+	if err := m.handovers.Offer(lctx, lr.run, b, m.cfg.HandoverClaimTimeout); err != nil {
+		m.logger.WarnContext(x.ctx, "cannot hand the run over; ending it", "runId", lr.run.ID, "error", err)
+		return false
+	}
+	x.outcome = outcomeHandedOver
+	m.logger.InfoContext(x.ctx, "run handed over", "agent", x.req.AgentID, "runId", lr.run.ID, "next", rec.Next, "bytes", len(b))
+	return true
+}
+
+// outcomeHandedOver is the outcome of a run handed over to another
+// instance: it goes on there.
+const outcomeHandedOver = "handed_over"
+
+// shutdownEvent ends a run that stopped for a hand-over that could not
+// be made.
+func shutdownEvent() agui.Event {
+	return &agui.RunError{Code: agui.CodeShutdown, Message: "the server is shutting down; retry the run"}
+}
+
+// AcceptHandovers starts this instance's claimer, if its run log hands
+// runs over: a goroutine, ended by Close or a drain, that claims the runs
+// other instances hand over and executes them, with what rejoin gives.
+// Call it once, when the edge can answer rejoin.
+func (m *Manager) AcceptHandovers(rejoin Rejoin) {
+	if m.handovers == nil {
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	m.mu.Lock()
+	m.stopClaim = stop
+	m.mu.Unlock()
+	m.bg.Add(1)
+	go func() { defer m.bg.Done(); m.claim(ctx, rejoin) }()
+}
+
+// claimWait is how long one claim waits for a run to be offered.
+const claimWait = time.Second
+
+// claim takes over runs until ctx ends or the instance drains.
+func (m *Manager) claim(ctx context.Context, rejoin Rejoin) {
+	for ctx.Err() == nil && !m.isDraining() {
+		run, rec, err := m.handovers.Claim(ctx, m.cfg.Instance, claimWait, m.cfg.LeaseTTL)
+		if ctx.Err() != nil {
+			if rec != nil {
+				m.giveBack(run, rec)
+			}
+			return
+		}
+		if err != nil {
+			m.logger.Warn("cannot claim runs handed over", "error", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(retryDelay):
+			}
+			continue
+		}
+		if rec == nil {
+			continue
+		}
+		if m.isDraining() {
+			m.giveBack(run, rec)
+			return
+		}
+		m.takeOver(run, rec, rejoin)
+	}
+}
+
+// giveBack offers again a run claimed as the instance stopped claiming.
+func (m *Manager) giveBack(run runlog.Run, rec []byte) {
+	lctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
+	defer cancel()
+	if err := m.handovers.Offer(lctx, run, rec, m.cfg.HandoverClaimTimeout); err != nil {
+		m.logger.Warn("cannot give a claimed run back", "runId", run.ID, "error", err)
+	}
+}
+
+// takeOver executes a run claimed from another instance, its events
+// going on at the record's sequence number.
+func (m *Manager) takeOver(run runlog.Run, b []byte, rejoin Rejoin) {
+	var rec handoverRecord
+	err := json.Unmarshal(b, &rec)
+	var in *agui.RunAgentInput
+	if err == nil {
+		in, err = agui.ParseRunAgentInput(rec.Input)
+	}
+	var req StartRequest
+	ok := false
+	if err == nil {
+		req, ok = rejoin(run.AgentID, in, rec.Header)
+		if !ok {
+			err = fmt.Errorf("agent %q is not configured here", run.AgentID)
+		}
+	}
+	if err != nil || rec.Next < 1 {
+		m.logger.Error("cannot take over the run handed over; ending it", "runId", run.ID, "error", err)
+		m.endClaimed(run, rec.Next)
+		return
+	}
+	req.Principal, req.UpstreamPrincipal, req.AgentID = run.Owner, rec.UpstreamPrincipal, run.AgentID
+	req.Input, req.Header, req.Unlocked = in, rec.Header, run.Unlocked
+	req.Rejoinable, req.KeepHeaders = true, rec.KeepHeaders
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	lr := &localRun{run: run, hub: newHub(rec.Next, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(),
+		first: rec.Next, handover: agui.Resume(rec.State)}
+	lr.lastLeft.Store(time.Now().UnixNano()) // its readers get the detach grace
+	rctx := m.register(lr, req)
+	m.logger.InfoContext(rctx, "run taken over", "agent", run.AgentID, "runId", run.ID, "next", rec.Next)
+	go m.execute(rctx, lr, req, nil, nil)
+}
+
+// endClaimed ends a claimed run that cannot go on here.
+func (m *Manager) endClaimed(run runlog.Run, next int64) {
+	data, _ := shutdownEvent().MarshalJSON()
+	lctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
+	defer cancel()
+	res := m.log.AppendBatch(lctx, []runlog.AppendRequest{{Run: run, Events: [][]byte{data}, Terminal: true, First: max(next, 0)}})
+	if err := res[0].Err; err != nil && !errors.Is(err, runlog.ErrFinished) {
+		m.logger.Warn("cannot end a claimed run", "runId", run.ID, "error", err)
+	}
+}
