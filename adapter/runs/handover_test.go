@@ -1,0 +1,364 @@
+package runs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/genui-adapter/genui-adapter/adapter/runlog"
+	"github.com/genui-adapter/genui-adapter/agui"
+)
+
+// testRedisURL is the Redis the hand-over tests use; they fail, never
+// skip, without one.
+func testRedisURL() string {
+	if u := os.Getenv("GENUI_TEST_REDIS"); u != "" {
+		return u
+	}
+	return "redis://127.0.0.1:6379/15"
+}
+
+// rejoiner is a backend that a hand-over can stop: it streams n text
+// deltas, pausing between them, and when its Handover is Ready it keeps
+// the index of the next delta and stops; a run made with agui.Resume
+// goes on from the kept index (no RUN_STARTED again).
+func rejoiner(n int, pause time.Duration) agui.Agent {
+	return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		in := req.Input
+		return func(yield func(agui.Event, error) bool) {
+			from := 0
+			if req.Handover.Rejoining() {
+				if err := json.Unmarshal(req.Handover.Resumed(), &from); err != nil {
+					yield(nil, err)
+					return
+				}
+			} else {
+				if !yield(&agui.RunStarted{ThreadID: in.ThreadID, RunID: in.RunID}, nil) ||
+					!yield(&agui.TextMessageStart{MessageID: "m-" + in.RunID, Role: string(agui.RoleAssistant)}, nil) {
+					return
+				}
+			}
+			for i := from; i < n; i++ {
+				if req.Handover.Ready() {
+					req.Handover.Keep(json.RawMessage(fmt.Sprint(i)))
+					return
+				}
+				select {
+				case <-ctx.Done():
+					yield(&agui.RunError{Message: "stopped", Code: context.Cause(ctx).(*agui.RunFailure).Code}, nil)
+					return
+				case <-time.After(pause):
+				}
+				if !yield(&agui.TextMessageContent{MessageID: "m-" + in.RunID, Delta: fmt.Sprintf("d%d ", i)}, nil) {
+					return
+				}
+			}
+			if yield(&agui.TextMessageEnd{MessageID: "m-" + in.RunID}, nil) {
+				yield(&agui.RunFinished{ThreadID: in.ThreadID, RunID: in.RunID}, nil)
+			}
+		}
+	})
+}
+
+// redisInstance is a Manager on its own Redis client under prefix.
+func redisInstance(t *testing.T, prefix, name string, cfg Config) *Manager {
+	t.Helper()
+	l, err := runlog.NewRedis(context.Background(), testRedisURL(), runlog.RedisOptions{Prefix: prefix, LeaseTTL: cfg.LeaseTTL})
+	if err != nil {
+		t.Fatalf("Redis is required for these tests (GENUI_TEST_REDIS or 127.0.0.1:6379): %v", err)
+	}
+	cfg.Instance, cfg.Batch = name, true
+	if cfg.DetachGrace == 0 {
+		cfg.DetachGrace = DefaultDetachGrace
+	}
+	m, err := New(l, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
+		m.Wait()
+		m.Close()
+		l.Close()
+	})
+	return m
+}
+
+func testPrefix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return "test-handover-" + hex.EncodeToString(b) + ":"
+}
+
+// takeOvers counts the runs an instance took over, by run id.
+type takeOvers struct {
+	mu    sync.Mutex
+	agent agui.Agent
+	n     map[string]int
+}
+
+func (c *takeOvers) rejoin(id string, in *agui.RunAgentInput, _ http.Header) (StartRequest, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[in.RunID]++
+	return StartRequest{Agent: c.agent}, id == "lg"
+}
+
+func (c *takeOvers) count(run string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[run]
+}
+
+// follow reads run on m from the start into a collector until its end.
+func follow(t *testing.T, m *Manager, run string) (*collector, chan struct{}) {
+	t.Helper()
+	rd, err := m.Attach(context.Background(), "p", run, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = Follow(context.Background(), rd, c) }()
+	return c, done
+}
+
+// waitFor polls cond (the events seen so far) until it holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never saw %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// types is the events' types and deltas, with their sequence numbers
+// checked: 1, 2, 3... with the terminal last.
+func eventsOf(t *testing.T, entries []runlog.Entry) []string {
+	t.Helper()
+	var out []string
+	for i, e := range entries {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d: %v", i+1, e.Seq, entries)
+		}
+		if e.Terminal != (i == len(entries)-1) {
+			t.Fatalf("event %d terminal=%v of %d", i+1, e.Terminal, len(entries))
+		}
+		var ev struct{ Type, Delta, Code string }
+		_ = json.Unmarshal(e.Data, &ev)
+		out = append(out, strings.Join(strings.Fields(ev.Type+" "+ev.Delta+" "+ev.Code), " "))
+	}
+	return out
+}
+
+// uninterrupted is what the rejoiner's run of n deltas streams.
+func uninterrupted(n int) []string {
+	out := []string{"RUN_STARTED", "TEXT_MESSAGE_START"}
+	for i := range n {
+		out = append(out, fmt.Sprintf("TEXT_MESSAGE_CONTENT d%d", i))
+	}
+	return append(out, "TEXT_MESSAGE_END", "RUN_FINISHED")
+}
+
+func startRejoinable(t *testing.T, m *Manager, run string, agent agui.Agent) chan struct{} {
+	t.Helper()
+	st, err := m.Start(context.Background(), StartRequest{Principal: "p", AgentID: "lg", Agent: agent, Input: input("t-"+run, run),
+		Rejoinable: true, KeepHeaders: []string{"X-Tenant"}, Header: http.Header{"X-Tenant": {"acme"}, "Authorization": {"Bearer secret"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); st.Serve(context.Background(), &collector{}) }()
+	return done
+}
+
+// A draining instance hands its run over: another instance claims it
+// and goes on, and a reader on a third instance gets exactly the
+// uninterrupted run's events, numbered on, ending with RUN_FINISHED.
+func TestHandoverDrainedRunGoesOnElsewhere(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	const n = 30
+	agent := rejoiner(n, 15*time.Millisecond)
+	prefix := testPrefix()
+	a := redisInstance(t, prefix, "a", Config{})
+	b := redisInstance(t, prefix, "b", Config{})
+	reader := redisInstance(t, prefix, "reader", Config{})
+	claimsA, claimsB := &takeOvers{agent: agent}, &takeOvers{agent: agent}
+	a.AcceptHandovers(claimsA.rejoin)
+	b.AcceptHandovers(claimsB.rejoin)
+
+	served := startRejoinable(t, a, "r1", agent)
+	got, done := follow(t, reader, "r1")
+	waitFor(t, "the run's first deltas", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		return len(got.entries) >= 6
+	})
+	if asked := a.HandOver(); asked != 1 {
+		t.Fatalf("HandOver asked %d runs, want 1", asked)
+	}
+	<-served
+	a.Wait() // the run left a: handed over, not ended
+	<-done
+	if want, have := uninterrupted(n), eventsOf(t, got.entries); strings.Join(have, "|") != strings.Join(want, "|") {
+		t.Fatalf("events across the hand-over:\n%v\nwant\n%v", have, want)
+	}
+	if claimsA.count("r1") != 0 || claimsB.count("r1") != 1 {
+		t.Fatalf("take-overs: a %d, b %d; want 0, 1", claimsA.count("r1"), claimsB.count("r1"))
+	}
+	run, err := b.log.Get(context.Background(), runlog.Ref{Owner: "p", ID: "r1"})
+	if err != nil || run.Instance != "b" || run.Status != runlog.StatusFinished {
+		t.Fatalf("run record after the take-over: %+v, %v", run, err)
+	}
+	// The history holds the whole answer, both instances' parts.
+	h, err := b.history(context.Background(), runlog.Ref{Owner: "p", ID: "t-r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, m := range h.Messages {
+		if m.ID == "m-r1" {
+			text = m.Content.String()
+		}
+	}
+	var want strings.Builder
+	for i := range n {
+		fmt.Fprintf(&want, "d%d ", i)
+	}
+	if text != want.String() {
+		t.Fatalf("history text %q, want %q", text, want.String())
+	}
+}
+
+// With several live instances each run handed over is taken over by
+// exactly one, and goes on once.
+func TestHandoverExactlyOneClaimer(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	const n, runs = 20, 6
+	agent := rejoiner(n, 15*time.Millisecond)
+	prefix := testPrefix()
+	a := redisInstance(t, prefix, "a", Config{})
+	claims := make([]*takeOvers, 3)
+	for i := range claims {
+		claims[i] = &takeOvers{agent: agent}
+		redisInstance(t, prefix, fmt.Sprintf("c%d", i), Config{}).AcceptHandovers(claims[i].rejoin)
+	}
+	reader := redisInstance(t, prefix, "reader", Config{})
+	var served []chan struct{}
+	var got []*collector
+	var done []chan struct{}
+	for i := range runs {
+		id := fmt.Sprintf("r%d", i)
+		served = append(served, startRejoinable(t, a, id, agent))
+		c, d := follow(t, reader, id)
+		got, done = append(got, c), append(done, d)
+	}
+	waitFor(t, "every run's first deltas", func() bool {
+		for _, c := range got {
+			c.mu.Lock()
+			k := len(c.entries)
+			c.mu.Unlock()
+			if k < 4 {
+				return false
+			}
+		}
+		return true
+	})
+	if asked := a.HandOver(); asked != runs {
+		t.Fatalf("HandOver asked %d runs, want %d", asked, runs)
+	}
+	for i := range runs {
+		<-served[i]
+		<-done[i]
+		id := fmt.Sprintf("r%d", i)
+		if want, have := uninterrupted(n), eventsOf(t, got[i].entries); strings.Join(have, "|") != strings.Join(want, "|") {
+			t.Fatalf("%s: events across the hand-over:\n%v\nwant\n%v", id, have, want)
+		}
+		total := 0
+		for _, c := range claims {
+			total += c.count(id)
+		}
+		if total != 1 {
+			t.Fatalf("%s was taken over %d times", id, total)
+		}
+	}
+}
+
+// A run whose hand-over record is over MaxHandoverBytes is not handed
+// over: it ends with shutdown, as a run that cannot be taken over does.
+func TestHandoverRecordOverCapEndsWithShutdown(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	agent := rejoiner(30, 15*time.Millisecond)
+	prefix := testPrefix()
+	a := redisInstance(t, prefix, "a", Config{MaxHandoverBytes: 64})
+	b := redisInstance(t, prefix, "b", Config{})
+	claims := &takeOvers{agent: agent}
+	b.AcceptHandovers(claims.rejoin)
+	served := startRejoinable(t, a, "big", agent)
+	got, done := follow(t, b, "big")
+	waitFor(t, "the run's first deltas", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		return len(got.entries) >= 4
+	})
+	a.HandOver()
+	<-served
+	<-done
+	ev := eventsOf(t, got.entries)
+	if last := ev[len(ev)-1]; last != "RUN_ERROR shutdown" {
+		t.Fatalf("the run ended with %q, want RUN_ERROR shutdown", last)
+	}
+	if claims.count("big") != 0 {
+		t.Fatal("a run over the cap was taken over")
+	}
+}
+
+// A run handed over that no instance claims within the claim timeout is
+// ended by a reader, as a dead owner's run is.
+func TestHandoverUnclaimedEndsAfterClaimTimeout(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	agent := rejoiner(30, 15*time.Millisecond)
+	prefix := testPrefix()
+	cfg := Config{LeaseTTL: 400 * time.Millisecond, HandoverClaimTimeout: 800 * time.Millisecond}
+	a := redisInstance(t, prefix, "a", cfg)
+	reader := redisInstance(t, prefix, "reader", cfg) // claims nothing
+	served := startRejoinable(t, a, "lonely", agent)
+	got, done := follow(t, reader, "lonely")
+	waitFor(t, "the run's first deltas", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		return len(got.entries) >= 4
+	})
+	a.HandOver()
+	<-served
+	a.Wait()
+	<-done
+	ev := eventsOf(t, got.entries)
+	if last := ev[len(ev)-1]; last != "RUN_ERROR owner_lost" {
+		t.Fatalf("the unclaimed run ended with %q, want RUN_ERROR owner_lost", last)
+	}
+	if ev[len(ev)-2] == "TEXT_MESSAGE_END" {
+		t.Fatalf("the run went on: %v", ev)
+	}
+}
