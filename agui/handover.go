@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"strconv"
 	"sync"
 )
 
@@ -221,4 +222,27 @@ func (h *Handover) Part(name string) (json.RawMessage, bool) {
 // req carries the run's input as the run started with it.
 type Rejoiner interface {
 	Rejoin(ctx context.Context, req *Request, state json.RawMessage) iter.Seq2[Event, error]
+}
+
+// KeepPartOf records v, as JSON, as middleware name's state (KeepPart).
+func (h *Handover) KeepPartOf(name string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = nil // Restore reports it as unreadable
+	}
+	h.KeepPart(name, b)
+}
+
+// Restore reads middleware name's state of the run being rejoined into v.
+// A part that is missing or unreadable is a *RunFailure (code internal,
+// naming the part): the run cannot go on where it stopped.
+func (h *Handover) Restore(name string, v any) error {
+	p, ok := h.Part(name)
+	if !ok {
+		return &RunFailure{Code: CodeInternal, Message: "cannot rejoin the run: its hand-over state has no part " + strconv.Quote(name)}
+	}
+	if err := json.Unmarshal(p, v); err != nil {
+		return &RunFailure{Code: CodeInternal, Message: "cannot rejoin the run: its hand-over part " + strconv.Quote(name) + " is unreadable", Err: err}
+	}
+	return nil
 }

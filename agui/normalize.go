@@ -60,6 +60,13 @@ const (
 // (context.WithCancelCause), Output mode ends the stream with that error as
 // RUN_ERROR; any other cancellation ends the stream silently (the client is
 // gone).
+//
+// A run stopped for a hand-over (Handover.Stopped) ends without closing
+// events or RUN_ERROR: each mode keeps its state (open ids, chunk streams,
+// id counters) as the part "normalize.output" or "normalize.canonical",
+// and the rejoining run (Handover.Rejoining) takes it back and goes on
+// without a second RUN_STARTED. A part missing or unreadable there ends
+// the run with RUN_ERROR (code internal).
 func Normalize(mode NormalizeMode) Middleware {
 	return func(next Agent) Agent {
 		return AgentFunc(func(ctx context.Context, req *Request) iter.Seq2[Event, error] {
@@ -70,7 +77,16 @@ func Normalize(mode NormalizeMode) Middleware {
 					report, failed = s.Repair, s.Failed
 				}
 				c := &canon{runID: in.RunID, report: report}
+				h, part := req.Handover, mode.part()
 				if mode == Canonical {
+					if h.Rejoining() {
+						var st canonState
+						if err := h.Restore(part, &st); err != nil {
+							yield(nil, err)
+							return
+						}
+						c.restore(st)
+					}
 					for ev, err := range next.Run(ctx, req) {
 						if err != nil {
 							c.closeChunks(func(e Event) bool { return yield(e, nil) })
@@ -81,14 +97,28 @@ func Normalize(mode NormalizeMode) Middleware {
 							return
 						}
 					}
+					if h.Stopped() {
+						h.KeepPartOf(part, c.state())
+					}
 					return
 				}
 				g := &grammar{in: in, report: report, failed: failed, yield: yield}
-				// RUN_STARTED goes out before the backend is asked, so the
-				// client knows at once that its run was accepted, whatever
-				// the upstream's latency; the upstream's own RUN_STARTED is
-				// merged into it.
-				if !g.announce() {
+				if h.Rejoining() {
+					// The run goes on where another process stopped it: its
+					// client has had RUN_STARTED.
+					var st outputState
+					if err := h.Restore(part, &st); err != nil {
+						g.failed(ctx, err)
+						g.fail(err)
+						return
+					}
+					c.restore(st.Canon)
+					g.restore(st.Grammar)
+				} else if !g.announce() {
+					// RUN_STARTED goes out before the backend is asked, so
+					// the client knows at once that its run was accepted,
+					// whatever the upstream's latency; the upstream's own
+					// RUN_STARTED is merged into it.
 					return
 				}
 				emit := g.push
@@ -112,6 +142,12 @@ func Normalize(mode NormalizeMode) Middleware {
 				if g.terminated {
 					return
 				}
+				if h.Stopped() {
+					// Stopped for a hand-over: the run goes on in another
+					// process, which closes what is open.
+					h.KeepPartOf(part, outputState{Canon: c.state(), Grammar: g.state()})
+					return
+				}
 				if ctx.Err() != nil {
 					var re *RunFailure
 					if errors.As(context.Cause(ctx), &re) {
@@ -123,6 +159,71 @@ func Normalize(mode NormalizeMode) Middleware {
 				g.fail(&RunFailure{Code: CodeUpstreamTruncated, Message: "upstream agent ended the stream without RUN_FINISHED or RUN_ERROR"})
 			}
 		})
+	}
+}
+
+// part is the name of mode's hand-over part (a chain has one Normalize
+// of each mode).
+func (m NormalizeMode) part() string {
+	if m == Output {
+		return "normalize.output"
+	}
+	return "normalize.canonical"
+}
+
+// canonState is a canon's state, carried by a hand-over.
+type canonState struct {
+	N           int    `json:"n,omitempty"`
+	TextChunk   string `json:"textChunk,omitempty"`
+	ToolChunk   string `json:"toolChunk,omitempty"`
+	ReasonChunk string `json:"reasonChunk,omitempty"`
+	ThinkSpan   string `json:"thinkSpan,omitempty"`
+	ThinkMsg    string `json:"thinkMsg,omitempty"`
+}
+
+func (c *canon) state() canonState {
+	return canonState{N: c.n, TextChunk: c.textChunk, ToolChunk: c.toolChunk, ReasonChunk: c.reasonChunk, ThinkSpan: c.thinkSpan, ThinkMsg: c.thinkMsg}
+}
+
+func (c *canon) restore(st canonState) {
+	c.n, c.textChunk, c.toolChunk, c.reasonChunk, c.thinkSpan, c.thinkMsg = st.N, st.TextChunk, st.ToolChunk, st.ReasonChunk, st.ThinkSpan, st.ThinkMsg
+}
+
+// outputState is Output mode's state, carried by a hand-over: its canon's
+// and its grammar's.
+type outputState struct {
+	Canon   canonState   `json:"canon"`
+	Grammar grammarState `json:"grammar"`
+}
+
+// grammarState is a grammar's state: whether the upstream started its
+// run, the id counter and what is open, in order.
+type grammarState struct {
+	UpstreamStarted bool     `json:"upstreamStarted,omitempty"`
+	N               int      `json:"n,omitempty"`
+	Text            []string `json:"text,omitempty"`
+	Tools           []string `json:"tools,omitempty"`
+	Steps           []string `json:"steps,omitempty"`
+	ReasonMsgs      []string `json:"reasonMsgs,omitempty"`
+	ReasonSpans     []string `json:"reasonSpans,omitempty"`
+}
+
+func (g *grammar) state() grammarState {
+	return grammarState{UpstreamStarted: g.upstreamStarted, N: g.n, Text: g.text.order, Tools: g.tools.order,
+		Steps: g.steps.order, ReasonMsgs: g.reasonMsgs.order, ReasonSpans: g.reasonSpans.order}
+}
+
+func (g *grammar) restore(st grammarState) {
+	g.upstreamStarted, g.n = st.UpstreamStarted, st.N
+	for _, s := range []struct {
+		set *openSet
+		ids []string
+	}{{&g.text, st.Text}, {&g.tools, st.Tools}, {&g.steps, st.Steps}, {&g.reasonMsgs, st.ReasonMsgs}, {&g.reasonSpans, st.ReasonSpans}} {
+		for _, id := range s.ids {
+			if !s.set.has(id) {
+				s.set.add(id)
+			}
+		}
 	}
 }
 

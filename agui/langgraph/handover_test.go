@@ -181,3 +181,55 @@ func TestRejoinedStreamDropsRepeats(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }
+
+// Run with a Handover made by agui.Resume rejoins the stopped run (one
+// GET of its stream, no new run) and yields the rest of its events; a
+// hand-over asked while a middleware holds it off does not stop the run.
+func TestRunRejoinsAndHonoursHolds(t *testing.T) {
+	whole := httptest.NewServer(finished(t, "tools"))
+	defer whole.Close()
+	var want bytes.Buffer
+	collect(&want, (&Agent{Upstream: aguihttp.Upstream{URL: whole.URL}, Graph: "g"}).Run(t.Context(), &agui.Request{Input: input()}), nil)
+
+	held := httptest.NewServer(finished(t, "tools"))
+	defer held.Close()
+	h := agui.NewHandover()
+	release := h.Hold()
+	var got bytes.Buffer
+	collect(&got, (&Agent{Upstream: aguihttp.Upstream{URL: held.URL}, Graph: "g"}).Run(t.Context(), &agui.Request{Input: input(), Handover: h}), func(n int) {
+		if n == 2 {
+			h.Ask()
+		}
+	})
+	release()
+	if h.Stopped() || got.String() != want.String() {
+		t.Fatalf("held off: stopped %v, events\n%s\nwant\n%s", h.Stopped(), got.String(), want.String())
+	}
+
+	first, second := finished(t, "tools"), finished(t, "tools")
+	s1, s2 := httptest.NewServer(first), httptest.NewServer(second)
+	defer s1.Close()
+	defer s2.Close()
+	h = agui.NewHandover()
+	got.Reset()
+	collect(&got, (&Agent{Upstream: aguihttp.Upstream{URL: s1.URL}, Graph: "g"}).Run(t.Context(), &agui.Request{Input: input(), Handover: h}), func(n int) {
+		if n == 3 {
+			h.Ask()
+		}
+	})
+	st, ok := h.Kept()
+	if !ok {
+		t.Fatal("asked at event 3: not stopped")
+	}
+	collect(&got, (&Agent{Upstream: aguihttp.Upstream{URL: s2.URL}, Graph: "g"}).Run(t.Context(), &agui.Request{Input: input(), Handover: agui.Resume(st)}), nil)
+	if got.String() != want.String() {
+		t.Fatalf("rejoined through Run:\n%s\nwant\n%s", got.String(), want.String())
+	}
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	for _, p := range second.paths {
+		if strings.HasPrefix(p, "POST") {
+			t.Fatalf("the rejoin through Run sent %s", p)
+		}
+	}
+}

@@ -408,8 +408,13 @@ func (a *Agent) allowed(from map[string]json.RawMessage, to map[string]any) {
 	}
 }
 
-// Run implements agui.Agent.
+// Run implements agui.Agent. A request whose hand-over rejoins a run
+// another process stopped (req.Handover.Rejoining) follows that run
+// (Rejoin) instead of starting one.
 func (a *Agent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+	if req.Handover.Rejoining() {
+		return a.Rejoin(ctx, req, req.Handover.Resumed())
+	}
 	in := req.Input
 	return func(yield func(agui.Event, error) bool) {
 		// Two principals' threads of the same id are two LangGraph threads.
@@ -480,11 +485,12 @@ func (a *Agent) cancelRun(ctx context.Context, req *agui.Request, tid string, t 
 }
 
 // follow translates the run stream resp to its end, resuming it when it
-// drops. body is the run request, to run again without subgraphs (nil: rejoined, never again); resumed, whether
-// frames may be missing (see refreshMessages). When req's hand-over is
-// asked, it stops at a frame boundary, keeps the checkpoint and leaves the
-// LangGraph run going; a run waiting for its next frame stops when it
-// comes.
+// drops. body is the run request, to run again without subgraphs (nil:
+// rejoined, never again); resumed, whether frames may be missing (see
+// refreshMessages). When req's hand-over is ready (asked, and held off by
+// no middleware), it stops at a frame boundary, keeps the checkpoint and
+// leaves the LangGraph run going; a run waiting for its next frame stops
+// when it comes.
 func (a *Agent) follow(ctx context.Context, req *agui.Request, tid string, t *translator, resp *http.Response, body map[string]any, resumed bool) {
 	yield := t.yield
 	// Cancel the LangGraph run whenever we leave before it ended: the
@@ -526,7 +532,7 @@ func (a *Agent) follow(ctx context.Context, req *agui.Request, tid string, t *tr
 		if done || ctx.Err() != nil {
 			return
 		}
-		if t.handover.Asked() && t.runID != "" {
+		if t.handover.Ready() && t.runID != "" {
 			// Every frame up to lastID is translated and yielded; the
 			// next process asks for the frames after it.
 			cp, _ := json.Marshal(t.checkpoint(tid, resumed))

@@ -409,7 +409,7 @@ func (t *translator) consume(r io.Reader, max int) (done bool, err error) {
 			t.dropped++
 			continue
 		}
-		if t.runID != "" && f.ID != t.lastID && t.handover.Asked() {
+		if t.runID != "" && f.ID != t.lastID && t.handover.Ready() {
 			// A frame boundary where the id changes (langgraph dev gives
 			// the frames of one millisecond one id, and replays those
 			// after Last-Event-ID): this frame is the rejoin's first.
