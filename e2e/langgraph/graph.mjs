@@ -77,6 +77,16 @@ export const slow = new StateGraph(MessagesAnnotation)
   })
   .addEdge(START, "model").addEdge("model", END).compile();
 
+// paced: streams some seventy characters, one every 60 ms, and finishes: a run long
+// enough to be handed over mid-stream (handover.test.js), short enough to
+// be read whole.
+export const paced = new StateGraph(MessagesAnnotation)
+  .addNode("model", async (s) => {
+    const model = new FakeListChatModel({ responses: [Array.from({ length: 20 }, (_, i) => `t${i} `).join("")], sleep: 60 });
+    return { messages: [await model.invoke(s.messages)] };
+  })
+  .addEdge(START, "model").addEdge("model", END).compile();
+
 // mcp: calls a tool the client (the adapter's MCP Apps middleware)
 // offered in the "ag-ui" input channel, then answers with its result.
 const McpState = Annotation.Root({ ...MessagesAnnotation.spec, "ag-ui": Annotation() });

@@ -1,0 +1,115 @@
+// A rolling restart hands LangGraph runs over: three instances of the real
+// binary share Redis in front of a real LangGraph Agent Server
+// (`langgraphjs dev` serving graph.mjs's paced graph). SIGTERM stops the
+// instance that runs a client's run mid-stream; another instance takes
+// the run over (the Agent Server's run is rejoined, not restarted), and
+// the client, resuming with Last-Event-ID through a third instance, gets
+// every event of the run exactly once, ending with RUN_FINISHED: the
+// same events as an uninterrupted run of the graph.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { randomBytes, randomUUID } from "node:crypto";
+import { startAdapter } from "../lib/adapter.js";
+import { startLangGraph } from "../lib/langgraph.js";
+
+const redisURL = process.env.GENUI_TEST_REDIS || "redis://127.0.0.1:6379/15";
+
+let lg, instances;
+before(async () => {
+  lg = await startLangGraph({ server: "pinned" });
+  const yaml = `runlog: {backend: redis, url: "${redisURL}", prefix: "handover-${randomBytes(4).toString("hex")}:"}
+shutdownGrace: 30s
+agents:
+  paced: {type: langgraph, url: "${lg.url}", graph: paced}
+`;
+  instances = await Promise.all([0, 1, 2].map(() => startAdapter(yaml, { logLevel: "info" })));
+});
+after(async () => {
+  for (const a of instances ?? []) await a.stop();
+  lg?.stop();
+});
+
+// sse reads an SSE response, calling onEvent(id, event) for each event
+// (stop reading when it returns true), until the stream ends.
+async function sse(res, onEvent) {
+  assert.equal(res.status, 200, await (res.status === 200 ? "" : res.text()));
+  const reader = res.body.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    let chunk;
+    try {
+      chunk = await reader.read();
+    } catch {
+      return; // the instance went away
+    }
+    if (chunk.done) return;
+    buf += dec.decode(chunk.value, { stream: true });
+    let i;
+    while ((i = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      const id = block.match(/^id: ?(.*)$/m)?.[1];
+      const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+      if (!data) continue;
+      if (onEvent(Number(id), JSON.parse(data))) {
+        reader.cancel().catch(() => {});
+        return;
+      }
+    }
+  }
+}
+
+const terminal = (e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR";
+
+function start(a, threadId, runId) {
+  return fetch(`${a.url}/agents/paced/run`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify({ threadId, runId, messages: [{ id: "u-" + runId, role: "user", content: "go" }], tools: [], context: [], state: {}, forwardedProps: {} }),
+  });
+}
+
+// shape is what two runs of the graph share: each event's type and text,
+// not its ids.
+const shape = (events) => events.map((e) => [e.type, e.delta ?? e.code ?? ""].join(" ").trim());
+
+test("a run handed over at SIGTERM goes on through another instance, every event once", async () => {
+  const [a, b, c] = instances;
+  // The graph's uninterrupted run, for comparison, alongside.
+  const whole = [];
+  const wholeDone = start(b, "t-" + randomUUID(), "whole-" + randomUUID()).then((res) => sse(res, (_, e) => (whole.push(e), terminal(e))));
+
+  // The same run on a, stopped mid-stream.
+  const runId = "moved-" + randomUUID();
+  const seen = new Map(); // id -> event
+  let lastId = 0;
+  let deltas = 0;
+  let stopped;
+  await sse(await start(a, "t-" + randomUUID(), runId), (id, e) => {
+    assert.ok(!seen.has(id), `event ${id} twice from the owner`);
+    seen.set(id, e);
+    lastId = id;
+    if (e.type === "TEXT_MESSAGE_CONTENT" && ++deltas === 5) stopped = a.stop(); // SIGTERM
+    return terminal(e);
+  });
+  await stopped;
+  assert.ok(![...seen.values()].some(terminal), "the draining instance ended its stream without ending the run");
+  assert.match(a.logs(), /run handed over/);
+
+  // The client resumes through c with Last-Event-ID.
+  const res = await fetch(`${c.url}/runs/${runId}/events`, { headers: { accept: "text/event-stream", "last-event-id": String(lastId) } });
+  await sse(res, (id, e) => {
+    assert.ok(!seen.has(id), `event ${id} again after the resume`);
+    seen.set(id, e);
+    return terminal(e);
+  });
+  await wholeDone;
+  assert.equal(whole.at(-1).type, "RUN_FINISHED");
+  const contents = whole.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").length;
+  assert.ok(contents > 20, `the paced graph streams many deltas (${contents})`);
+  const ids = [...seen.keys()];
+  assert.deepEqual(ids, ids.map((_, i) => i + 1), "every sequence number once, in order");
+  assert.deepEqual(shape([...seen.values()]), shape(whole), "the events of the uninterrupted run");
+  assert.match(b.logs() + c.logs(), /run taken over/);
+});
