@@ -121,7 +121,7 @@ func (x *execution) handOver(req *agui.Request) bool {
 		return false
 	}
 	if len(b) > m.cfg.MaxHandoverBytes {
-		m.logger.WarnContext(x.ctx, "the run's hand-over record is over runLog.maxHandoverBytes; ending it", "runId", lr.run.ID, "bytes", len(b), "max", m.cfg.MaxHandoverBytes)
+		m.logger.WarnContext(x.ctx, "the run's hand-over record is over runlog.maxHandoverBytes; ending it", "runId", lr.run.ID, "bytes", len(b), "max", m.cfg.MaxHandoverBytes)
 		return false
 	}
 	x.saveHistory()
