@@ -46,7 +46,8 @@ type Rejoin func(agentID string, in *agui.RunAgentInput, header http.Header) (St
 
 // register makes lr a local run: its context (with its span), in the
 // Manager's runs, counted in its executors. A run registered while the
-// instance drains is asked to hand over at once.
+// instance drains is asked to hand over at once; one registered after
+// Shutdown is ended with its cause.
 func (m *Manager) register(lr *localRun, req StartRequest) context.Context {
 	rctx, rcancel := context.WithCancelCause(context.Background())
 	lr.cancel = rcancel
@@ -56,11 +57,17 @@ func (m *Manager) register(lr *localRun, req StartRequest) context.Context {
 	}
 	m.mu.Lock()
 	m.local[lr.run.Ref()] = lr
-	draining := m.draining
+	draining, down := m.draining, m.shutdown
 	m.mu.Unlock()
 	m.executors.Add(1)
 	if draining {
 		lr.handover.Ask()
+	}
+	if down != nil {
+		// Shutdown came while the run was being registered (after Start
+		// checked): it did not see the run, which must end with the
+		// others rather than outlive the process.
+		rcancel(down)
 	}
 	return rctx
 }

@@ -362,3 +362,44 @@ func TestHandoverUnclaimedEndsAfterClaimTimeout(t *testing.T) {
 		t.Fatalf("the run went on: %v", ev)
 	}
 }
+
+// shutdownOnStart is a log whose Start lets the Manager shut down
+// between the Manager's check for a shutdown and the run's registration.
+type shutdownOnStart struct {
+	runlog.Log
+	m *Manager
+}
+
+func (l *shutdownOnStart) Start(ctx context.Context, r runlog.Run, supersede bool) (string, error) {
+	prev, err := l.Log.Start(ctx, r, supersede)
+	l.m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "shutting down"})
+	return prev, err
+}
+
+// A run registered while Shutdown ended the others ends with them: it
+// must not outlive the process (its readers would see owner_lost).
+func TestRunRegisteredDuringShutdownEnds(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	mem := runlog.NewMemory(runlog.MemoryOptions{})
+	defer mem.Close()
+	l := &shutdownOnStart{Log: mem}
+	m, err := New(l, Config{Instance: "i", DetachGrace: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	l.m = m
+	text := &agui.TextMessageContent{MessageID: "m", Delta: "x"}
+	evs := []agui.Event{&agui.TextMessageStart{MessageID: "m", Role: "assistant"}}
+	for range 200 {
+		evs = append(evs, text)
+	}
+	got := serve(t, m, StartRequest{Principal: "p", AgentID: "a", Input: input("t", "r"), Agent: script(20*time.Millisecond, evs...)})
+	m.Wait()
+	var last struct{ Type, Code string }
+	_ = json.Unmarshal(got[len(got)-1].Data, &last)
+	if last.Type != "RUN_ERROR" || last.Code != agui.CodeShutdown || len(got) > 20 {
+		t.Fatalf("the run registered during the shutdown ended with %+v after %d events", last, len(got))
+	}
+}
