@@ -339,7 +339,9 @@ test("Redis restarted (5 s down): no run ends, nothing lost", async () => {
   assert.equal(s.bad.length, 0, ok(s));
 });
 
-// No run is taken over (docs/deployment.md#rolling-restarts): a run still
+// No run is taken over: the paced upstream is an AG-UI agent, which
+// cannot be rejoined (docs/deployment.md#rolling-restarts; LangGraph runs
+// are, e2e/langgraph/handover.test.js). A run still
 // going when its instance's shutdownGrace runs out ends with a RUN_ERROR
 // code (shutdown; owner_lost where the instance exited before it could
 // write that), and every event delivered before it is kept.

@@ -1,11 +1,11 @@
 // A rolling restart hands LangGraph runs over: three instances of the real
 // binary share Redis in front of a real LangGraph Agent Server
 // (`langgraphjs dev` serving graph.mjs's paced graph). SIGTERM stops the
-// instance that runs a client's run mid-stream; another instance takes
-// the run over (the Agent Server's run is rejoined, not restarted), and
-// the client, resuming with Last-Event-ID through a third instance, gets
-// every event of the run exactly once, ending with RUN_FINISHED: the
-// same events as an uninterrupted run of the graph.
+// instance that runs three clients' runs mid-stream; another instance
+// takes each run over (the Agent Server's run is rejoined, not
+// restarted), and each client, resuming with Last-Event-ID through the
+// third instance, gets every event of its run exactly once, ending with
+// RUN_FINISHED: the same events as an uninterrupted run of the graph.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -74,42 +74,48 @@ function start(a, threadId, runId) {
 // not its ids.
 const shape = (events) => events.map((e) => [e.type, e.delta ?? e.code ?? ""].join(" ").trim());
 
-test("a run handed over at SIGTERM goes on through another instance, every event once", async () => {
+test("runs handed over at SIGTERM go on through another instance, every event once", async () => {
   const [a, b, c] = instances;
   // The graph's uninterrupted run, for comparison, alongside.
   const whole = [];
   const wholeDone = start(b, "t-" + randomUUID(), "whole-" + randomUUID()).then((res) => sse(res, (_, e) => (whole.push(e), terminal(e))));
 
-  // The same run on a, stopped mid-stream.
-  const runId = "moved-" + randomUUID();
-  const seen = new Map(); // id -> event
-  let lastId = 0;
-  let deltas = 0;
+  // Three runs on a, stopped (SIGTERM) once each has streamed five deltas.
+  const moved = [0, 1, 2].map(() => ({ runId: "moved-" + randomUUID(), seen: new Map(), lastId: 0, deltas: 0 }));
   let stopped;
-  await sse(await start(a, "t-" + randomUUID(), runId), (id, e) => {
-    assert.ok(!seen.has(id), `event ${id} twice from the owner`);
-    seen.set(id, e);
-    lastId = id;
-    if (e.type === "TEXT_MESSAGE_CONTENT" && ++deltas === 5) stopped = a.stop(); // SIGTERM
-    return terminal(e);
-  });
+  const mid = () => moved.every((r) => r.deltas >= 5);
+  await Promise.all(moved.map(async (r) => {
+    await sse(await start(a, "t-" + randomUUID(), r.runId), (id, e) => {
+      assert.ok(!r.seen.has(id), `event ${id} twice from the owner`);
+      r.seen.set(id, e);
+      r.lastId = id;
+      if (e.type === "TEXT_MESSAGE_CONTENT") r.deltas++;
+      if (!stopped && mid()) stopped = a.stop(); // SIGTERM
+      return terminal(e);
+    });
+  }));
   await stopped;
-  assert.ok(![...seen.values()].some(terminal), "the draining instance ended its stream without ending the run");
-  assert.match(a.logs(), /run handed over/);
+  for (const r of moved) assert.ok(![...r.seen.values()].some(terminal), "the draining instance ended its streams without ending the runs");
+  assert.equal(a.logs().match(/run handed over/g)?.length, moved.length, a.logs());
 
-  // The client resumes through c with Last-Event-ID.
-  const res = await fetch(`${c.url}/runs/${runId}/events`, { headers: { accept: "text/event-stream", "last-event-id": String(lastId) } });
-  await sse(res, (id, e) => {
-    assert.ok(!seen.has(id), `event ${id} again after the resume`);
-    seen.set(id, e);
-    return terminal(e);
-  });
+  // Each client resumes through c with Last-Event-ID.
+  await Promise.all(moved.map(async (r) => {
+    const res = await fetch(`${c.url}/runs/${r.runId}/events`, { headers: { accept: "text/event-stream", "last-event-id": String(r.lastId) } });
+    await sse(res, (id, e) => {
+      assert.ok(!r.seen.has(id), `event ${id} again after the resume`);
+      r.seen.set(id, e);
+      return terminal(e);
+    });
+  }));
   await wholeDone;
   assert.equal(whole.at(-1).type, "RUN_FINISHED");
   const contents = whole.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").length;
   assert.ok(contents > 20, `the paced graph streams many deltas (${contents})`);
-  const ids = [...seen.keys()];
-  assert.deepEqual(ids, ids.map((_, i) => i + 1), "every sequence number once, in order");
-  assert.deepEqual(shape([...seen.values()]), shape(whole), "the events of the uninterrupted run");
-  assert.match(b.logs() + c.logs(), /run taken over/);
+  for (const r of moved) {
+    const ids = [...r.seen.keys()];
+    assert.deepEqual(ids, ids.map((_, i) => i + 1), "every sequence number once, in order");
+    assert.deepEqual(shape([...r.seen.values()]), shape(whole), "the events of the uninterrupted run");
+  }
+  // Each run was taken over once, by b or c.
+  assert.equal((b.logs() + c.logs()).match(/run taken over/g)?.length, moved.length);
 });
