@@ -285,3 +285,75 @@ func normalisedBodies(bodies []map[string]any) string {
 	}
 	return normalised(lines)
 }
+
+// A rejoin whose hand-over state lacks a middleware's part, or has one
+// that cannot be read, or whose backend state is unreadable, ends with one
+// RUN_ERROR (code internal) naming what is wrong: no RUN_STARTED, no
+// panic, no new run upstream.
+func TestChainRejoinBadState(t *testing.T) {
+	var current atomic.Pointer[lgServer]
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { current.Load().ServeHTTP(w, r) }))
+	defer up.Close()
+	a, b := handoverInstance(t, up.URL), handoverInstance(t, up.URL)
+	input := func() *agui.RunAgentInput {
+		return &agui.RunAgentInput{ThreadID: "thread-1", RunID: "run-1", Messages: []agui.Message{{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}}}
+	}
+	current.Store(&lgServer{scripts: []lgScript{richScript()}, posts: map[string]int{}})
+	h := agui.NewHandover()
+	chainLines(t, a, &agui.Request{Input: input(), Handover: h}, func(n int) {
+		if n == 12 {
+			h.Ask()
+		}
+	})
+	kept, ok := h.Kept()
+	if !ok {
+		t.Fatal("not stopped")
+	}
+	parts := []string{"normalize.output", "normalize.canonical", "a2ui", "mcpapps", "dataview"}
+	for _, p := range parts {
+		if _, ok := kept.Parts[p]; !ok {
+			t.Fatalf("no part %q kept: %v", p, kept.Parts)
+		}
+	}
+	type variant struct {
+		name, want string
+		st         agui.HandoverState
+	}
+	var variants []variant
+	for _, p := range parts {
+		for how, v := range map[string]json.RawMessage{"missing": nil, "unreadable": json.RawMessage(`"?"`)} {
+			st := agui.HandoverState{Backend: kept.Backend, Parts: map[string]json.RawMessage{}}
+			for k, raw := range kept.Parts {
+				st.Parts[k] = raw
+			}
+			if v == nil {
+				delete(st.Parts, p)
+			} else {
+				st.Parts[p] = v
+			}
+			variants = append(variants, variant{how + " " + p, strconv.Quote(p), st})
+		}
+	}
+	variants = append(variants, variant{"unreadable backend state", "LangGraph", agui.HandoverState{Backend: json.RawMessage(`{}`), Parts: kept.Parts}})
+	for _, v := range variants {
+		lg := &lgServer{scripts: []lgScript{richScript()}, posts: map[string]int{}}
+		current.Store(lg)
+		got := chainLines(t, b, &agui.Request{Input: input(), Handover: agui.Resume(v.st)}, nil)
+		last := got[len(got)-1]
+		var re struct{ Type, Code, Message string }
+		_ = json.Unmarshal([]byte(last), &re)
+		if re.Type != "RUN_ERROR" || re.Code != agui.CodeInternal || !strings.Contains(re.Message, v.want) {
+			t.Errorf("%s: ends with %s, want RUN_ERROR internal naming %s", v.name, last, v.want)
+		}
+		for _, l := range got {
+			if strings.Contains(l, `"RUN_STARTED"`) {
+				t.Errorf("%s: %s", v.name, l)
+			}
+		}
+		for _, p := range lg.paths {
+			if strings.HasPrefix(p, "POST") {
+				t.Errorf("%s: %s upstream", v.name, p)
+			}
+		}
+	}
+}
