@@ -91,7 +91,8 @@ func newID() string {
 // validates A2UI the agent produced itself, and turns
 // forwardedProps.a2uiAction into messages the agent understands. v checks
 // everything that leaves; generated surfaces are checked strictly
-// (orphans, bindings).
+// (orphans, bindings). A run stopped for a hand-over keeps its state
+// (HandoverPart) for the rejoining run.
 func Middleware(v *Validator, cfg Config) agui.Middleware {
 	log := cfg.Logger
 	if log == nil {

@@ -140,7 +140,9 @@ func OfferedTools(p *Pool, servers []string, client []agui.Tool) []agui.Tool {
 }
 
 // Middleware runs the bound servers' tools for the agent and turns UI
-// tools' results into cards. See the package documentation.
+// tools' results into cards. See the package documentation. A run holds
+// a hand-over off from its first call of a bound tool to its end; stopped
+// before, it keeps its transcript (HandoverPart) for the rejoining run.
 func Middleware(p *Pool, cfg Config) agui.Middleware {
 	if cfg.MaxToolRounds == 0 {
 		cfg.MaxToolRounds = 5
