@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -204,11 +205,11 @@ func chainLines(t *testing.T, s *Server, req *agui.Request, at func(n int)) []st
 	return out
 }
 
-func handoverInstance(t *testing.T, url string) *Server {
+func handoverInstance(t *testing.T, url, graph string) *Server {
 	t.Helper()
 	cfg, err := ParseConfig([]byte(`sandboxKey: handover-test-key
 agents:
-  lg: {type: langgraph, url: "`+url+`", graph: g, subgraphs: false, render: [a2ui, mcp-apps], mcpServers: [genui]}
+  lg: {type: langgraph, url: "`+url+`", graph: `+graph+`, subgraphs: false, render: [a2ui, mcp-apps], mcpServers: [genui]}
 `), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +226,7 @@ func TestChainHandover(t *testing.T) {
 	var current atomic.Pointer[lgServer]
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { current.Load().ServeHTTP(w, r) }))
 	defer up.Close()
-	a, b := handoverInstance(t, up.URL), handoverInstance(t, up.URL)
+	a, b := handoverInstance(t, up.URL, "g"), handoverInstance(t, up.URL, "g")
 	input := func() *agui.RunAgentInput {
 		return &agui.RunAgentInput{ThreadID: "thread-1", RunID: "run-1", Messages: []agui.Message{{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}}}
 	}
@@ -294,7 +295,7 @@ func TestChainRejoinBadState(t *testing.T) {
 	var current atomic.Pointer[lgServer]
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { current.Load().ServeHTTP(w, r) }))
 	defer up.Close()
-	a, b := handoverInstance(t, up.URL), handoverInstance(t, up.URL)
+	a, b := handoverInstance(t, up.URL, "g"), handoverInstance(t, up.URL, "g")
 	input := func() *agui.RunAgentInput {
 		return &agui.RunAgentInput{ThreadID: "thread-1", RunID: "run-1", Messages: []agui.Message{{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}}}
 	}
@@ -355,5 +356,79 @@ func TestChainRejoinBadState(t *testing.T) {
 				t.Errorf("%s: %s upstream", v.name, p)
 			}
 		}
+	}
+}
+
+// runShape is a run's events as their types, one line each (with the
+// activity type, tool or step name), TEXT_MESSAGE_CONTENT folded into one
+// line of their text: what two runs of a live graph have in common (the
+// LangGraph server's message and run ids differ).
+func runShape(lines []string) string {
+	var b, text strings.Builder
+	for _, l := range lines {
+		var e struct{ Type, Delta, ActivityType, ToolCallName, StepName string }
+		_ = json.Unmarshal([]byte(l), &e)
+		if e.Type == "TEXT_MESSAGE_CONTENT" {
+			text.WriteString(e.Delta)
+			continue
+		}
+		if text.Len() > 0 {
+			fmt.Fprintf(&b, "TEXT %q\n", text.String())
+			text.Reset()
+		}
+		if e.Type == "" {
+			e.Type = l
+		}
+		b.WriteString(strings.TrimSpace(e.Type + " " + e.ActivityType + e.ToolCallName + e.StepName))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestChainHandoverLive is TestChainHandover against a real `langgraph
+// dev` at GENUI_LANGGRAPH_URL serving e2e/langgraph-python (skipped
+// without it), graph GENUI_LANGGRAPH_GRAPH (default tools: a tool whose
+// JSON result becomes an A2UI surface and a data-view card), each ask on
+// a thread of its own; the runs are compared by shape.
+func TestChainHandoverLive(t *testing.T) {
+	url := os.Getenv("GENUI_LANGGRAPH_URL")
+	if url == "" {
+		t.Skip("GENUI_LANGGRAPH_URL is not set")
+	}
+	graph := os.Getenv("GENUI_LANGGRAPH_GRAPH")
+	if graph == "" {
+		graph = "tools"
+	}
+	a, b := handoverInstance(t, url, graph), handoverInstance(t, url, graph)
+	input := func(thread string) *agui.RunAgentInput {
+		return &agui.RunAgentInput{ThreadID: thread, RunID: "run-" + thread, Messages: []agui.Message{{ID: "u-" + thread, Role: agui.RoleUser, Content: agui.Text("weather in Paris")}}}
+	}
+	want := chainLines(t, a, &agui.Request{Input: input(t.Name() + "-whole")}, nil)
+	t.Logf("whole run: %d events\n%s", len(want), runShape(want))
+	handed := 0
+	for k := 1; k < len(want); k++ {
+		thread := fmt.Sprintf("%s-%d", t.Name(), k)
+		h := agui.NewHandover()
+		got := chainLines(t, a, &agui.Request{Input: input(thread), Handover: h}, func(n int) {
+			if n == k {
+				h.Ask()
+			}
+		})
+		if st, ok := h.Kept(); ok {
+			handed++
+			js, _ := json.Marshal(st)
+			var back agui.HandoverState
+			if err := json.Unmarshal(js, &back); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, chainLines(t, b, &agui.Request{Input: input(thread), Handover: agui.Resume(back)}, nil)...)
+		}
+		if g, w := runShape(got), runShape(want); g != w {
+			t.Errorf("asked at %d:\n%s\nwant\n%s", k, g, w)
+		}
+	}
+	t.Logf("%d of %d asks handed over", handed, len(want)-1)
+	if handed == 0 {
+		t.Fatal("no hand-over")
 	}
 }
