@@ -14,27 +14,34 @@ import (
 // adding each A2UI message (v0.8) to /operations/-.
 const bridgeKey = "operations"
 
-// bridged turns the bridge's surfaces into the adapter's own: the
+// bridge turns the bridge's surfaces into the adapter's own: the
 // messages of each such surface are held, and when a burst of its deltas
 // ends (any other event, or the stream's end) one ACTIVITY_SNAPSHOT
 // {"a2ui_operations": [every message so far]} (replace true) stands for
 // them, which Middleware then checks and converts like any surface of the
 // agent's. A surface holding more than max messages fails. Other events
-// pass unchanged.
-func bridged(seq iter.Seq2[agui.Event, error], max int) iter.Seq2[agui.Event, error] {
+// pass unchanged. A stream stopped for a hand-over ends with its burst
+// still held: the rejoining run goes on with it (Middleware carries held
+// and pending).
+type bridge struct {
+	max     int
+	held    map[string][]json.RawMessage
+	pending string // the surface whose burst is under way
+}
+
+func (b *bridge) run(seq iter.Seq2[agui.Event, error], h *agui.Handover) iter.Seq2[agui.Event, error] {
 	return func(yield func(agui.Event, error) bool) {
-		held := map[string][]json.RawMessage{}
-		pending := "" // the surface whose burst is under way
+		held := b.held
 		flush := func() bool {
-			if pending == "" {
+			if b.pending == "" {
 				return true
 			}
-			id := pending
-			pending = ""
+			id := b.pending
+			b.pending = ""
 			ops := held[id]
 			content := operationsContent(ops)
-			if len(ops) > max {
-				content = failed(fmt.Sprintf("the surface holds more than %d A2UI messages", max), nil)
+			if len(ops) > b.max {
+				content = failed(fmt.Sprintf("the surface holds more than %d A2UI messages", b.max), nil)
 			}
 			return yield(&agui.ActivitySnapshot{MessageID: id, ActivityType: ActivityType, Content: content, Replace: ptr(true)}, nil)
 		}
@@ -49,23 +56,23 @@ func bridged(seq iter.Seq2[agui.Event, error], max int) iter.Seq2[agui.Event, er
 			switch e := ev.(type) {
 			case *agui.ActivitySnapshot:
 				if ops, ok := bridgeSnapshot(e); ok {
-					if pending != e.MessageID && !flush() {
+					if b.pending != e.MessageID && !flush() {
 						return
 					}
 					if _, seen := held[e.MessageID]; !seen || e.Replace == nil || *e.Replace {
 						held[e.MessageID] = ops
 					}
-					pending = e.MessageID
+					b.pending = e.MessageID
 					continue
 				}
 			case *agui.ActivityDelta:
 				if _, ok := held[e.MessageID]; ok && e.ActivityType == ActivityType {
 					if add, ok := bridgeAppends(e.Patch); ok {
-						if pending != e.MessageID && !flush() {
+						if b.pending != e.MessageID && !flush() {
 							return
 						}
 						held[e.MessageID] = append(held[e.MessageID], add...)
-						pending = e.MessageID
+						b.pending = e.MessageID
 						continue
 					}
 				}
@@ -74,7 +81,9 @@ func bridged(seq iter.Seq2[agui.Event, error], max int) iter.Seq2[agui.Event, er
 				return
 			}
 		}
-		flush()
+		if !h.Stopped() {
+			flush()
+		}
 	}
 }
 

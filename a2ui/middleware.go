@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,7 +91,8 @@ func newID() string {
 // validates A2UI the agent produced itself, and turns
 // forwardedProps.a2uiAction into messages the agent understands. v checks
 // everything that leaves; generated surfaces are checked strictly
-// (orphans, bindings).
+// (orphans, bindings). A run stopped for a hand-over keeps its state
+// (HandoverPart) for the rejoining run.
 func Middleware(v *Validator, cfg Config) agui.Middleware {
 	log := cfg.Logger
 	if log == nil {
@@ -141,7 +143,22 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 				names := map[string]string{}
 				shown := map[string]bool{} // surface activities already sent
 				au := &authoring{tracer: req.Tracer, v: v, cfg: cfg, catalog: catalog, calls: map[string]*renderCall{}, bySurface: map[string]string{}}
-				for ev, err := range bridged(next.Run(ctx, req), v.opts.MaxHeldMessages) {
+				br := &bridge{max: v.opts.MaxHeldMessages, held: map[string][]json.RawMessage{}}
+				h := req.Handover
+				if h.Rejoining() {
+					var st handoverState
+					if err := h.Restore(HandoverPart, &st); err != nil {
+						yield(nil, err)
+						return
+					}
+					st.restore(names, shown, au, br)
+				}
+				defer func() {
+					if h.Stopped() {
+						h.KeepPartOf(HandoverPart, keepState(names, shown, au, br))
+					}
+				}()
+				for ev, err := range br.run(next.Run(ctx, req), h) {
 					if err != nil {
 						if !au.fail(ctx, yield, err.Error()) {
 							return
@@ -201,6 +218,56 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 			}
 		})
 	}
+}
+
+// HandoverPart is the name of Middleware's hand-over part: the tool
+// names of the run's calls, the surfaces sent, the render calls followed
+// (their arguments so far, activity, progress) and the A2A bridge's held
+// surfaces. A run stopped for a hand-over keeps it; the rejoining run
+// takes it back.
+const HandoverPart = "a2ui"
+
+// handoverState is Middleware's state carried by a hand-over.
+type handoverState struct {
+	Names     map[string]string            `json:"names,omitempty"`
+	Shown     []string                     `json:"shown,omitempty"`
+	Calls     map[string]renderCallState   `json:"calls,omitempty"`
+	BySurface map[string]string            `json:"bySurface,omitempty"`
+	Held      map[string][]json.RawMessage `json:"held,omitempty"`
+	Pending   string                       `json:"pending,omitempty"`
+}
+
+type renderCallState struct {
+	Args    string `json:"args,omitempty"`
+	MsgID   string `json:"msgId,omitempty"`
+	Shown   int    `json:"shown,omitempty"`
+	Settled bool   `json:"settled,omitempty"`
+}
+
+func keepState(names map[string]string, shown map[string]bool, au *authoring, br *bridge) handoverState {
+	st := handoverState{Names: names, Shown: slices.Sorted(maps.Keys(shown)), BySurface: au.bySurface, Held: br.held, Pending: br.pending}
+	if len(au.calls) > 0 {
+		st.Calls = make(map[string]renderCallState, len(au.calls))
+		for id, c := range au.calls {
+			st.Calls[id] = renderCallState{Args: c.args.String(), MsgID: c.msgID, Shown: c.shown, Settled: c.settled}
+		}
+	}
+	return st
+}
+
+func (st *handoverState) restore(names map[string]string, shown map[string]bool, au *authoring, br *bridge) {
+	maps.Copy(names, st.Names)
+	for _, id := range st.Shown {
+		shown[id] = true
+	}
+	maps.Copy(au.bySurface, st.BySurface)
+	for id, cs := range st.Calls {
+		c := &renderCall{msgID: cs.MsgID, shown: cs.Shown, settled: cs.Settled}
+		c.args.WriteString(cs.Args)
+		au.calls[id] = c
+	}
+	maps.Copy(br.held, st.Held)
+	br.pending = st.Pending
 }
 
 // catalogFor picks the catalog id: the one the frontend registered, then

@@ -140,7 +140,9 @@ func OfferedTools(p *Pool, servers []string, client []agui.Tool) []agui.Tool {
 }
 
 // Middleware runs the bound servers' tools for the agent and turns UI
-// tools' results into cards. See the package documentation.
+// tools' results into cards. See the package documentation. A run holds
+// a hand-over off from its first call of a bound tool to its end; stopped
+// before, it keeps its transcript (HandoverPart) for the rejoining run.
 func Middleware(p *Pool, cfg Config) agui.Middleware {
 	if cfg.MaxToolRounds == 0 {
 		cfg.MaxToolRounds = 5
@@ -187,7 +189,10 @@ func Middleware(p *Pool, cfg Config) agui.Middleware {
 						return
 					}
 					// The answer is the user's turn: the client (and the
-					// thread's history) see it as one.
+					// thread's history) see it as one. The run went to an
+					// MCP server before the agent: it is not handed over
+					// (a rejoin would ask the server again).
+					defer req.Handover.Hold()()
 					id := newID()
 					in = withoutAction(in, id, forward)
 					req = req.WithInput(in)
@@ -305,19 +310,41 @@ type loadingCard struct {
 // run drives the upstream, executing bound tool calls as they end, and
 // runs it again with the results until it needs no more tools: one client
 // run, one RUN_STARTED, one terminal event.
+//
+// A hand-over is held off from the first call of a bound tool to the end
+// of the run (calls in flight, follow-up rounds); before that, a run
+// stopped for one keeps the round's transcript (HandoverPart) and the
+// rejoining run goes on with it.
 func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agui.Tool) {
 	input := in.Clone()
 	input.Tools = append(input.Tools, injected...)
 	input.Context = append(input.Context, r.guidance()...)
 	req := r.req.WithInput(input)
+	h := req.Handover
+	var resumed handoverState
+	if h.Rejoining() {
+		if err := h.Restore(HandoverPart, &resumed); err != nil {
+			r.yield(nil, err)
+			return
+		}
+	}
+	release := func() {}
+	defer func() { release() }()
 	for round := 0; ; round++ {
 		if round > 0 {
 			input.RunID = fmt.Sprintf("%s-round-%d", in.RunID, round)
+			if round == 1 {
+				// A follow-up round is a run of its own upstream, held
+				// off from hand-overs: its request has none.
+				req = req.WithInput(input)
+				req.Handover = nil
+			}
 		}
 		// What the agent gets back in the follow-up: bounded, so that an
 		// endless stream cannot grow it without end.
-		tr := agui.NewTranscript(nil)
-		kept := 0
+		tr := agui.NewTranscript(resumed.Transcript)
+		kept := resumed.Kept
+		resumed = handoverState{}
 		tr.SetBudget(func(n int) bool {
 			if kept+n > maxRoundBytes {
 				return false
@@ -394,6 +421,9 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 				continue
 			case *agui.ToolCallStart:
 				if b, ok := r.bound[e.ToolCallName]; ok {
+					if round == 0 && len(starts) == 0 {
+						release = h.Hold()
+					}
 					starts[e.ToolCallID] = e
 					args[e.ToolCallID] = &strings.Builder{}
 					if r.loading && b.tool.ResourceURI != "" && r.shows(b.server, "mcp-apps") {
@@ -471,6 +501,12 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 			return
 		}
 		stop()
+		if h.Stopped() && round == 0 {
+			// Stopped for a hand-over, before any bound call (held off
+			// from there).
+			h.KeepPartOf(HandoverPart, handoverState{Transcript: tr.Messages(), Kept: kept})
+			return
+		}
 		if executed == 0 {
 			if heldSnapshot != nil && !r.yield(heldSnapshot, nil) {
 				return
@@ -494,6 +530,17 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 			}
 		}
 	}
+}
+
+// HandoverPart is the name of Middleware's hand-over part: the
+// transcript of the run's first round so far, for a follow-up round after
+// the rejoin.
+const HandoverPart = "mcpapps"
+
+// handoverState is Middleware's state carried by a hand-over.
+type handoverState struct {
+	Transcript []agui.Message `json:"transcript,omitempty"`
+	Kept       int            `json:"kept,omitempty"`
 }
 
 // Bounds on what one round keeps for the follow-up run.

@@ -254,7 +254,9 @@ func (h logHandler) WithGroup(name string) slog.Handler {
 
 // ToolCalls is the middleware that gives each tool call of a run a span,
 // from its TOOL_CALL_START to its TOOL_CALL_RESULT (or the run's end: a
-// frontend tool's result comes in the next run).
+// frontend tool's result comes in the next run). A run stopped for a
+// hand-over ends its open spans there: the rejoining run does not trace
+// the results of calls started before the stop.
 func ToolCalls() agui.Middleware {
 	return func(next agui.Agent) agui.Agent {
 		return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {

@@ -11,9 +11,10 @@
 // from the id before the last one for "<ms>-<seq>" ids, which langgraph
 // dev shares among the frames of a millisecond, dropping the frames seen
 // already); a run whose client goes away is cancelled upstream. A run asked to hand
-// over (agui.Request.Handover) stops before an upstream frame and leaves
-// the LangGraph run going; Rejoin follows it from there in another
-// process.
+// over (agui.Request.Handover), once no middleware holds the hand-over
+// off, stops before an upstream frame and leaves the LangGraph run going;
+// Rejoin follows it from there in another process, and so does Run when
+// the request's Handover was made by agui.Resume.
 package langgraph
 
 import (

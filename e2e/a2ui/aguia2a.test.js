@@ -13,33 +13,27 @@ import { readFileSync } from "node:fs";
 import { startAdapter } from "../lib/adapter.js";
 import { runClient } from "../lib/clients.js";
 import { startV08Agent, startBridge, A2UI_V08_EXT } from "../lib/aguia2a.js";
-import { launch, bundle, serveFiles, e2eDir, artifacts } from "../lib/browser.js";
+import { e2eDir } from "../lib/browser.js";
+import { startRenderers, assertRendered, surfaceOf } from "../lib/a2uipage.js";
 
 const ops = JSON.parse(readFileSync(join(e2eDir, "..", "schemas", "testdata", "v0_8", "basic", "13_coffee-order.json"), "utf8"));
 const expect = ["Sunrise Coffee", "Oat Milk Latte", "Grande, Extra Shot", "Chocolate Croissant", "$11.66"];
 const clients = {
-  "v0.9": { caps: { "v0.9": { supportedCatalogIds: ["https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"] } }, page: "/", render: "renderA2UI", first: "createSurface" },
-  "v0.8": { caps: { supportedCatalogIds: ["https://a2ui.org/specification/v0_8/standard_catalog_definition.json"] }, page: "/v08", render: "renderA2UI08", first: "beginRendering" },
+  "v0.9": { caps: { "v0.9": { supportedCatalogIds: ["https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"] } }, first: "createSurface" },
+  "v0.8": { caps: { supportedCatalogIds: ["https://a2ui.org/specification/v0_8/standard_catalog_definition.json"] }, first: "beginRendering" },
 };
 
-let agent, bridge, adapter, browser, files;
+let agent, bridge, adapter, renderers;
 
 before(async () => {
   agent = await startV08Agent(ops);
   bridge = await startBridge(agent.url);
   adapter = await startAdapter(`agents:\n  bridge: {type: agui, url: ${bridge.url}}\n`);
-  files = await serveFiles({
-    "/": join(e2eDir, "a2ui", "page.html"),
-    "/bundle.js": await bundle("a2ui/entry.js", "a2ui-bundle.js"),
-    "/v08": join(e2eDir, "a2ui", "page08.html"),
-    "/bundle08.js": await bundle("a2ui/entry08.js", "a2ui-bundle08.js"),
-  });
-  browser = await launch();
+  renderers = await startRenderers();
 });
 
 after(async () => {
-  await browser?.close();
-  await files?.close();
+  await renderers?.close();
   await adapter?.stop();
   await bridge?.close();
   await agent?.close();
@@ -59,36 +53,10 @@ for (const [cv, c] of Object.entries(clients)) {
     // What the client got: one snapshot of the whole surface, in its version.
     const acts = got.events.filter((e) => e.activityType === "a2ui-surface");
     assert.deepEqual(acts.map((e) => e.type), ["ACTIVITY_SNAPSHOT"]);
-    const act = got.messages.find((m) => m.role === "activity" && m.activityType === "a2ui-surface");
-    assert.equal(act.content.status, undefined, `surface failed: ${JSON.stringify(act.content).slice(0, 800)}`);
-    const out = act.content.a2ui_operations;
+    const out = surfaceOf(got).a2ui_operations;
     assert.ok(out[0][c.first], `starts with ${c.first}: ${JSON.stringify(out[0])}`);
 
-    const page = await browser.newPage({ viewport: { width: 960, height: 900 } });
-    const consoleErrors = [];
-    page.on("pageerror", (e) => consoleErrors.push(String(e)));
-    page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
-    await page.goto(files.url + c.page);
-    await page.waitForFunction((fn) => typeof window[fn] === "function", c.render);
-    await page.evaluate(([fn, o]) => window[fn](o), [c.render, out]);
-    const visible = (want) => {
-      const parts = [];
-      const walk = (n) => {
-        if (n.nodeType === Node.TEXT_NODE) parts.push(n.textContent);
-        if (n.shadowRoot) walk(n.shadowRoot);
-        for (const ch of n.childNodes) walk(ch);
-      };
-      walk(document.getElementById("root"));
-      const t = parts.join(" ").replace(/\s+/g, " ");
-      return want ? want.every((w) => t.includes(w)) : t;
-    };
-    await page.waitForFunction(visible, expect, { timeout: 10000 }).catch(() => {});
-    const shown = await page.evaluate(visible, null);
-    const errors = await page.evaluate(() => window.__a2ui.errors);
-    await page.screenshot({ path: join(artifacts, `a2ui-aguia2a-${cv}.png`), fullPage: true });
-    await page.close();
-    assert.deepEqual(errors, [], "renderer errors");
-    assert.deepEqual(consoleErrors.filter((e) => !e.includes("Failed to load resource")), [], "console errors");
-    for (const want of expect) assert.ok(shown.includes(want), `"${want}" not visible in:\n${shown.slice(0, 1200)}`);
+    const r = await renderers.render(cv, out, { expect, shot: `a2ui-aguia2a-${cv}` });
+    assertRendered(r, expect, { missingResources: true });
   });
 }

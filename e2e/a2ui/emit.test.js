@@ -12,7 +12,8 @@ import { readFileSync } from "node:fs";
 import { startAdapter } from "../lib/adapter.js";
 import { startUpstream } from "../lib/upstream.js";
 import { runClient } from "../lib/clients.js";
-import { launch, bundle, serveFiles, e2eDir, artifacts } from "../lib/browser.js";
+import { e2eDir } from "../lib/browser.js";
+import { startRenderers, assertRendered, surfaceOf, surfaceEvents } from "../lib/a2uipage.js";
 import { sse } from "../agui/scenarios.js";
 
 const testdata = join(e2eDir, "..", "schemas", "testdata");
@@ -51,37 +52,19 @@ const cases = {
   },
 };
 
-let up, adapter, browser, files;
+let up, adapter, renderers;
 
 before(async () => {
   const routes = {};
-  for (const [name, c] of Object.entries(cases)) {
-    routes[`/${name}`] = (i) => {
-      const evs = [{ type: "RUN_STARTED", threadId: i.threadId, runId: i.runId }];
-      if (c.result || c.asTool) {
-        evs.push(
-          { type: "TOOL_CALL_START", toolCallId: `call-${name}`, toolCallName: "list_orders" },
-          { type: "TOOL_CALL_END", toolCallId: `call-${name}` },
-          { type: "TOOL_CALL_RESULT", messageId: `res-${name}`, toolCallId: `call-${name}`, content: JSON.stringify(c.result ?? { a2ui_operations: c.ops }) },
-        );
-      } else {
-        evs.push({ type: "ACTIVITY_SNAPSHOT", messageId: `own-${name}`, activityType: "a2ui-surface", replace: true, content: { a2ui_operations: c.ops } });
-      }
-      evs.push({ type: "RUN_FINISHED", threadId: i.threadId, runId: i.runId });
-      return sse(evs);
-    };
-  }
+  for (const [name, c] of Object.entries(cases)) routes[`/${name}`] = (i) => sse(surfaceEvents(i, name, { ...c, tool: "list_orders" }));
   up = await startUpstream(routes);
   const agents = Object.keys(cases).map((n) => `  ${n}: {type: agui, url: ${up.url}/${n}}`).join("\n");
   adapter = await startAdapter(`agents:\n${agents}\n`);
-  const js = await bundle("a2ui/entry08.js", "a2ui-bundle08.js");
-  files = await serveFiles({ "/": join(e2eDir, "a2ui", "page08.html"), "/bundle08.js": js });
-  browser = await launch();
+  renderers = await startRenderers();
 });
 
 after(async () => {
-  await browser?.close();
-  await files?.close();
+  await renderers?.close();
   await adapter?.stop();
   await up?.close();
 });
@@ -89,56 +72,18 @@ after(async () => {
 for (const [name, c] of Object.entries(cases)) {
   test(`a v0.8 client gets the ${name} surface in v0.8 and @a2ui/lit v0_8 renders it`, async () => {
     const got = await runClient("1.0.0", `${adapter.url}/agents/${name}/run`, { forwardedProps: { a2uiClientCapabilities: c.caps } });
-    assert.deepEqual(got.failed, []);
-    const act = got.messages.find((m) => m.role === "activity" && m.activityType === "a2ui-surface");
-    assert.ok(act, `no a2ui-surface for ${name}`);
-    assert.equal(act.content.status, undefined, `surface failed: ${JSON.stringify(act.content).slice(0, 800)}`);
-    const ops = act.content.a2ui_operations;
+    const content = surfaceOf(got, name);
+    const ops = content.a2ui_operations;
     assert.ok(ops[0].beginRendering, `starts with beginRendering: ${JSON.stringify(ops[0])}`);
     for (const op of ops) {
       assert.equal(op.version, undefined, "v0.8 messages carry no version");
       assert.ok(op.beginRendering || op.surfaceUpdate || op.dataModelUpdate, `a v0.8 operation: ${JSON.stringify(op).slice(0, 200)}`);
     }
-    for (const issue of act.content.a2ui_issues ?? []) {
+    for (const issue of content.a2ui_issues ?? []) {
       assert.ok(["not_expressible_in_v08", "v08_not_expressible", "v10_not_expressible"].includes(issue.rule), `only lossy reports: ${JSON.stringify(issue)}`);
     }
-
-    const page = await browser.newPage({ viewport: { width: 960, height: 900 } });
-    const consoleErrors = [];
-    page.on("pageerror", (e) => consoleErrors.push(String(e)));
-    page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
-    await page.goto(files.url + "/");
-    await page.waitForFunction(() => typeof window.renderA2UI08 === "function");
-    await page.evaluate((o) => window.renderA2UI08(o), ops);
-    const text = () => page.evaluate(() => {
-      const parts = [];
-      const walk = (n) => {
-        if (n.nodeType === Node.TEXT_NODE) parts.push(n.textContent);
-        if (n.shadowRoot) walk(n.shadowRoot);
-        for (const ch of n.childNodes) walk(ch);
-      };
-      walk(document.getElementById("root"));
-      return parts.join(" ").replace(/\s+/g, " ");
-    });
-    // Lit renders asynchronously (markdown included): wait for the data.
-    await page.waitForFunction((want) => {
-      const parts = [];
-      const walk = (n) => {
-        if (n.nodeType === Node.TEXT_NODE) parts.push(n.textContent);
-        if (n.shadowRoot) walk(n.shadowRoot);
-        for (const ch of n.childNodes) walk(ch);
-      };
-      walk(document.getElementById("root"));
-      const t = parts.join(" ");
-      return want.every((w) => t.includes(w));
-    }, c.expect, { timeout: 10000 }).catch(() => {});
-    const shown = await text();
-    const errors = await page.evaluate(() => window.__a2ui.errors);
-    await page.screenshot({ path: join(artifacts, `a2ui-emit-v08-${name}.png`), fullPage: true });
-    await page.close();
-    assert.deepEqual(errors, [], "renderer errors");
-    assert.deepEqual(consoleErrors.filter((e) => !e.includes("Failed to load resource")), [], "console errors");
-    for (const want of c.expect) assert.ok(shown.includes(want), `"${want}" not visible in:\n${shown.slice(0, 1200)}`);
+    const r = await renderers.render("v0.8", ops, { expect: c.expect, shot: `a2ui-emit-v08-${name}` });
+    assertRendered(r, c.expect, { missingResources: true });
   });
 }
 

@@ -10,23 +10,22 @@
 // client's a2uiClientCapabilities (forwardedProps is passed on).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { startAdapter } from "../lib/adapter.js";
 import { runClient } from "../lib/clients.js";
 import { startA2UIAgent } from "../lib/langgraph-python.js";
-import { launch, bundle, serveFiles, e2eDir, artifacts } from "../lib/browser.js";
+import { startRenderers, assertRendered, surfaceOf } from "../lib/a2uipage.js";
 
 const basic = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json";
 const standard = "https://a2ui.org/specification/v0_8/standard_catalog_definition.json";
 const clients = {
-  "v0.9": { caps: { "v0.9": { supportedCatalogIds: [basic] } }, page: "/", render: "renderA2UI", first: "createSurface" },
-  "v0.8": { caps: { supportedCatalogIds: [standard] }, page: "/v08", render: "renderA2UI08", first: "beginRendering" },
+  "v0.9": { caps: { "v0.9": { supportedCatalogIds: [basic] } }, first: "createSurface" },
+  "v0.8": { caps: { supportedCatalogIds: [standard] }, first: "beginRendering" },
 };
 // What the order card shows, whichever version carried it.
 const expect = ["Harbor Tea House", "A-1042", "2 x", "Oolong tea", "$9.00", "1 x", "Lemon cake", "$3.50", "Total", "$12.50", "Confirm order"];
 const agents = { v08: "v0.8", v09: "v0.9", v10: "v1.0" };
 
-let py, adapter, browser, files;
+let py, adapter, renderers;
 
 before(async () => {
   py = await startA2UIAgent();
@@ -35,20 +34,11 @@ before(async () => {
     for (const mode of ["activity", "tool"]) lines.push(`  ${id}-${mode}: {type: agui, url: ${py.url}/${v}/${mode}}`);
   }
   adapter = await startAdapter(`agents:\n${lines.join("\n")}\n`);
-  const js = await bundle("a2ui/entry.js", "a2ui-bundle.js");
-  const js08 = await bundle("a2ui/entry08.js", "a2ui-bundle08.js");
-  files = await serveFiles({
-    "/": join(e2eDir, "a2ui", "page.html"),
-    "/bundle.js": js,
-    "/v08": join(e2eDir, "a2ui", "page08.html"),
-    "/bundle08.js": js08,
-  });
-  browser = await launch();
+  renderers = await startRenderers();
 });
 
 after(async () => {
-  await browser?.close();
-  await files?.close();
+  await renderers?.close();
   await adapter?.stop();
   py?.stop();
 });
@@ -74,13 +64,11 @@ for (const [id, version] of Object.entries(agents)) {
         assert.deepEqual(got.runErrors, []);
         const seen = await (await fetch(`${py.url}/last-capabilities`)).json();
         assert.deepEqual(seen, { version, a2uiClientCapabilities: c.caps }, "the agent got the client's capabilities");
-        const act = got.messages.find((m) => m.role === "activity" && m.activityType === "a2ui-surface");
-        assert.ok(act, "no a2ui-surface");
-        assert.equal(act.content.status, undefined, `surface failed: ${JSON.stringify(act.content).slice(0, 800)}`);
-        const ops = act.content.a2ui_operations;
+        const content = surfaceOf(got);
+        const ops = content.a2ui_operations;
         assert.ok(ops[0][c.first], `starts with ${c.first}: ${JSON.stringify(ops[0])}`);
         for (const op of ops) assert.equal(op.version, cv === "v0.8" ? undefined : "v0.9");
-        for (const issue of act.content.a2ui_issues ?? []) {
+        for (const issue of content.a2ui_issues ?? []) {
           assert.ok(cv === "v0.8" && issue.rule === "not_expressible_in_v08", `only v0.8's lossy reports: ${JSON.stringify(issue)}`);
         }
 
@@ -88,33 +76,8 @@ for (const [id, version] of Object.entries(agents)) {
         const judged = await fetch(`${py.url}/validate/${cv}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ops) });
         assert.equal(judged.status, 200, `the SDK refuses the adapter's ${cv}: ${await judged.text()}`);
 
-        const page = await browser.newPage({ viewport: { width: 960, height: 900 } });
-        const consoleErrors = [];
-        page.on("pageerror", (e) => consoleErrors.push(String(e)));
-        page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
-        await page.goto(files.url + c.page);
-        await page.waitForFunction((fn) => typeof window[fn] === "function", c.render);
-        await page.evaluate(([fn, o]) => window[fn](o), [c.render, ops]);
-        // Lit renders asynchronously: wait for the data, then judge.
-        const visible = (want) => {
-          const parts = [];
-          const walk = (n) => {
-            if (n.nodeType === Node.TEXT_NODE) parts.push(n.textContent);
-            if (n.shadowRoot) walk(n.shadowRoot);
-            for (const ch of n.childNodes) walk(ch);
-          };
-          walk(document.getElementById("root"));
-          const t = parts.join(" ").replace(/\s+/g, " ");
-          return want ? want.every((w) => t.includes(w)) : t;
-        };
-        await page.waitForFunction(visible, expect, { timeout: 10000 }).catch(() => {});
-        const shown = await page.evaluate(visible, null);
-        const errors = await page.evaluate(() => window.__a2ui.errors);
-        await page.screenshot({ path: join(artifacts, `a2ui-python-${id}-${mode}-${cv}.png`), fullPage: true });
-        await page.close();
-        assert.deepEqual(errors, [], "renderer errors");
-        assert.deepEqual(consoleErrors.filter((e) => !e.includes("Failed to load resource")), [], "console errors");
-        for (const want of expect) assert.ok(shown.includes(want), `"${want}" not visible in:\n${shown.slice(0, 1200)}`);
+        const r = await renderers.render(cv, ops, { expect, shot: `a2ui-python-${id}-${mode}-${cv}` });
+        assertRendered(r, expect, { missingResources: true });
       });
     }
   }

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { startAdapter } from "../lib/adapter.js";
 import { startUpstream } from "../lib/upstream.js";
 import { runClient } from "../lib/clients.js";
-import { launch, bundle, serveFiles, e2eDir, artifacts } from "../lib/browser.js";
+import { artifacts } from "../lib/browser.js";
+import { startRenderers, assertRendered, surfaceOf } from "../lib/a2uipage.js";
 import { sse } from "../agui/scenarios.js";
 
 const rows200 = Array.from({ length: 200 }, (_, i) => ({ sku: `SKU-${i}`, qty: i, price: i + 0.5 }));
@@ -21,7 +22,7 @@ const datasets = {
   rows200: { tool: "inventory", data: rows200, expect: ["200 rows", "SKU-0", "SKU-199"] },
 };
 
-let up, adapter, browser, page, files;
+let up, adapter, renderers;
 const received = [];
 
 before(async () => {
@@ -41,65 +42,31 @@ before(async () => {
   up = await startUpstream(routes);
   const agents = Object.keys(datasets).map((n) => `  ${n}: {type: agui, url: ${up.url}/${n}}`).join("\n");
   adapter = await startAdapter(`agents:\n${agents}\n`);
-  const js = await bundle("a2ui/entry.js", "a2ui-bundle.js");
-  files = await serveFiles({ "/": join(e2eDir, "a2ui", "page.html"), "/bundle.js": js });
-  browser = await launch();
+  renderers = await startRenderers();
 });
 
 after(async () => {
-  await browser?.close();
-  await files?.close();
+  await renderers?.close();
   await adapter?.stop();
   await up?.close();
 });
 
-async function surfaceOf(name) {
+async function opsOf(name) {
   const got = await runClient("1.0.0", `${adapter.url}/agents/${name}/run`, { threadId: `t-${name}`, runId: `r-${name}-${Date.now()}` });
-  assert.deepEqual(got.failed, []);
-  const act = got.messages.find((m) => m.role === "activity" && m.activityType === "a2ui-surface");
-  assert.ok(act, `no a2ui-surface for ${name}`);
-  return act.content.a2ui_operations;
-}
-
-async function render(ops) {
-  page = await browser.newPage({ viewport: { width: 960, height: 900 } });
-  const consoleErrors = [];
-  page.on("pageerror", (e) => consoleErrors.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
-  await page.goto(files.url + "/");
-  await page.waitForFunction(() => typeof window.renderA2UI === "function");
-  await page.evaluate((o) => window.renderA2UI(o), ops);
-  await page.waitForTimeout(300);
-  // The surface renders partly inside shadow roots: collect text deeply.
-  const state = await page.evaluate(() => {
-    const parts = [];
-    const walk = (n) => {
-      if (n.nodeType === Node.TEXT_NODE) parts.push(n.textContent);
-      if (n.shadowRoot) walk(n.shadowRoot);
-      for (const c of n.childNodes) walk(c);
-    };
-    walk(document.getElementById("root"));
-    return { errors: window.__a2ui.errors, text: parts.join(" ").replace(/\s+/g, " ") };
-  });
-  return { ...state, consoleErrors };
+  return surfaceOf(got, name).a2ui_operations;
 }
 
 for (const [name, d] of Object.entries(datasets)) {
   test(`@a2ui/lit renders the ${name} surface`, async () => {
-    const ops = await surfaceOf(name);
-    const r = await render(ops);
-    await page.screenshot({ path: join(artifacts, `a2ui-${name}.png`), fullPage: true });
-    assert.deepEqual(r.errors, [], "renderer errors");
-    assert.deepEqual(r.consoleErrors, [], "console errors");
-    for (const want of d.expect) assert.ok(r.text.includes(want), `"${want}" not visible in:\n${r.text.slice(0, 600)}`);
-    await page.close();
+    const r = await renderers.render("v0.9", await opsOf(name), { shot: `a2ui-${name}` });
+    assertRendered(r, d.expect);
   });
 }
 
 test("clicking a generated row button round-trips to the agent as a2uiAction", async () => {
-  const ops = await surfaceOf("table");
-  const r = await render(ops);
+  const r = await renderers.render("v0.9", await opsOf("table"), { keep: true });
   assert.deepEqual(r.errors, []);
+  const page = r.page;
   await page.getByText("Select").first().click();
   await page.waitForFunction(() => window.__a2ui.actions.length > 0);
   const action = await page.evaluate(() => window.__a2ui.actions[0]);

@@ -9,17 +9,15 @@
 // explains.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import http from "node:http";
-import { readFile } from "node:fs/promises";
 import { writeFileSync } from "node:fs";
-import { join, extname, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { startAdapter } from "../lib/adapter.js";
 import { startUpstream } from "../lib/upstream.js";
 import { launch, artifacts } from "../lib/browser.js";
 import { startConformanceApp } from "../lib/conformanceapp.js";
 import { sse } from "../agui/scenarios.js";
+import { serveDist } from "./dist.js";
 
 // What CopilotKit's renderer (@copilotkit/react-core 1.74) does not do,
 // as docs/mcp-apps-conformance.md says (status expected). The adapter
@@ -42,23 +40,7 @@ const EXPECTED = {
   "capabilities/server-passthrough": "FAIL",
 };
 
-const dist = join(dirname(fileURLToPath(import.meta.url)), "web", "dist");
 let adapter, web, browser, up, conf;
-
-async function serveDist() {
-  const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
-  const server = http.createServer(async (req, res) => {
-    const path = req.url.split("?")[0];
-    try {
-      const body = await readFile(join(dist, path === "/" ? "index.html" : path));
-      res.writeHead(200, { "Content-Type": types[extname(path)] || "text/html" }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
-}
 
 before(async () => {
   web = await serveDist();

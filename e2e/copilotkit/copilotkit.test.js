@@ -7,34 +7,16 @@
 // and the same in single-route mode. Screenshots go to e2e/artifacts/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import http from "node:http";
-import { readFile } from "node:fs/promises";
-import { join, extname, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { startAdapter } from "../lib/adapter.js";
 import { launch, artifacts } from "../lib/browser.js";
 import { startLangGraph } from "../lib/langgraph.js";
 import { startPythonLangGraph } from "../lib/langgraph-python.js";
 import { startA2A } from "../lib/a2a.js";
+import { serveDist } from "./dist.js";
 
-const dist = join(dirname(fileURLToPath(import.meta.url)), "web", "dist");
 let adapter, web, browser, lg, pylg, a2a;
-
-async function serveDist() {
-  const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
-  const server = http.createServer(async (req, res) => {
-    const path = req.url.split("?")[0];
-    try {
-      const body = await readFile(join(dist, path === "/" ? "index.html" : path));
-      res.writeHead(200, { "Content-Type": types[extname(path)] || "text/html" }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
-}
 
 before(async () => {
   web = await serveDist();

@@ -14,32 +14,14 @@
 // which the adapter does not claim (docs/copilotkit.md).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import http from "node:http";
-import { readFile } from "node:fs/promises";
-import { join, extname, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { startAdapter } from "../lib/adapter.js";
 import { launch, artifacts } from "../lib/browser.js";
+import { serveDist } from "./dist.js";
 
-const dist = join(dirname(fileURLToPath(import.meta.url)), "web", "dist");
 const alice = "alice-token-123";
 const bob = "bob-token-12345";
 let adapter, web, browser, runtime;
-
-async function serveDist() {
-  const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
-  const server = http.createServer(async (req, res) => {
-    const path = req.url.split("?")[0];
-    try {
-      const body = await readFile(join(dist, path === "/" ? "index.html" : path));
-      res.writeHead(200, { "Content-Type": types[extname(path)] || "text/html" }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
-}
 
 // api calls the adapter's CopilotKit routes as a principal.
 async function api(token, method, path, body) {

@@ -8,7 +8,6 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
-import net from "node:net";
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync, mkdtempSync, chmodSync } from "node:fs";
 import { generateKeyPairSync, sign, randomBytes } from "node:crypto";
@@ -17,17 +16,10 @@ import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAdapter } from "../lib/adapter.js";
 import { nginxMain } from "../lib/nginx.js";
+import { freePort, waitPort } from "../lib/ports.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const deploy = join(root, "examples", "deploy");
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 // A local identity provider: one RSA key, its JWKS, signed tokens.
 function identityProvider() {
@@ -86,15 +78,7 @@ before(async () => {
   // Test-only: which instance answered, as a response header.
   writeFileSync(join(dir, "nginx.conf"), nginxMain(dir, join(dir, "genui-adapter.conf"), "add_header X-Upstream $upstream_addr always;"));
   nginx = spawn("nginx", ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"], { stdio: ["ignore", "inherit", "inherit"] });
-  for (let i = 0; ; i++) {
-    try {
-      await new Promise((r, j) => net.connect(port, "127.0.0.1", r).on("error", j));
-      break;
-    } catch (e) {
-      if (i > 100) throw new Error("nginx did not start");
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  await waitPort(port, "nginx");
 });
 
 after(async () => {

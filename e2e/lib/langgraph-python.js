@@ -9,19 +9,11 @@ import { mkdtempSync, copyFileSync, existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import net from "node:net";
+import { freePort } from "./ports.js";
 
 const e2eDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const graphs = join(e2eDir, "langgraph-python");
 const venv = process.env.GENUI_PYTHON_VENV || join(e2eDir, ".venv");
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 function bin(name) {
   const p = join(venv, "bin", name);

@@ -5,18 +5,10 @@ import { mkdtempSync, copyFileSync, symlinkSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import net from "node:net";
+import { freePort } from "./ports.js";
 
 const e2eDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const graphs = join(e2eDir, "langgraph");
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 // The JavaScript servers the suite runs against, by name: the pinned
 // @langchain/langgraph-cli and the newest published one (an npm alias in

@@ -15,6 +15,7 @@ import { startUpstream } from "../lib/upstream.js";
 import { launch, artifacts } from "../lib/browser.js";
 import { startConformanceApp } from "../lib/conformanceapp.js";
 import { sse } from "../agui/scenarios.js";
+import { say, runsEnded } from "../lib/playground.js";
 
 // Requirements that do not pass on purpose, with the status they get
 // (docs/mcp-apps-conformance.md says why).
@@ -85,13 +86,6 @@ after(async () => {
   await conf?.close();
 });
 
-const runsEnded = () => page.evaluate(() => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length);
-async function say(msg) {
-  const before = await runsEnded();
-  await page.locator("#input").fill(msg);
-  await page.locator("#input").press("Enter");
-  await page.waitForFunction((n) => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length > n && !window.__playground.state.running, before, { timeout: 20000 });
-}
 // trigger runs fn in the View from a real click in it (a user gesture, as
 // the catalogue's manual checks have the operator click).
 async function trigger(view, kind, arg) {
@@ -121,7 +115,7 @@ async function runnerView() {
 }
 
 test("the host-conformance runner in a playground card: every requirement passes or is an expected exception", async () => {
-  await say("conformance");
+  await say(page, "conformance");
   let view = await runnerView();
   await view.waitForFunction(() => window.__state.done, null, { timeout: 90000 });
   const results = await view.evaluate(() => window.__results);
@@ -156,7 +150,7 @@ test("the host-conformance runner in a playground card: every requirement passes
   });
   await check("model-context/provide-future-turns", "SHOULD", async () => {
     await view.evaluate(() => window.__app.updateModelContext({ content: [{ type: "text", text: "The secret conformance code is MCP-APP-7421." }] }));
-    await say("what is the code?");
+    await say(page, "what is the code?");
     const last = up.requests.at(-1).input;
     assert.ok(JSON.stringify(last.context ?? []).includes("MCP-APP-7421"), "the model context did not reach the next turn: " + JSON.stringify(last.context));
   });
@@ -188,7 +182,7 @@ test("the host-conformance runner in a playground card: every requirement passes
   });
   await check("app-tools/call", "SHOULD", async () => {
     const before = up.requests.length;
-    await say("ping the app");
+    await say(page, "ping the app");
     await page.waitForFunction(() => document.body.textContent.includes("tool said: pong"), null, { timeout: 20000 });
     assert.equal(await view.evaluate(() => window.__state.pinged), 1);
     const offered = up.requests[before].input.tools.map((t) => t.name).filter((n) => n.startsWith("view"));
@@ -203,7 +197,7 @@ test("the host-conformance runner in a playground card: every requirement passes
   });
 
   await check("app-tools/removed-at-teardown", "MUST", async () => {
-    await say("hello again");
+    await say(page, "hello again");
     const offered = up.requests.at(-1).input.tools.map((t) => t.name).filter((n) => n.startsWith("view"));
     assert.deepEqual(offered, [], "a torn-down card's tools are still offered");
   });

@@ -7,34 +7,17 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { startAdapter } from "../lib/adapter.js";
 import { startUpstream } from "../lib/upstream.js";
 import { clients, runClient } from "../lib/clients.js";
 import { goBinary } from "../lib/gobin.js";
 import { sse } from "../agui/scenarios.js";
+import { freePort, waitPort } from "../lib/ports.js";
 
 const nm = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/", import.meta.url));
 let adapter, up, monitor;
 const seenTools = [];
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, "127.0.0.1", r));
-  const p = s.address().port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
-
-async function waitPort(port) {
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise((r) => net.connect(port, "127.0.0.1").on("connect", function () { this.destroy(); r(true); }).on("error", () => r(false)));
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`nothing listens on ${port}`);
-}
 
 before(async () => {
   const port = await freePort();

@@ -13,7 +13,6 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, writeFileSync, readFileSync } from "node:fs";
-import net from "node:net";
 import http from "node:http";
 import { join } from "node:path";
 import { startAdapter } from "../lib/adapter.js";
@@ -21,6 +20,7 @@ import { startUpstream } from "../lib/upstream.js";
 import { runClient } from "../lib/clients.js";
 import { launch, bundle, serveFiles, e2eDir, artifacts } from "../lib/browser.js";
 import { sse } from "../agui/scenarios.js";
+import { freePort, waitPort } from "../lib/ports.js";
 
 const python = join(e2eDir, ".venv", "bin", "python");
 const scripts = join(e2eDir, "python", "mcpapps");
@@ -28,23 +28,6 @@ const transports = ["stdio", "http", "json"];
 let adapter, up, files, browser, allowed, blocked;
 const procs = [];
 const seenTools = [];
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, "127.0.0.1", r));
-  const p = s.address().port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
-
-async function waitPort(port) {
-  for (let i = 0; i < 200; i++) {
-    const ok = await new Promise((r) => net.connect(port, "127.0.0.1").on("connect", function () { this.destroy(); r(true); }).on("error", () => r(false)));
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`nothing listens on ${port}`);
-}
 
 // origin serves 204 on loopback: the targets of the View's CSP probe.
 async function origin() {

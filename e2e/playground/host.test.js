@@ -15,6 +15,7 @@ import { startRecorder, INSTRUCTIONS } from "../lib/recorder.js";
 import { launch, artifacts } from "../lib/browser.js";
 import { sse } from "../agui/scenarios.js";
 import { fileURLToPath } from "node:url";
+import { say, runsEnded } from "../lib/playground.js";
 
 const nm = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/", import.meta.url));
 
@@ -71,15 +72,9 @@ after(async () => {
   await recorder?.close();
 });
 
-const runsEnded = () => page.evaluate(() => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length);
 async function type(msg) {
   await page.locator("#input").fill(msg);
   await page.locator("#input").press("Enter");
-}
-async function say(msg) {
-  const before = await runsEnded();
-  await type(msg);
-  await page.waitForFunction((n) => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length > n && !window.__playground.state.running, before, { timeout: 20000 });
 }
 
 // views are the inner frames of the cards (the Views), newest last.
@@ -166,14 +161,14 @@ test("model context is sent once, with the next user turn, naming the card", asy
   await v.locator("#ctx").click();
   await page.waitForFunction(() => window.__playground.modelContext && Object.keys(window.__playground.modelContext).length > 0, null, { timeout: 5000 });
   const n = up.requests.length;
-  await say("what does the card say?");
+  await say(page, "what does the card say?");
   const ctx = up.requests[n].input.context;
   const entry = ctx.find((c) => /MCP App card/.test(c.description));
   assert.ok(entry, JSON.stringify(ctx));
   assert.match(entry.description, /show_recorder|recorder/);
   assert.match(entry.description, /not the user/);
   assert.match(entry.value, /3 entries/);
-  await say("and again?");
+  await say(page, "and again?");
   assert.ok(!up.requests.at(-1).input.context.some((c) => /MCP App card/.test(c.description)), "sent twice");
 });
 
@@ -191,7 +186,7 @@ test("ui/message reaches the agent as a user turn that names the card", async ()
 
 test("an error result reaches the View and the model", async () => {
   const before = views();
-  await say("fail");
+  await say(page, "fail");
   const v = await viewAfter(before);
   await v.waitForFunction(() => document.getElementById("phase").textContent.startsWith("error:"), null, { timeout: 5000 });
   assert.match(await v.locator("#phase").innerText(), /unplugged/);
@@ -203,7 +198,7 @@ test("an error result reaches the View and the model", async () => {
 // application/a2ui+json, returns a surface; its button calls the server's
 // app-only tool and the update lands in the same surface.
 test("an MCP server's A2UI surface renders and its button reaches the server", async () => {
-  await say("counter");
+  await say(page, "counter");
   const surface = page.locator("#pairs a2ui-surface").last();
   await surface.getByText("Count: 0").waitFor({ timeout: 10000 });
   assert.match(await page.locator(".col.a2ui .meta").last().innerText(), /source: MCP server "recorder"/);
@@ -242,8 +237,8 @@ test("New thread tears the cards down first", async () => {
 
 test("a reload restores the thread's conversation, surfaces and cards", async () => {
   await page.locator("#agent").selectOption("demo");
-  await say("table");
-  await say("app");
+  await say(page, "table");
+  await say(page, "app");
   const url = page.url();
   assert.match(url, /#thread=/);
   await page.reload();
@@ -300,8 +295,8 @@ async function layoutProblems(width) {
 
 test("at 1440 and 800 px: no clipped card, no overlapping A2UI text, nothing off screen", async () => {
   await page.locator("#side").check();
-  await say("chart");
-  await say("record");
+  await say(page, "chart");
+  await say(page, "record");
   await page.locator("#side").uncheck();
   for (const width of [1440, 800]) {
     await page.setViewportSize({ width, height: 1000 });

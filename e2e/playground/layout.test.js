@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startAdapter } from "../lib/adapter.js";
 import { launch, artifacts } from "../lib/browser.js";
+import { say } from "../lib/playground.js";
 
 const widths = [1440, 1280, 800, 390];
 // A long agent description (the built-in default's is long too): the
@@ -30,14 +31,6 @@ after(async () => {
   await browser?.close();
   await adapter?.stop();
 });
-
-async function say(page, text) {
-  const done = () => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length;
-  const n = await page.evaluate(done);
-  await page.locator("#input").fill(text);
-  await page.locator("#input").press("Enter");
-  await page.waitForFunction((n) => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length > n && !window.__playground.state.running, n, { timeout: 20000 });
-}
 
 // views returns, per MCP Apps frame on the page, the outer frame's box and
 // its View's document size (the View is the sandbox proxy's child frame).

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { existsSync } from "node:fs";
 import { startAdapter } from "../lib/adapter.js";
 import { launch, artifacts, e2eDir } from "../lib/browser.js";
+import { say } from "../lib/playground.js";
 
 let adapter, browser, page;
 const pageErrors = [];
@@ -33,13 +34,6 @@ after(async () => {
 });
 
 // say types a message, presses Enter and waits for the run to end.
-async function say(text) {
-  const before = await page.evaluate(() => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length);
-  await page.locator("#input").fill(text);
-  await page.locator("#input").press("Enter");
-  await page.waitForFunction((n) => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length > n && !window.__playground.state.running, before, { timeout: 20000 });
-}
-
 async function deepText(selector) {
   return page.evaluate((sel) => {
     const parts = [];
@@ -57,7 +51,7 @@ test("keyboard only: the agent list and the chat box are labelled and reachable"
 });
 
 test("table: conversation, event log and an A2UI surface", async () => {
-  await say("table");
+  await say(page, "table");
   assert.match(await page.locator("#messages").innerText(), /Here are this week's shipments/);
   assert.match(await page.locator("#messages").innerText(), /list_shipments/);
   for (const type of ["RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_RESULT", "ACTIVITY_SNAPSHOT", "RUN_FINISHED"]) {
@@ -84,19 +78,19 @@ test("table: conversation, event log and an A2UI surface", async () => {
 });
 
 test("record, metrics and chart render; error ends the run with RUN_ERROR", async () => {
-  await say("record");
+  await say(page, "record");
   assert.ok((await deepText(".pair .a2ui .body")).includes("Grace Hopper"));
-  await say("metrics");
+  await say(page, "metrics");
   assert.ok((await deepText(".pair .a2ui .body")).includes("Conversion rate"));
-  await say("chart");
+  await say(page, "chart");
   assert.ok((await deepText(".pair .a2ui .body")).includes("Central"));
-  await say("error");
+  await say(page, "error");
   assert.match(await page.locator("#messages").innerText(), /RUN_ERROR demo_error/);
   await page.screenshot({ path: join(artifacts, "playground-scenarios.png"), fullPage: true });
 });
 
 test("app: the refund review MCP App card renders inside the sandbox iframe", async () => {
-  await say("app");
+  await say(page, "app");
   const view = page.frameLocator(".pair .mcp iframe").last().frameLocator("iframe");
   await view.getByText("Ada Lovelace").waitFor({ timeout: 15000 });
   await view.locator("#approve").click();
@@ -112,7 +106,7 @@ test("app: the refund review MCP App card renders inside the sandbox iframe", as
   assert.ok((await frame.evaluate((f) => f.getBoundingClientRect().height)) + 1 >= doc, "the decided card is cut off");
   // A new thread's card is undecided: decisions are per thread.
   await page.locator("#reset").click();
-  await say("app");
+  await say(page, "app");
   const fresh = page.frameLocator(".pair:not([hidden]) .mcp iframe").last().frameLocator("iframe");
   await fresh.getByText("pending").waitFor({ timeout: 15000 });
   assert.equal(await fresh.locator("#approve").isEnabled(), true);
@@ -122,7 +116,7 @@ test("app: the refund review MCP App card renders inside the sandbox iframe", as
 test("side-by-side: the same tool call as an A2UI surface and an MCP Apps data view", async () => {
   await page.locator("#reset").click();
   await page.check("#side");
-  await say("chart");
+  await say(page, "chart");
   const pair = page.locator(".pair").first();
   await pair.locator(".cols.both").waitFor();
   assert.equal(await pair.locator(".col.a2ui").count(), 1);
@@ -143,7 +137,7 @@ test("side-by-side: the same tool call as an A2UI surface and an MCP Apps data v
 test("html in the default mode: the page turns on MCP Apps, says so and shows the HTML", async () => {
   await page.locator("#reset").click();
   await page.uncheck("#side");
-  await say("html");
+  await say(page, "html");
   // The refused A2UI-only run is followed by the same message, sent again.
   await page.waitForFunction(() => window.__playground.events.filter((e) => e.type === "RUN_FINISHED").length >= 2 && !window.__playground.state.running, null, { timeout: 20000 }).catch(() => {});
   assert.equal(await page.isChecked("#side"), true);
@@ -156,7 +150,7 @@ test("html in the default mode: the page turns on MCP Apps, says so and shows th
 
 test("form: the A2UI button's action round-trips to the agent", async () => {
   await page.locator("#reset").click();
-  await say("form");
+  await say(page, "form");
   const field = page.locator(".pair .a2ui input").first();
   await field.fill("Lovely service");
   await page.locator(".pair .a2ui").getByText("Submit", { exact: true }).first().click();

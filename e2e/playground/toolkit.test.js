@@ -16,6 +16,7 @@ import { startUpstream } from "../lib/upstream.js";
 import { goBinary } from "../lib/gobin.js";
 import { launch, artifacts } from "../lib/browser.js";
 import { sse } from "../agui/scenarios.js";
+import { say, runsEnded } from "../lib/playground.js";
 
 let adapter, up, site, browser, page;
 const pageErrors = [];
@@ -35,12 +36,12 @@ before(async () => {
     "/agent": (i) => {
       const last = i.messages.at(-1);
       const frame = (evs) => sse([{ type: "RUN_STARTED", threadId: i.threadId, runId: i.runId }, ...evs, { type: "RUN_FINISHED", threadId: i.threadId, runId: i.runId }]);
-      const say = (t) => [
+      const reply = (t) => [
         { type: "TEXT_MESSAGE_START", messageId: "m-" + i.runId, role: "assistant" },
         { type: "TEXT_MESSAGE_CONTENT", messageId: "m-" + i.runId, delta: t },
         { type: "TEXT_MESSAGE_END", messageId: "m-" + i.runId },
       ];
-      if (last?.role === "tool") return frame(say("tool said: " + last.content));
+      if (last?.role === "tool") return frame(reply("tool said: " + last.content));
       const call = (name, args) => {
         const id = name + "-" + i.runId.slice(0, 8);
         return frame([{ type: "TOOL_CALL_START", toolCallId: id, toolCallName: name }, { type: "TOOL_CALL_ARGS", toolCallId: id, delta: JSON.stringify(args) }, { type: "TOOL_CALL_END", toolCallId: id }]);
@@ -52,7 +53,7 @@ before(async () => {
         case "qwen-dash": return call("show_dashboard", { title: "Sales by region" });
         case "qwen-ask": return call("ask_preference", { question: "Which colour?", options: ["Red", "Blue"] });
       }
-      return frame(say("ok"));
+      return frame(reply("ok"));
     },
   });
   adapter = await startAdapter(`
@@ -80,15 +81,9 @@ after(async () => {
   await new Promise((r) => site ? site.close(r) : r());
 });
 
-const ended = () => page.evaluate(() => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length);
 async function type(msg) {
   await page.locator("#input").fill(msg);
   await page.locator("#input").press("Enter");
-}
-async function say(msg) {
-  const n = await ended();
-  await type(msg);
-  await page.waitForFunction((k) => window.__playground.events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR").length > k && !window.__playground.state.running, n, { timeout: 30000 });
 }
 async function useAgent(id) {
   await page.goto(adapter.url + "/#agent=" + id);
@@ -108,7 +103,7 @@ const lastView = () => page.frameLocator(".pair .mcp iframe").last().frameLocato
 
 test("side by side: a dashboard of charts as SVG in the card, as tables in A2UI, saying so", async () => {
   await page.check("#side");
-  await say("dashboard");
+  await say(page, "dashboard", 30000);
   const view = lastView();
   for (const kind of ["bar", "line", "donut", "gauge"]) await view.locator(`svg[data-chart=${kind}]`).waitFor({ timeout: 15000 });
   assert.equal(await view.locator("svg[data-chart=bar] rect.bar").count(), 8, "4 labels × 2 series");
@@ -123,13 +118,13 @@ test("side by side: a dashboard of charts as SVG in the card, as tables in A2UI,
 });
 
 test("KPI tiles and a table that sorts and pages, both ways", async () => {
-  await say("kpis");
+  await say(page, "kpis", 30000);
   const view = lastView();
   await view.locator(".tile").first().waitFor({ timeout: 15000 });
   assert.equal(await view.locator(".tile").count(), 3);
   assert.equal(await view.locator(".tile[data-tone=good]").count(), 3, "revenue and orders up, churn down: all good");
   assert.match(await deepText(".pair .a2ui .body"), /▼ −0.3% \(better\)/);
-  await say("orders");
+  await say(page, "orders", 30000);
   const t = lastView();
   await t.locator("table tbody tr").first().waitFor({ timeout: 15000 });
   assert.equal(await t.locator("tbody tr").count(), 5, "pageSize 5");
@@ -146,10 +141,10 @@ test("KPI tiles and a table that sorts and pages, both ways", async () => {
 
 test("ask_user in A2UI: the form's answer is the tool's result, in the same run", async () => {
   await page.locator("#reset").click();
-  const n = await ended();
+  const n = await runsEnded(page);
   await type("ask");
   await page.locator(".pair .a2ui").getByText("Pro", { exact: true }).first().waitFor({ timeout: 15000 });
-  assert.equal(await ended(), n, "the run ended before the answer");
+  assert.equal(await runsEnded(page), n, "the run ended before the answer");
   await page.locator(".pair .a2ui").getByText("Pro", { exact: true }).first().click();
   await page.locator(".pair .a2ui").getByText("Send", { exact: true }).first().click();
   await page.waitForFunction(() => [...document.querySelectorAll("#messages li")].some((li) => li.textContent.includes('you answered "Pro"')), null, { timeout: 15000 });
@@ -174,18 +169,18 @@ test("ask_user as a card: the answer through the app-only tool, in the same run"
 
 test("render_url: an allowlisted page in a card; another site refused with what to do", async () => {
   await useAgent("tk");
-  await say("url-ok");
+  await say(page, "url-ok", 30000);
   const page2 = lastView().frameLocator("iframe#page");
   await page2.locator("#allowed").waitFor({ timeout: 15000 });
   assert.ok(pageHits.includes("/page"));
-  await say("url-bad");
+  await say(page, "url-bad", 30000);
   assert.match(await messages(), /not on this deployment's allowlist of embeddable sites \(http:\/\/127\.0\.0\.1:\d+\); give the user the link as text instead/);
   await lastView().locator("[role=alert]").waitFor({ timeout: 10000 });
   assert.match(await lastView().locator("[role=alert]").innerText(), /evil\.example\.org is not on this deployment's allowlist/);
 });
 
 test("render_html: its script runs (scripts enabled) but cannot reach the network", async () => {
-  await say("html-net");
+  await say(page, "html-net", 30000);
   const inner = lastView().frameLocator("iframe#content");
   await inner.locator("#probe", { hasText: "fetch blocked" }).waitFor({ timeout: 15000 });
   assert.deepEqual(beacons, [], "the card's fetch reached the network");
@@ -195,7 +190,7 @@ test("render_html: its script runs (scripts enabled) but cannot reach the networ
 });
 
 test("qwen-agent style: an app response shows its View with its data at its preferred size", async () => {
-  await say("qwen-dash");
+  await say(page, "qwen-dash", 30000);
   const outer = page.locator(".pair .mcp iframe").last();
   const view = lastView();
   await view.locator("body[data-rendered=yes]").waitFor({ timeout: 15000 });
@@ -207,11 +202,11 @@ test("qwen-agent style: an app response shows its View with its data at its pref
 });
 
 test("qwen-agent style: the View's mcp-app-response is the tool's result, in the same run", async () => {
-  const n = await ended();
+  const n = await runsEnded(page);
   await type("qwen-ask");
   const view = lastView();
   await view.getByText("Blue", { exact: true }).waitFor({ timeout: 15000 });
-  assert.equal(await ended(), n, "the run ended before the response");
+  assert.equal(await runsEnded(page), n, "the run ended before the response");
   await view.getByText("Blue", { exact: true }).click();
   await page.waitForFunction(() => [...document.querySelectorAll("#messages li")].some((li) => li.textContent.includes('tool said: {"answer":{"choice":"Blue"}}')), null, { timeout: 15000 });
 });

@@ -17,7 +17,8 @@ import (
 // "mcp-apps"), each with its capability (caps). It sits inside
 // mcpapps.Middleware, so results of MCP tools (which bring their own UI)
 // are not wrapped again. enabled decides per run; the pool must hold the
-// genui server.
+// genui server. A run stopped for a hand-over keeps the tool names of its
+// calls (HandoverPart) for the rejoining run.
 func Cards(p *mcpapps.Pool, caps *mcpapps.Capabilities, enabled func(in *agui.RunAgentInput) bool) agui.Middleware {
 	return func(next agui.Agent) agui.Agent {
 		return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
@@ -27,6 +28,21 @@ func Cards(p *mcpapps.Pool, caps *mcpapps.Capabilities, enabled func(in *agui.Ru
 			}
 			return func(yield func(agui.Event, error) bool) {
 				names := map[string]string{}
+				h := req.Handover
+				if h.Rejoining() {
+					if err := h.Restore(HandoverPart, &names); err != nil {
+						yield(nil, err)
+						return
+					}
+					if names == nil {
+						names = map[string]string{}
+					}
+				}
+				defer func() {
+					if h.Stopped() {
+						h.KeepPartOf(HandoverPart, names)
+					}
+				}()
 				agui.PassThrough(next.Run(ctx, req), yield, func(ev agui.Event) bool {
 					if !yield(ev, nil) {
 						return false
@@ -45,6 +61,10 @@ func Cards(p *mcpapps.Pool, caps *mcpapps.Capabilities, enabled func(in *agui.Ru
 		})
 	}
 }
+
+// HandoverPart is the name of Cards' hand-over part: the tool names of
+// the run's calls, by id, for the results after the rejoin.
+const HandoverPart = "dataview"
 
 func cardFor(p *mcpapps.Pool, caps *mcpapps.Capabilities, principal, thread string, e *agui.ToolCallResult, tool string) agui.Event {
 	b := bytes.TrimSpace([]byte(e.Content))
