@@ -60,7 +60,7 @@ func (m *Manager) register(lr *localRun, req StartRequest) context.Context {
 	draining, down := m.draining, m.shutdown
 	m.mu.Unlock()
 	m.executors.Add(1)
-	if draining {
+	if draining && lr.handover != nil && m.fits(lr) {
 		lr.handover.Ask()
 	}
 	if down != nil {
@@ -78,20 +78,38 @@ func (m *Manager) register(lr *localRun, req StartRequest) context.Context {
 func (m *Manager) HandOver() int {
 	m.mu.Lock()
 	m.draining = true
-	var asked []*agui.Handover
+	var runs []*localRun
 	for _, lr := range m.local {
 		if lr.handover != nil {
-			asked = append(asked, lr.handover)
+			runs = append(runs, lr)
 		}
 	}
 	m.mu.Unlock()
-	for _, h := range asked {
-		h.Ask()
+	var asked []*agui.Handover
+	for _, lr := range runs {
+		if !m.fits(lr) {
+			continue
+		}
+		asked = append(asked, lr.handover)
+		lr.handover.Ask()
 	}
 	if len(asked) > 0 {
 		m.logger.Info("draining: runs asked to hand over", "runs", len(asked))
 	}
 	return len(asked)
+}
+
+// fits reports whether lr's input leaves room in a hand-over record
+// within MaxHandoverBytes: a run that cannot be handed over is not asked
+// to stop (its backend would leave its upstream run going, with no one to
+// follow it), and ends with the others at the end of the grace.
+func (m *Manager) fits(lr *localRun) bool {
+	b, err := json.Marshal(lr.input)
+	if err == nil && len(b) < m.cfg.MaxHandoverBytes {
+		return true
+	}
+	m.logger.Warn("the run's input leaves no room for its hand-over record within runlog.maxHandoverBytes; not asking it to hand over", "runId", lr.run.ID, "bytes", len(b), "max", m.cfg.MaxHandoverBytes)
+	return false
 }
 
 func (m *Manager) isDraining() bool {
@@ -240,7 +258,7 @@ func (m *Manager) takeOver(run runlog.Run, b []byte, rejoin Rejoin) {
 		req.Header = http.Header{}
 	}
 	lr := &localRun{run: run, hub: newHub(rec.Next, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(),
-		first: rec.Next, handover: agui.Resume(rec.State)}
+		first: rec.Next, handover: agui.Resume(rec.State), input: in}
 	lr.lastLeft.Store(time.Now().UnixNano()) // its readers get the detach grace
 	rctx := m.register(lr, req)
 	m.logger.InfoContext(rctx, "run taken over", "agent", run.AgentID, "runId", run.ID, "next", rec.Next)

@@ -303,33 +303,54 @@ func TestHandoverExactlyOneClaimer(t *testing.T) {
 	}
 }
 
-// A run whose hand-over record is over MaxHandoverBytes is not handed
-// over: it ends with shutdown, as a run that cannot be taken over does.
+// A run whose hand-over record would be over MaxHandoverBytes is not
+// handed over: it ends with shutdown, as a run that cannot be taken over
+// does. One whose input alone leaves no room is not even asked (its
+// upstream run is not left going) and ends at the shutdown; one whose
+// record turns out too big once its state is kept ends at once.
 func TestHandoverRecordOverCapEndsWithShutdown(t *testing.T) {
-	opt := goleak.IgnoreCurrent()
-	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
-	agent := rejoiner(30, 15*time.Millisecond)
-	prefix := testPrefix()
-	a := redisInstance(t, prefix, "a", Config{MaxHandoverBytes: 64})
-	b := redisInstance(t, prefix, "b", Config{})
-	claims := &takeOvers{agent: agent}
-	b.AcceptHandovers(claims.rejoin)
-	served := startRejoinable(t, a, "big", agent)
-	got, done := follow(t, b, "big")
-	waitFor(t, "the run's first deltas", func() bool {
-		got.mu.Lock()
-		defer got.mu.Unlock()
-		return len(got.entries) >= 4
-	})
-	a.HandOver()
-	<-served
-	<-done
-	ev := eventsOf(t, got.entries)
-	if last := ev[len(ev)-1]; last != "RUN_ERROR shutdown" {
-		t.Fatalf("the run ended with %q, want RUN_ERROR shutdown", last)
-	}
-	if claims.count("big") != 0 {
-		t.Fatal("a run over the cap was taken over")
+	in, _ := json.Marshal(input("t-big", "big"))
+	for _, tc := range []struct {
+		name  string
+		max   int
+		asked int
+	}{
+		{"input over the cap", len(in) / 2, 0},
+		{"record over the cap", len(in) + 8, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := goleak.IgnoreCurrent()
+			t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+			agent := rejoiner(30, 15*time.Millisecond)
+			prefix := testPrefix()
+			a := redisInstance(t, prefix, "a", Config{MaxHandoverBytes: tc.max})
+			b := redisInstance(t, prefix, "b", Config{})
+			claims := &takeOvers{agent: agent}
+			b.AcceptHandovers(claims.rejoin)
+			served := startRejoinable(t, a, "big", agent)
+			got, done := follow(t, b, "big")
+			waitFor(t, "the run's first deltas", func() bool {
+				got.mu.Lock()
+				defer got.mu.Unlock()
+				return len(got.entries) >= 4
+			})
+			if asked := a.HandOver(); asked != tc.asked {
+				t.Fatalf("HandOver asked %d runs, want %d", asked, tc.asked)
+			}
+			if tc.asked == 0 {
+				// Not asked: it goes on until the grace is over.
+				a.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "grace over"})
+			}
+			<-served // asked: it ends as soon as its record is refused
+			<-done
+			ev := eventsOf(t, got.entries)
+			if last := ev[len(ev)-1]; last != "RUN_ERROR shutdown" {
+				t.Fatalf("the run ended with %q, want RUN_ERROR shutdown", last)
+			}
+			if claims.count("big") != 0 {
+				t.Fatal("a run over the cap was taken over")
+			}
+		})
 	}
 }
 

@@ -239,6 +239,7 @@ type localRun struct {
 	// event's sequence number (after 1 for a run taken over).
 	handover *agui.Handover
 	first    int64
+	input    *agui.RunAgentInput // with handover: what its record carries
 }
 
 // New starts a Manager on log. Close it after Shutdown and Wait.
@@ -404,7 +405,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 	}
 	lr := &localRun{run: run, hub: newHub(1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(), first: 1}
 	if req.Rejoinable && m.handovers != nil {
-		lr.handover = agui.NewHandover()
+		lr.handover, lr.input = agui.NewHandover(), in
 	}
 	lr.readers.Store(1) // the starting client
 	rctx := m.register(lr, req)
