@@ -433,8 +433,9 @@ type RunLogConfig struct {
 	// MaxHandoverBytes caps a run's hand-over record with Redis (default
 	// 1 MiB): the run's input, the headers its agent forwards and the
 	// state its backend and middlewares keep. At a drain a run whose
-	// record is larger is not handed over: it ends with RUN_ERROR
-	// shutdown, as runs of backends that cannot be taken over do.
+	// record is larger is not handed over: it goes on until
+	// shutdownGrace ends it with RUN_ERROR shutdown, as runs of backends
+	// that cannot be taken over do.
 	MaxHandoverBytes int `yaml:"maxHandoverBytes,omitempty"`
 	// HandoverClaimTimeout is how long a run handed over at a drain waits,
 	// running, for another instance to claim it (default 10 s): its

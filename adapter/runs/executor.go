@@ -65,16 +65,22 @@ func (m *Manager) execute(ctx context.Context, lr *localRun, req StartRequest, c
 	x := m.newExecution(ctx, lr, req, client)
 	defer x.finish(client)
 	run := &agui.Request{Input: req.Input, Principal: req.UpstreamPrincipal, Header: req.Header, Stats: req.Stats, Tracer: req.Tracer, BeforeRead: before, Handover: lr.handover}
-	for ev, err := range req.Agent.Run(x.ctx, run) {
-		if x.step(ev, err) {
+	for {
+		for ev, err := range req.Agent.Run(x.ctx, run) {
+			if x.step(ev, err) {
+				break
+			}
+		}
+		if x.outcome != "" || !run.Handover.Stopped() || x.handOver(run) {
 			break
 		}
-	}
-	if x.outcome == "" && run.Handover.Stopped() && !x.handOver(run) {
-		// Stopped for a hand-over that cannot be made: the run ends as
-		// the drain ends runs.
-		data, _ := shutdownEvent().MarshalJSON()
-		x.terminal(shutdownEvent(), data)
+		// Stopped for a hand-over that cannot be made: this instance
+		// rejoins the run itself and goes on with it until the grace
+		// ends it, as runs that cannot be handed over go on.
+		st, _ := run.Handover.Kept()
+		again := *run
+		again.Handover = agui.Resume(st)
+		run = &again
 	}
 	x.conclude()
 }

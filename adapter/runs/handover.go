@@ -22,8 +22,10 @@ import (
 // request with agui.Resume and executes it, appending to the same run
 // with the sequence going on. Readers anywhere follow the run as if
 // nothing happened. A run that cannot be handed over (no Handover, held
-// off, a record over MaxHandoverBytes, a log that refused it) ends with
-// shutdown at the end of the grace.
+// off, an input that leaves no room for its record within
+// MaxHandoverBytes) goes on and ends with shutdown at the end of the
+// grace; so does one whose record turns out too big, or that the log
+// refused, once its chain stopped: this instance rejoins it itself.
 
 // handoverRecord is what the instance that takes a run over needs: the
 // run's input as it started, who it runs for, the headers the agent
@@ -165,8 +167,7 @@ func (x *execution) handOver(req *agui.Request) bool {
 // instance: it goes on there.
 const outcomeHandedOver = "handed_over"
 
-// shutdownEvent ends a run that stopped for a hand-over that could not
-// be made.
+// shutdownEvent ends a claimed run that cannot go on here.
 func shutdownEvent() agui.Event {
 	return &agui.RunError{Code: agui.CodeShutdown, Message: "the server is shutting down; retry the run"}
 }

@@ -304,11 +304,12 @@ func TestHandoverExactlyOneClaimer(t *testing.T) {
 }
 
 // A run whose hand-over record would be over MaxHandoverBytes is not
-// handed over: it ends with shutdown, as a run that cannot be taken over
-// does. One whose input alone leaves no room is not even asked (its
-// upstream run is not left going) and ends at the shutdown; one whose
-// record turns out too big once its state is kept ends at once.
-func TestHandoverRecordOverCapEndsWithShutdown(t *testing.T) {
+// handed over: it goes on until the grace is over and ends with
+// shutdown, as a run that cannot be taken over does. One whose input
+// alone leaves no room is not even asked (its upstream run is not left
+// going); one whose record turns out too big once its state is kept is
+// rejoined by its own instance, nothing lost or repeated.
+func TestHandoverRecordOverCapGoesOnToShutdown(t *testing.T) {
 	in, _ := json.Marshal(input("t-big", "big"))
 	for _, tc := range []struct {
 		name  string
@@ -321,7 +322,8 @@ func TestHandoverRecordOverCapEndsWithShutdown(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := goleak.IgnoreCurrent()
 			t.Cleanup(func() { goleak.VerifyNone(t, opt) })
-			agent := rejoiner(30, 15*time.Millisecond)
+			const n = 40
+			agent := rejoiner(n, 15*time.Millisecond)
 			prefix := testPrefix()
 			a := redisInstance(t, prefix, "a", Config{MaxHandoverBytes: tc.max})
 			b := redisInstance(t, prefix, "b", Config{})
@@ -329,23 +331,26 @@ func TestHandoverRecordOverCapEndsWithShutdown(t *testing.T) {
 			b.AcceptHandovers(claims.rejoin)
 			served := startRejoinable(t, a, "big", agent)
 			got, done := follow(t, b, "big")
-			waitFor(t, "the run's first deltas", func() bool {
+			seen := func() int {
 				got.mu.Lock()
 				defer got.mu.Unlock()
-				return len(got.entries) >= 4
-			})
+				return len(got.entries)
+			}
+			waitFor(t, "the run's first deltas", func() bool { return seen() >= 4 })
 			if asked := a.HandOver(); asked != tc.asked {
 				t.Fatalf("HandOver asked %d runs, want %d", asked, tc.asked)
 			}
-			if tc.asked == 0 {
-				// Not asked: it goes on until the grace is over.
-				a.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "grace over"})
-			}
-			<-served // asked: it ends as soon as its record is refused
+			at := seen()
+			waitFor(t, "the run going on", func() bool { return seen() >= at+5 })
+			a.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "grace over"})
+			<-served
 			<-done
 			ev := eventsOf(t, got.entries)
 			if last := ev[len(ev)-1]; last != "RUN_ERROR shutdown" {
 				t.Fatalf("the run ended with %q, want RUN_ERROR shutdown", last)
+			}
+			if want := uninterrupted(n)[:len(ev)-1]; strings.Join(ev[:len(ev)-1], "|") != strings.Join(want, "|") {
+				t.Fatalf("events before the shutdown:\n%v\nwant\n%v", ev, want)
 			}
 			if claims.count("big") != 0 {
 				t.Fatal("a run over the cap was taken over")

@@ -142,8 +142,8 @@ type Config struct {
 	// (default DefaultMaxThreadEventBytes).
 	MaxThreadEventBytes int
 	// MaxHandoverBytes caps a run's hand-over record (default
-	// DefaultMaxHandoverBytes): a run whose record is larger ends with
-	// shutdown at a drain rather than being handed over.
+	// DefaultMaxHandoverBytes): at a drain a run whose record is larger
+	// is not handed over; it goes on here until Shutdown.
 	MaxHandoverBytes int
 	// HandoverClaimTimeout is how long a run handed over keeps its lease
 	// and thread while it waits for another instance to claim it
