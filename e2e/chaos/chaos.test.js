@@ -70,6 +70,11 @@ function pacedUpstream() {
     live.add(s);
     res.on("close", () => live.delete(s));
   });
+  // Node closes an idle keep-alive connection after 5 s, Go's transport
+  // keeps one for 90 s: a run started on a connection Node closes as Go
+  // reuses it fails (a POST is not retried) with upstream_unreachable.
+  // A real upstream behind a proxy keeps them longer; so does this one.
+  server.keepAliveTimeout = 120_000;
   const tick = setInterval(() => {
     for (const s of live) {
       if (s.i < TOTAL) {
