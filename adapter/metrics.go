@@ -27,6 +27,8 @@ type metrics struct {
 	runStart        *prometheus.HistogramVec
 	// runStartsLimited counts run starts refused by limits.runStartsPerSecond.
 	runStartsLimited prometheus.Counter
+	handedOver       *prometheus.CounterVec
+	takenOver        *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -58,8 +60,14 @@ func newMetrics() *metrics {
 		runStartsLimited: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "genui_run_starts_limited_total", Help: "Run starts refused with 429 by limits.runStartsPerSecond.",
 		}),
+		handedOver: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "genui_runs_handed_over_total", Help: "Runs this instance handed over to another at a drain, per agent.",
+		}, []string{"agent"}),
+		takenOver: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "genui_runs_taken_over_total", Help: "Runs this instance took over from a draining one, per agent.",
+		}, []string{"agent"}),
 	}
-	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.runsErrored, m.events, m.repairs, m.upstreamLatency, m.runStart, m.runStartsLimited,
+	m.reg.MustRegister(m.runsStarted, m.runsFinished, m.runsErrored, m.events, m.repairs, m.upstreamLatency, m.runStart, m.runStartsLimited, m.handedOver, m.takenOver,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -91,6 +99,15 @@ func (m *metrics) RunEnded(agent string, terminal agui.EventType, code string) {
 		}
 		m.runsErrored.WithLabelValues(agent, code).Inc()
 	}
+}
+
+// HandedOver implements runs.Observer.
+func (m *metrics) HandedOver(agent string, out bool) {
+	if out {
+		m.handedOver.WithLabelValues(agent).Inc()
+		return
+	}
+	m.takenOver.WithLabelValues(agent).Inc()
 }
 
 // Relayed implements runs.Observer.

@@ -159,6 +159,7 @@ func (x *execution) handOver(req *agui.Request) bool {
 		return false
 	}
 	x.outcome = outcomeHandedOver
+	m.obs.HandedOver(x.req.AgentID, true)
 	m.logger.InfoContext(x.ctx, "run handed over", "agent", x.req.AgentID, "runId", lr.run.ID, "next", rec.Next, "bytes", len(b))
 	return true
 }
@@ -262,6 +263,7 @@ func (m *Manager) takeOver(run runlog.Run, b []byte, rejoin Rejoin) {
 		first: rec.Next, handover: agui.Resume(rec.State), input: in}
 	lr.lastLeft.Store(time.Now().UnixNano()) // its readers get the detach grace
 	rctx := m.register(lr, req)
+	m.obs.HandedOver(run.AgentID, false)
 	m.logger.InfoContext(rctx, "run taken over", "agent", run.AgentID, "runId", run.ID, "next", rec.Next)
 	go m.execute(rctx, lr, req, nil, nil)
 }

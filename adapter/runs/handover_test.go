@@ -124,6 +124,29 @@ func (c *takeOvers) count(run string) int {
 	return c.n[run]
 }
 
+// moves counts the hand-overs an Observer is told of: out, in.
+type moves struct {
+	noObserver
+	mu sync.Mutex
+	n  [2]int
+}
+
+func (o *moves) HandedOver(_ string, out bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if out {
+		o.n[0]++
+	} else {
+		o.n[1]++
+	}
+}
+
+func (o *moves) get() [2]int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.n
+}
+
 // follow reads run on m from the start into a collector until its end.
 func follow(t *testing.T, m *Manager, run string) (*collector, chan struct{}) {
 	t.Helper()
@@ -198,8 +221,9 @@ func TestHandoverDrainedRunGoesOnElsewhere(t *testing.T) {
 	const n = 30
 	agent := rejoiner(n, 15*time.Millisecond)
 	prefix := testPrefix()
-	a := redisInstance(t, prefix, "a", Config{})
-	b := redisInstance(t, prefix, "b", Config{})
+	obsA, obsB := &moves{}, &moves{}
+	a := redisInstance(t, prefix, "a", Config{Observer: obsA})
+	b := redisInstance(t, prefix, "b", Config{Observer: obsB})
 	reader := redisInstance(t, prefix, "reader", Config{})
 	claimsA, claimsB := &takeOvers{agent: agent}, &takeOvers{agent: agent}
 	a.AcceptHandovers(claimsA.rejoin)
@@ -223,6 +247,9 @@ func TestHandoverDrainedRunGoesOnElsewhere(t *testing.T) {
 	}
 	if claimsA.count("r1") != 0 || claimsB.count("r1") != 1 {
 		t.Fatalf("take-overs: a %d, b %d; want 0, 1", claimsA.count("r1"), claimsB.count("r1"))
+	}
+	if obsA.get() != [2]int{1, 0} || obsB.get() != [2]int{0, 1} {
+		t.Fatalf("hand-overs observed (out, in): a %v, b %v", obsA.get(), obsB.get())
 	}
 	run, err := b.log.Get(context.Background(), runlog.Ref{Owner: "p", ID: "r1"})
 	if err != nil || run.Instance != "b" || run.Status != runlog.StatusFinished {

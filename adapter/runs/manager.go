@@ -181,6 +181,9 @@ type Observer interface {
 	// Relayed returns the counter of agent's relayed events; a run
 	// looks it up once and adds to it per event.
 	Relayed(agent string) func(n int)
+	// HandedOver reports a run of agent this instance handed over at a
+	// drain (out) or took over from another instance (in).
+	HandedOver(agent string, out bool)
 }
 
 type noObserver struct{}
@@ -188,6 +191,7 @@ type noObserver struct{}
 func (noObserver) RunStarted(string)                       {}
 func (noObserver) RunEnded(string, agui.EventType, string) {}
 func (noObserver) Relayed(string) func(int)                { return func(int) {} }
+func (noObserver) HandedOver(string, bool)                 {}
 
 // Manager runs and follows runs. It is safe for concurrent use.
 type Manager struct {

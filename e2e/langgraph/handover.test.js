@@ -118,4 +118,6 @@ test("runs handed over at SIGTERM go on through another instance, every event on
   }
   // Each run was taken over once, by b or c.
   assert.equal((b.logs() + c.logs()).match(/run taken over/g)?.length, moved.length);
+  const taken = async (x) => Number((await (await fetch(`${x.url}/metrics`)).text()).match(/^genui_runs_taken_over_total\{agent="paced"\} (\d+)$/m)?.[1] ?? 0);
+  assert.equal((await taken(b)) + (await taken(c)), moved.length, "genui_runs_taken_over_total");
 });
