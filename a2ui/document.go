@@ -26,6 +26,27 @@ func decodeDocument(b []byte) (any, error) {
 	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }
 
+// decodeMessage checks a message as scanJSON does (duplicate keys,
+// nesting deeper than maxDepth) and decodes it as decodeDocument does. A
+// well-formed message is checked while it is decoded, in one pass; any
+// doubt (a duplicate, deep nesting, anything the decoder hands on) goes
+// to scanJSON and decodeDocument, which decide and word the error. rule
+// is "" when doc is the message.
+func decodeMessage(b []byte, maxDepth int) (doc any, rule, path, msg string) {
+	d := decoder{b: b, limit: min(maxDepth, maxDecodeDepth)}
+	if v, ok := d.whole(); ok {
+		return v, "", "", ""
+	}
+	if rule, path, msg := scanJSON(b, maxDepth); rule != "" {
+		return nil, rule, path, msg
+	}
+	doc, err := decodeDocument(b)
+	if err != nil {
+		return nil, RuleInvalidJSON, "", err.Error()
+	}
+	return doc, "", "", ""
+}
+
 // decodeOrdered decodes one JSON value keeping object key order (as
 // *object), with numbers as json.Number; numbers no renderer can represent
 // become strings.
@@ -50,6 +71,9 @@ type decoder struct {
 	i       int
 	ordered bool
 	deep    bool // gave up at maxDecodeDepth
+	// limit, when not 0, is the nesting past which the decoder gives up,
+	// and it gives up on a duplicate key too (decodeMessage).
+	limit int
 }
 
 // maxDecodeDepth is the nesting past which the decoder gives up (scanJSON
@@ -114,6 +138,9 @@ func (d *decoder) value(depth int) (any, bool) {
 	}
 	switch c := d.b[d.i]; {
 	case c == '{':
+		if d.limit > 0 && depth >= d.limit {
+			return nil, false
+		}
 		d.i++
 		m := map[string]any{}
 		var keys []string
@@ -137,7 +164,11 @@ func (d *decoder) value(depth int) (any, bool) {
 					keys = append(keys, k)
 				}
 			}
+			n := len(m)
 			m[k] = v
+			if d.limit > 0 && len(m) == n {
+				return nil, false // a duplicate key
+			}
 			if more, ok = d.next('}'); !ok {
 				return nil, false
 			}
@@ -147,6 +178,9 @@ func (d *decoder) value(depth int) (any, bool) {
 		}
 		return m, true
 	case c == '[':
+		if d.limit > 0 && depth >= d.limit {
+			return nil, false
+		}
 		d.i++
 		arr := []any{}
 		for more := !d.empty(']'); more; {

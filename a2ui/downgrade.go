@@ -86,12 +86,9 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	if len(m) > v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
 	}
-	if rule, path, msg := scanJSON(m, v.opts.MaxDepth); rule != "" {
-		return nil, fail(rule, path, msg)
-	}
-	doc, err := decodeDocument(m)
-	if err != nil {
-		return nil, fail(RuleInvalidJSON, "", err.Error())
+	doc, rule, path, why := decodeMessage(m, v.opts.MaxDepth)
+	if rule != "" {
+		return nil, fail(rule, path, why)
 	}
 	obj, _ := doc.(map[string]any)
 	var op string

@@ -144,12 +144,9 @@ func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([
 	if len(m) > v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
 	}
-	if rule, path, msg := scanJSON(m, v.opts.MaxDepth); rule != "" {
+	doc, rule, path, msg := decodeMessage(m, v.opts.MaxDepth)
+	if rule != "" {
 		return nil, fail(rule, path, msg)
-	}
-	doc, err := decodeDocument(m)
-	if err != nil {
-		return nil, fail(RuleInvalidJSON, "", err.Error())
 	}
 	obj, _ := doc.(map[string]any)
 	op := ""

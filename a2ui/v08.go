@@ -86,12 +86,9 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 	if len(b) > c.v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), c.v.opts.MaxMessageBytes))
 	}
-	if rule, path, msg := scanJSON(b, c.v.opts.MaxDepth); rule != "" {
+	doc, rule, path, msg := decodeMessage(b, c.v.opts.MaxDepth)
+	if rule != "" {
 		return nil, fail(rule, "", path, msg)
-	}
-	doc, err := decodeDocument(b)
-	if err != nil {
-		return nil, fail(RuleInvalidJSON, "", "", err.Error())
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
