@@ -263,3 +263,28 @@ func FuzzDecodeMessage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStringEnd holds stringEnd to a byte-by-byte reading of the string.
+func FuzzStringEnd(f *testing.F) {
+	for _, s := range []string{`"ab"`, `"a\"b"`, `"a\\"`, `"a\\\"b"c`, `"\`, `"a\"`, `""`, `"\\\\"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || b[0] != '"' {
+			return
+		}
+		j, escaped := 1, false
+		for ; j < len(b) && b[j] != '"'; j++ {
+			if b[j] == '\\' {
+				escaped = true
+				j++
+			}
+		}
+		if j >= len(b) {
+			j = -1
+		}
+		if k, e := stringEnd(b, 0); k != j || (j >= 0 && e != escaped) {
+			t.Fatalf("stringEnd(%q) = %d %v, want %d %v", b, k, e, j, escaped)
+		}
+	})
+}

@@ -215,14 +215,8 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 		case ',':
 			expectKey = depth > 0 && depth <= len(stack) && stack[depth-1]
 		case '"':
-			j, escaped := i+1, false
-			for ; j < len(m) && m[j] != '"'; j++ {
-				if m[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			if j >= len(m) {
+			j, escaped := stringEnd(m, i)
+			if j < 0 {
 				return "", "", ""
 			}
 			if depth > 2 {
