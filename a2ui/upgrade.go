@@ -161,12 +161,15 @@ func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([
 	if op == "" {
 		return nil, fail(RuleUnknownMessage, "", fmt.Sprintf("message %d has no v1.0 operation (createSurface, updateComponents, updateDataModel, deleteSurface); left out, the rest of the surface is kept", idx))
 	}
-	if err := v.verdicts.validate(v.v10[op], doc); err != nil {
-		errs := schemaErrors(err, "", sid, idx)
-		for i := range errs {
-			errs[i].Message = "v1.0 schema: " + errs[i].Message + "; left out, the rest of the surface is kept"
+	if k, ok := v.verdicts.passed(v.v10[op], checkDecoded, m); !ok {
+		if err := v.v10[op].Validate(doc); err != nil {
+			errs := schemaErrors(err, "", sid, idx)
+			for i := range errs {
+				errs[i].Message = "v1.0 schema: " + errs[i].Message + "; left out, the rest of the surface is kept"
+			}
+			return nil, errs
 		}
-		return nil, errs
+		v.verdicts.remember(k)
 	}
 	msgs, issues := v.convertV10(obj, sid, idx, version)
 	out := make([]json.RawMessage, len(msgs))

@@ -113,8 +113,11 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 	}
 	body, _ := obj[op].(map[string]any)
 	sid, _ := body["surfaceId"].(string)
-	if errs := c.v.schemaV08(doc, op, body, sid, idx); len(errs) > 0 {
-		return nil, errs
+	if k, ok := c.v.verdicts.passed(c.v.v08, checkV08Input, b); !ok {
+		if errs := c.v.schemaV08(doc, op, body, sid, idx); len(errs) > 0 {
+			return nil, errs
+		}
+		c.v.verdicts.remember(k)
 	}
 	sf := c.surfaces[sid]
 	if op == "deleteSurface" {
