@@ -117,7 +117,7 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 		return nil, dc.errs
 	}
 	msg := map[string]any{v09Ops[op]: out}
-	enc := appendJSON(nil, msg)
+	enc := appendJSON(make([]byte, 0, len(m)+len(m)/2), msg)
 	k, passed := v.verdicts.passed(v.v08, checkV08Output, enc)
 	if passed {
 		return enc, dc.errs
@@ -133,7 +133,7 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 		return nil, append(dc.errs, errs...)
 	}
 	if dc.refused > 0 {
-		return appendJSON(nil, msg), dc.errs
+		return appendJSON(enc[:0], msg), dc.errs
 	}
 	v.verdicts.remember(k)
 	return enc, dc.errs
@@ -265,10 +265,7 @@ func (d *down) component(in map[string]any, at string) map[string]any {
 			Message: fmt.Sprintf("component %q (%s) is not in the v0.8 standard catalog; left out", id, typ)})
 		return nil
 	}
-	rest := make(map[string]any, len(in))
-	for k, x := range in {
-		rest[k] = x
-	}
+	rest := in // the decoded message is the conversion's own to take apart
 	delete(rest, "id")
 	delete(rest, "component")
 	w := map[string]any{"id": id}

@@ -173,8 +173,11 @@ func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([
 	}
 	msgs, issues := v.convertV10(obj, sid, idx, version)
 	out := make([]json.RawMessage, len(msgs))
+	buf := make([]byte, 0, len(m)+len(m)/2)
 	for i, o := range msgs {
-		out[i] = appendJSON(nil, o)
+		start := len(buf)
+		buf = appendJSON(buf, o)
+		out[i] = buf[start:len(buf):len(buf)]
 	}
 	return out, issues
 }
