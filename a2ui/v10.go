@@ -182,7 +182,9 @@ func (cv *v10Conv) components(list []any, at string) []any {
 				cv.drop(ev, "userMessage", cat+"/action/event/userMessage", "an action's userMessage")
 			}
 		}
-		cv.calls(c, cat)
+		if callsToMend(c) {
+			cv.calls(c, cat)
+		}
 		out = append(out, c)
 	}
 	return out
@@ -219,6 +221,32 @@ func (cv *v10Conv) calls(x any, at string) {
 			cv.calls(e, fmt.Sprintf("%s/%d", at, i))
 		}
 	}
+}
+
+// callsToMend reports whether calls has anything to do in x: a function
+// call that names a catalog, or @index. Most components have none, and
+// this walk builds no paths and sorts no keys.
+func callsToMend(x any) bool {
+	switch t := x.(type) {
+	case map[string]any:
+		if name, ok := t["call"].(string); ok {
+			if _, ok := t["catalogId"].(string); ok || name == "@index" {
+				return true
+			}
+		}
+		for _, e := range t {
+			if callsToMend(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if callsToMend(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // xidClasses are the Unicode identifier properties the v1.0 schemas use
