@@ -2,6 +2,7 @@ package a2ui
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -91,14 +92,25 @@ func (d *decoder) whole() (any, bool) {
 }
 
 func (d *decoder) ws() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
+	d.i = skipSpace(d.b, d.i)
+}
+
+// skipSpace returns the index of the first byte from i on that is not
+// JSON whitespace; runs of spaces (indentation) go eight at a time.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		if i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == 0x2020202020202020 {
+			i += 8
+			continue
+		}
+		switch b[i] {
 		case ' ', '\t', '\n', '\r':
-			d.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 // next reads what follows a member or an element: ',' (more) or closer.

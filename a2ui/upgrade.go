@@ -206,6 +206,8 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 	hasVersion := false
 	for i := 0; i < len(m); i++ {
 		switch c := m[i]; c {
+		case ' ', '\t', '\n', '\r':
+			i = skipSpace(m, i) - 1
 		case '{', '[':
 			if depth < len(stack) {
 				stack[depth] = c == '{'
