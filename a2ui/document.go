@@ -68,8 +68,15 @@ func decodeOrdered(b []byte) (any, error) {
 // decoder decodes JSON from bytes in one of two shapes: plain (maps) or
 // ordered (*object, and numbers out of float64's range as strings).
 type decoder struct {
-	b       []byte
-	i       int
+	b []byte
+	// s is b as one string: the strings and numbers decoded are its
+	// substrings, so a document costs one copy of its bytes, not an
+	// allocation per string.
+	s string
+	i int
+	// items holds the elements of the arrays being decoded, each array
+	// copied out at its end at its size.
+	items   []any
 	ordered bool
 	deep    bool // gave up at maxDecodeDepth
 	// limit, when not 0, is the nesting past which the decoder gives up,
@@ -83,6 +90,7 @@ const maxDecodeDepth = 1000
 
 // whole decodes the one value b holds, with nothing after it.
 func (d *decoder) whole() (any, bool) {
+	d.s = string(d.b)
 	v, ok := d.value(0)
 	if !ok {
 		return nil, false
@@ -194,17 +202,21 @@ func (d *decoder) value(depth int) (any, bool) {
 			return nil, false
 		}
 		d.i++
-		arr := []any{}
+		start := len(d.items)
 		for more := !d.empty(']'); more; {
 			v, ok := d.value(depth + 1)
 			if !ok {
 				return nil, false
 			}
-			arr = append(arr, v)
+			d.items = append(d.items, v)
 			if more, ok = d.next(']'); !ok {
 				return nil, false
 			}
 		}
+		arr := make([]any, len(d.items)-start)
+		copy(arr, d.items[start:])
+		clear(d.items[start:])
+		d.items = d.items[:start]
 		return arr, true
 	case c == '"':
 		return d.str()
@@ -262,7 +274,7 @@ func (d *decoder) number() (any, bool) {
 			return nil, false
 		}
 	}
-	num := string(b[start:d.i])
+	num := d.s[start:d.i]
 	if d.ordered {
 		if f, err := strconv.ParseFloat(num, 64); err != nil || math.IsInf(f, 0) {
 			return num, true // too large for any renderer: shown as text
@@ -285,7 +297,7 @@ func (d *decoder) str() (string, bool) {
 		case c == '"':
 			d.i = j + 1
 			if !escaped && (ascii || utf8.Valid(b[start:j])) {
-				return string(b[start:j]), true
+				return d.s[start:j], true
 			}
 			var s string
 			if json.Unmarshal(b[start-1:j+1], &s) != nil {
