@@ -3,6 +3,7 @@ package a2ui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -526,7 +527,13 @@ func appendJSON(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case map[string]any:
 		b = append(b, '{')
-		for i, k := range sortedKeys(x) {
+		var buf [16]string
+		keys := buf[:0]
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
 			if i > 0 {
 				b = append(b, ',')
 			}
