@@ -162,12 +162,14 @@ func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([
 		return nil, fail(RuleUnknownMessage, "", fmt.Sprintf("message %d has no v1.0 operation (createSurface, updateComponents, updateDataModel, deleteSurface); left out, the rest of the surface is kept", idx))
 	}
 	if k, ok := v.verdicts.passed(v.v10[op], checkDecoded, m); !ok {
-		if err := v.v10[op].Validate(doc); err != nil {
-			errs := schemaErrors(err, "", sid, idx)
-			for i := range errs {
-				errs[i].Message = "v1.0 schema: " + errs[i].Message + "; left out, the rest of the surface is kept"
+		if !v.v10Check(op, doc) {
+			if err := v.v10[op].Validate(doc); err != nil {
+				errs := schemaErrors(err, "", sid, idx)
+				for i := range errs {
+					errs[i].Message = "v1.0 schema: " + errs[i].Message + "; left out, the rest of the surface is kept"
+				}
+				return nil, errs
 			}
-			return nil, errs
 		}
 		v.verdicts.remember(k)
 	}

@@ -84,6 +84,8 @@ type Validator struct {
 	v08        *jsonschema.Schema            // v0.8 messages (components open)
 	v08Comps   map[string]*jsonschema.Schema // v0.8 standard catalog, by type
 	v10        map[string]*jsonschema.Schema // v1.0 messages by operation, basic catalog
+	v10Envs    map[string]*jsonschema.Schema // v1.0 checked by parts: messages by operation, components aside
+	v10Comps   map[string]*jsonschema.Schema // and each component by type
 	components map[string]*jsonschema.Schema
 
 	strictOnce *syncOnce
