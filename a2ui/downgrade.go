@@ -240,6 +240,7 @@ func (d *down) createSurface(in map[string]any) map[string]any {
 func (d *down) updateComponents(in map[string]any) map[string]any {
 	list, _ := in["components"].([]any)
 	comps := make([]any, 0, len(list))
+	d.checks = make([]componentCheck, 0, len(list))
 	for i, x := range list {
 		c, _ := x.(map[string]any)
 		if w := d.component(c, pointer("updateComponents", "components", i)); w != nil {
