@@ -117,7 +117,7 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 		return nil, dc.errs
 	}
 	msg := map[string]any{v09Ops[op]: out}
-	enc := appendJSON(make([]byte, 0, len(m)+len(m)/2), msg)
+	enc := appendJSON(make([]byte, 0, len(m)/2+256), msg)
 	k, passed := v.verdicts.passed(v.v08, checkV08Output, enc)
 	if passed {
 		return enc, dc.errs

@@ -175,7 +175,7 @@ func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([
 	}
 	msgs, issues := v.convertV10(obj, sid, idx, version)
 	out := make([]json.RawMessage, len(msgs))
-	buf := make([]byte, 0, len(m)+len(m)/2)
+	buf := make([]byte, 0, len(m)/2+256)
 	for i, o := range msgs {
 		start := len(buf)
 		buf = appendJSON(buf, o)

@@ -215,10 +215,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// envelope encodes a converted message; size is about how many bytes it
-// takes.
+// envelope encodes a converted message; size is the v0.8 message's (the
+// v0.9.1 one takes about half as many bytes when that is indented, and
+// as many when not: the buffer grows then).
 func (c *V08Converter) envelope(op string, body map[string]any, size int) json.RawMessage {
-	return appendJSON(make([]byte, 0, size), map[string]any{"version": c.version, op: body})
+	return appendJSON(make([]byte, 0, size/2+256), map[string]any{"version": c.version, op: body})
 }
 
 // begin turns beginRendering into createSurface and lets the held
