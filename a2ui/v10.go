@@ -65,24 +65,25 @@ func (v *Validator) compileV10() error {
 			return fmt.Errorf("a2ui: compile v1.0 %s: %w", def, err)
 		}
 	}
-	return v.compileV10Parts(res)
+	return v.compileV10Parts(c, res)
 }
 
 // v10Parts is where the schemas of the v1.0 check by parts live: a
 // resource of the adapter's, made of the official definitions.
 const v10Parts = schemas.V10Base + "genui-adapter-parts.json"
 
-// compileV10Parts compiles what checking a v1.0 message by parts takes
-// (v10Check): each message definition whose components list takes any
-// array of at least one item, and for each component type of the basic
-// catalog the official Component definition with anyComponent narrowed
+// compileV10Parts compiles, with c (which holds res), what checking a
+// v1.0 message by parts takes (v10Check): each message definition whose
+// components list takes any array of at least one item, and for each
+// component type of the basic catalog the official Component definition
+// with anyComponent narrowed
 // to that type's branch. That is the same verdict as the whole
 // definition's: a component names its type in "component", which every
 // other branch of anyComponent requires to be its own name (checked
 // here; without it there is no check by parts), so the oneOf passes when
 // that type's branch does and fails when it fails. The official files
 // are not changed.
-func (v *Validator) compileV10Parts(res map[string]any) error {
+func (v *Validator) compileV10Parts(c *jsonschema.Compiler, res map[string]any) error {
 	a2r, _ := res[schemas.V10Base+"agent_to_renderer.json"].(map[string]any)
 	defs, _ := a2r["$defs"].(map[string]any)
 	cat, _ := res[schemas.V10Base+"catalog.json"].(map[string]any)
@@ -128,15 +129,6 @@ func (v *Validator) compileV10Parts(res map[string]any) error {
 	cl, _ := defs["ComponentsList"].(map[string]any)
 	if items, _ := cl["items"].(map[string]any); items["$ref"] != "#/$defs/Component" || len(cl) != 4 || cl["minItems"] != json.Number("1") {
 		return nil
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	c.UseRegexpEngine(unicodeIdentifiers)
-	for u, doc := range res {
-		if err := c.AddResource(u, doc); err != nil {
-			return fmt.Errorf("a2ui: add schema %s: %w", u, err)
-		}
 	}
 	var err error
 	if err = c.AddResource(v10Parts, map[string]any{"$id": v10Parts, "$defs": parts}); err != nil {
