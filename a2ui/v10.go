@@ -76,13 +76,12 @@ const v10Parts = schemas.V10Base + "genui-adapter-parts.json"
 // v1.0 message by parts takes (v10Check): each message definition whose
 // components list takes any array of at least one item, and for each
 // component type of the basic catalog the official Component definition
-// with anyComponent narrowed
-// to that type's branch. That is the same verdict as the whole
-// definition's: a component names its type in "component", which every
-// other branch of anyComponent requires to be its own name (checked
-// here; without it there is no check by parts), so the oneOf passes when
-// that type's branch does and fails when it fails. The official files
-// are not changed.
+// with anyComponent narrowed to that type's branch. That is the same
+// verdict as the whole definition's: a component names its type in
+// "component", which every other branch of anyComponent requires to be
+// its own name (checked here; without it there is no check by parts), so
+// the oneOf passes when that type's branch does and fails when it fails.
+// The official files are not changed.
 func (v *Validator) compileV10Parts(c *jsonschema.Compiler, res map[string]any) error {
 	a2r, _ := res[schemas.V10Base+"agent_to_renderer.json"].(map[string]any)
 	defs, _ := a2r["$defs"].(map[string]any)
