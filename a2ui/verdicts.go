@@ -11,12 +11,14 @@ import (
 )
 
 // verdicts remembers which values a schema accepted, keyed by a seeded
-// hash of the value's canonical form: a surface that streams in, or is
-// validated again after each data update, has the same components over
-// and over, and schema validation is the costly part (the integrity rules
-// still run every time). Only successes are kept, so a refusal always
-// comes with its errors. The seed is random per process, so a collision
-// cannot be crafted; the table is bounded (cleared when full).
+// hash of the value's canonical form, and which checks of the
+// conversions passed on a message, keyed by a seeded hash of its bytes
+// (checkBytes): a surface that streams in, or is validated again after
+// each data update, has the same components over and over, and schema
+// validation is the costly part (the integrity rules still run every
+// time). Only successes are kept, so a refusal always comes with its
+// errors. The seed is random per process, so a collision cannot be
+// crafted; the table is bounded (cleared when full).
 type verdicts struct {
 	seed maphash.Seed
 	mu   sync.Mutex
