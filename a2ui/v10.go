@@ -126,7 +126,9 @@ func (v *Validator) compileV10Parts(c *jsonschema.Compiler, res map[string]any) 
 		parts[v10Defs[op]] = msg
 	}
 	cl, _ := defs["ComponentsList"].(map[string]any)
-	if items, _ := cl["items"].(map[string]any); items["$ref"] != "#/$defs/Component" || len(cl) != 4 || cl["minItems"] != json.Number("1") {
+	items, _ := cl["items"].(map[string]any)
+	_, described := cl["description"]
+	if items["$ref"] != "#/$defs/Component" || len(items) != 1 || cl["type"] != "array" || cl["minItems"] != json.Number("1") || !described || len(cl) != 4 {
 		return nil
 	}
 	var err error
