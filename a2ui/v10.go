@@ -92,7 +92,8 @@ func (v *Validator) compileV10Parts(c *jsonschema.Compiler, res map[string]any) 
 	branches, _ := anyComp["oneOf"].([]any)
 	component, _ := defs["Component"].(map[string]any)
 	allOf, _ := component["allOf"].([]any)
-	if len(branches) == 0 || len(allOf) != 3 || len(anyComp) != 2 {
+	_, annotated := anyComp["discriminator"] // an annotation, no assertion
+	if len(branches) == 0 || len(allOf) != 3 || len(anyComp) != 2 || !annotated || len(component) != 3 {
 		return nil // not the shape this was written for: the whole check alone
 	}
 	if ref, _ := allOf[1].(map[string]any)["$ref"].(string); ref != "catalog.json#/$defs/anyComponent" {
