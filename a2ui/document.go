@@ -2,6 +2,7 @@ package a2ui
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -26,6 +27,27 @@ func decodeDocument(b []byte) (any, error) {
 	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }
 
+// decodeMessage checks a message as scanJSON does (duplicate keys,
+// nesting deeper than maxDepth) and decodes it as decodeDocument does. A
+// well-formed message is checked while it is decoded, in one pass; any
+// doubt (a duplicate, deep nesting, anything the decoder hands on) goes
+// to scanJSON and decodeDocument, which decide and word the error. rule
+// is "" when doc is the message.
+func decodeMessage(b []byte, maxDepth int) (doc any, rule, path, msg string) {
+	d := decoder{b: b, limit: min(maxDepth, maxDecodeDepth)}
+	if v, ok := d.whole(); ok {
+		return v, "", "", ""
+	}
+	if rule, path, msg := scanJSON(b, maxDepth); rule != "" {
+		return nil, rule, path, msg
+	}
+	doc, err := decodeDocument(b)
+	if err != nil {
+		return nil, RuleInvalidJSON, "", err.Error()
+	}
+	return doc, "", "", ""
+}
+
 // decodeOrdered decodes one JSON value keeping object key order (as
 // *object), with numbers as json.Number; numbers no renderer can represent
 // become strings.
@@ -46,10 +68,20 @@ func decodeOrdered(b []byte) (any, error) {
 // decoder decodes JSON from bytes in one of two shapes: plain (maps) or
 // ordered (*object, and numbers out of float64's range as strings).
 type decoder struct {
-	b       []byte
-	i       int
+	b []byte
+	// s is b as one string: the strings and numbers decoded are its
+	// substrings, so a document costs one copy of its bytes, not an
+	// allocation per string.
+	s string
+	i int
+	// items holds the elements of the arrays being decoded, each array
+	// copied out at its end at its size.
+	items   []any
 	ordered bool
 	deep    bool // gave up at maxDecodeDepth
+	// limit, when not 0, is the nesting past which the decoder gives up,
+	// and it gives up on a duplicate key too (decodeMessage).
+	limit int
 }
 
 // maxDecodeDepth is the nesting past which the decoder gives up (scanJSON
@@ -58,6 +90,7 @@ const maxDecodeDepth = 1000
 
 // whole decodes the one value b holds, with nothing after it.
 func (d *decoder) whole() (any, bool) {
+	d.s = string(d.b)
 	v, ok := d.value(0)
 	if !ok {
 		return nil, false
@@ -67,14 +100,25 @@ func (d *decoder) whole() (any, bool) {
 }
 
 func (d *decoder) ws() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
+	d.i = skipSpace(d.b, d.i)
+}
+
+// skipSpace returns the index of the first byte from i on that is not
+// JSON whitespace; runs of spaces (indentation) go eight at a time.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		if i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == 0x2020202020202020 {
+			i += 8
+			continue
+		}
+		switch b[i] {
 		case ' ', '\t', '\n', '\r':
-			d.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 // next reads what follows a member or an element: ',' (more) or closer.
@@ -114,6 +158,9 @@ func (d *decoder) value(depth int) (any, bool) {
 	}
 	switch c := d.b[d.i]; {
 	case c == '{':
+		if d.limit > 0 && depth >= d.limit {
+			return nil, false
+		}
 		d.i++
 		m := map[string]any{}
 		var keys []string
@@ -137,7 +184,11 @@ func (d *decoder) value(depth int) (any, bool) {
 					keys = append(keys, k)
 				}
 			}
+			n := len(m)
 			m[k] = v
+			if d.limit > 0 && len(m) == n {
+				return nil, false // a duplicate key
+			}
 			if more, ok = d.next('}'); !ok {
 				return nil, false
 			}
@@ -147,18 +198,25 @@ func (d *decoder) value(depth int) (any, bool) {
 		}
 		return m, true
 	case c == '[':
+		if d.limit > 0 && depth >= d.limit {
+			return nil, false
+		}
 		d.i++
-		arr := []any{}
+		start := len(d.items)
 		for more := !d.empty(']'); more; {
 			v, ok := d.value(depth + 1)
 			if !ok {
 				return nil, false
 			}
-			arr = append(arr, v)
+			d.items = append(d.items, v)
 			if more, ok = d.next(']'); !ok {
 				return nil, false
 			}
 		}
+		arr := make([]any, len(d.items)-start)
+		copy(arr, d.items[start:])
+		clear(d.items[start:])
+		d.items = d.items[:start]
 		return arr, true
 	case c == '"':
 		return d.str()
@@ -216,7 +274,7 @@ func (d *decoder) number() (any, bool) {
 			return nil, false
 		}
 	}
-	num := string(b[start:d.i])
+	num := d.s[start:d.i]
 	if d.ordered {
 		if f, err := strconv.ParseFloat(num, 64); err != nil || math.IsInf(f, 0) {
 			return num, true // too large for any renderer: shown as text
@@ -239,7 +297,7 @@ func (d *decoder) str() (string, bool) {
 		case c == '"':
 			d.i = j + 1
 			if !escaped && (ascii || utf8.Valid(b[start:j])) {
-				return string(b[start:j]), true
+				return d.s[start:j], true
 			}
 			var s string
 			if json.Unmarshal(b[start-1:j+1], &s) != nil {

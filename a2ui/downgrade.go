@@ -86,12 +86,9 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	if len(m) > v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
 	}
-	if rule, path, msg := scanJSON(m, v.opts.MaxDepth); rule != "" {
-		return nil, fail(rule, path, msg)
-	}
-	doc, err := decodeDocument(m)
-	if err != nil {
-		return nil, fail(RuleInvalidJSON, "", err.Error())
+	doc, rule, path, why := decodeMessage(m, v.opts.MaxDepth)
+	if rule != "" {
+		return nil, fail(rule, path, why)
 	}
 	obj, _ := doc.(map[string]any)
 	var op string
@@ -120,6 +117,14 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 		return nil, dc.errs
 	}
 	msg := map[string]any{v09Ops[op]: out}
+	enc := appendJSON(make([]byte, 0, len(m)/2+256), msg)
+	k, passed := v.verdicts.passed(v.v08, checkV08Output, enc)
+	if passed {
+		return enc, dc.errs
+	}
+	if op == "updateComponents" && !dc.checkComponents(out) {
+		return nil, dc.errs
+	}
 	if err := v.verdicts.validate(v.v08, msg); err != nil {
 		errs := schemaErrors(err, "", sid, idx)
 		for i := range errs {
@@ -127,7 +132,11 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 		}
 		return nil, append(dc.errs, errs...)
 	}
-	return appendJSON(nil, msg), dc.errs
+	if dc.refused > 0 {
+		return appendJSON(enc[:0], msg), dc.errs
+	}
+	v.verdicts.remember(k)
+	return enc, dc.errs
 }
 
 // down converts the parts of one v0.9.1 message to v0.8, collecting what
@@ -137,6 +146,51 @@ type down struct {
 	sid  string
 	idx  int
 	errs []Error
+	// checks are the converted components of an updateComponents, each
+	// to be checked against the v0.8 catalog (checkComponents) unless
+	// the whole converted message passed before.
+	checks []componentCheck
+	// refused counts the components checkComponents left out.
+	refused int
+}
+
+// componentCheck is one converted component waiting for its v0.8
+// catalog check; errAt is where its errors go among the message's.
+type componentCheck struct {
+	id, typ8, at string
+	props        map[string]any
+	errAt        int
+}
+
+// checkComponents checks each converted component against the v0.8
+// standard catalog, leaving out (and reporting, beside what its
+// conversion reported) each one the catalog refuses; false when none is
+// left.
+func (d *down) checkComponents(out map[string]any) bool {
+	var errs []Error
+	from := 0
+	comps := out["components"].([]any)
+	kept := comps[:0]
+	for i, c := range d.checks {
+		errs = append(errs, d.errs[from:c.errAt]...)
+		from = c.errAt
+		if err := d.v.verdicts.validate(d.v.v08Comps[c.typ8], c.props); err != nil {
+			for _, e := range schemaErrors(err, c.at, d.sid, d.idx) {
+				e.Message = fmt.Sprintf("component %q converted to v0.8 %s, the v0.8 standard catalog refuses it: %s; left out", c.id, c.typ8, e.Message)
+				errs = append(errs, e)
+			}
+			d.refused++
+			continue
+		}
+		kept = append(kept, comps[i])
+	}
+	d.errs = append(errs, d.errs[from:]...)
+	out["components"] = kept
+	if len(kept) == 0 && len(comps) > 0 {
+		d.lossy(pointer("updateComponents", "components"), "no component of this message can be said in v0.8; left out")
+		return false
+	}
+	return true
 }
 
 func (d *down) lossy(path, format string, args ...any) {
@@ -186,6 +240,7 @@ func (d *down) createSurface(in map[string]any) map[string]any {
 func (d *down) updateComponents(in map[string]any) map[string]any {
 	list, _ := in["components"].([]any)
 	comps := make([]any, 0, len(list))
+	d.checks = make([]componentCheck, 0, len(list))
 	for i, x := range list {
 		c, _ := x.(map[string]any)
 		if w := d.component(c, pointer("updateComponents", "components", i)); w != nil {
@@ -199,8 +254,9 @@ func (d *down) updateComponents(in map[string]any) map[string]any {
 	return map[string]any{"surfaceId": d.sid, "components": comps}
 }
 
-// component wraps one flat v0.9.1 component as a v0.8 one, checked
-// against the v0.8 standard catalog; nil when it cannot be shown.
+// component wraps one flat v0.9.1 component as a v0.8 one, to be checked
+// against the v0.8 standard catalog (d.checks); nil when it cannot be
+// shown.
 func (d *down) component(in map[string]any, at string) map[string]any {
 	typ, _ := in["component"].(string)
 	id, _ := in["id"].(string)
@@ -210,10 +266,7 @@ func (d *down) component(in map[string]any, at string) map[string]any {
 			Message: fmt.Sprintf("component %q (%s) is not in the v0.8 standard catalog; left out", id, typ)})
 		return nil
 	}
-	rest := make(map[string]any, len(in))
-	for k, x := range in {
-		rest[k] = x
-	}
+	rest := in // the decoded message is the conversion's own to take apart
 	delete(rest, "id")
 	delete(rest, "component")
 	w := map[string]any{"id": id}
@@ -233,14 +286,7 @@ func (d *down) component(in map[string]any, at string) map[string]any {
 			d.lossy(at+"/"+escape(k), "%s property %q has no v0.8 equivalent; left out", typ, k)
 		}
 	}
-	if err := d.v.verdicts.validate(d.v.v08Comps[typ8], props); err != nil {
-		errs := schemaErrors(err, at, d.sid, d.idx)
-		for i := range errs {
-			errs[i].Message = fmt.Sprintf("component %q converted to v0.8 %s, the v0.8 standard catalog refuses it: %s; left out", id, typ8, errs[i].Message)
-		}
-		d.errs = append(d.errs, errs...)
-		return nil
-	}
+	d.checks = append(d.checks, componentCheck{id: id, typ8: typ8, at: at, props: props, errAt: len(d.errs)})
 	w["component"] = map[string]any{typ8: props}
 	return w
 }

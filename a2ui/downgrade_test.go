@@ -3,8 +3,12 @@ package a2ui_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/genui-adapter/genui-adapter/a2ui"
@@ -123,4 +127,47 @@ func FuzzDowngrade(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDowngradeCatalogRefuses: a converted component the v0.8 standard
+// catalog refuses is left out and reported in its place among the
+// message's issues, the rest of the message kept; when none is left the
+// message is left out. Converting the same messages again gives the same.
+func TestDowngradeCatalogRefuses(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	in := []json.RawMessage{
+		json.RawMessage(`{"version":"v0.9.1","updateComponents":{"surfaceId":"s","components":[` +
+			`{"id":"root","component":"Column","children":["a","b","c"]},` +
+			`{"id":"a","component":"Text","text":"hi","variant":"h1"},` +
+			`{"id":"b","component":"Text","text":"x","variant":"shout"},` +
+			`{"id":"c","component":"Text","text":"y","accessibility":{"label":"why"}}]}}`),
+		json.RawMessage(`{"version":"v0.9.1","updateComponents":{"surfaceId":"s","components":[` +
+			`{"id":"d","component":"Text","text":"x","variant":"shout"}]}}`),
+	}
+	first := v.Downgrade(in)
+	for range 2 {
+		d := v.Downgrade(in)
+		if len(d.Messages) != 1 || len(d.Sources) != 1 || d.Sources[0] != 0 {
+			t.Fatalf("messages %q from %v, want the first one alone", d.Messages, d.Sources)
+		}
+		if got := string(d.Messages[0]); strings.Contains(got, `"id":"b"`) || !strings.Contains(got, `"id":"a"`) || !strings.Contains(got, `"id":"c"`) {
+			t.Errorf("converted %s, want a and c without b", got)
+		}
+		var paths []string
+		for _, e := range d.Issues {
+			paths = append(paths, fmt.Sprintf("%d %s %s", e.Index, e.Rule, e.Path))
+		}
+		want := []string{
+			"0 schema /updateComponents/components/2/usageHint",
+			"0 not_expressible_in_v08 /updateComponents/components/3/accessibility",
+			"1 schema /updateComponents/components/0/usageHint",
+			"1 not_expressible_in_v08 /updateComponents/components",
+		}
+		if !slices.Equal(paths, want) {
+			t.Errorf("issues\n%s\nwant\n%s", strings.Join(paths, "\n"), strings.Join(want, "\n"))
+		}
+		if !reflect.DeepEqual(d, first) {
+			t.Errorf("again: %+v\nfirst: %+v", d, first)
+		}
+	}
 }

@@ -44,15 +44,8 @@ func scanJSON(b []byte, maxDepth int) (rule, path, msg string) {
 				}
 			}
 		case '"':
-			j := i + 1
-			escaped := false
-			for ; j < len(b) && b[j] != '"'; j++ {
-				if b[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			if j >= len(b) {
+			j, escaped := stringEnd(b, i)
+			if j < 0 {
 				return "", "", "" // unterminated: the parser reports it
 			}
 			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].expectKey {
@@ -95,6 +88,31 @@ func scanJSON(b []byte, maxDepth int) (rule, path, msg string) {
 		}
 	}
 	return "", "", ""
+}
+
+// stringEnd returns the index of the quote that closes the string opening
+// at b[i] (a backslash escapes the byte after it), or -1 when none does,
+// and whether the string holds a backslash. It jumps from quote to quote.
+func stringEnd(b []byte, i int) (int, bool) {
+	escaped := false
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1, escaped
+		}
+		k += j
+		if !escaped && bytes.IndexByte(b[j:k], '\\') >= 0 {
+			escaped = true
+		}
+		n := 0 // backslashes right before the quote
+		for p := k - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return k, escaped
+		}
+		j = k + 1
+	}
 }
 
 // bigObject is how many keys an object holds before scanJSON looks its

@@ -227,3 +227,64 @@ func sameOrdered(ord, doc any) bool {
 	}
 	return reflect.DeepEqual(ord, doc)
 }
+
+// FuzzDecodeMessage holds decodeMessage, which checks while it decodes, to
+// scanJSON then decodeDocument: the same rule, path and message, or the
+// same document.
+func FuzzDecodeMessage(f *testing.F) {
+	for _, c := range scanCases {
+		f.Add([]byte(c.in), 4)
+	}
+	for _, s := range []string{
+		`{"a":[1,-0.5e+3,true,false,null,"x\"y","\u00e9\ud83d\ude00"],"b":{}}`,
+		`{"a":1,"\u0061":2}`, "{\"\xff\":1,\"\xfe\":2}", `{"a":1,"a":2} x`, `[[[[[1]]]]]`, `[[[[{}]]]]`,
+		`{"a":"\x","a":1}`, `{"a":{"b":1,"b":2},"c":[[[[`,
+	} {
+		f.Add([]byte(s), 4)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, depth int) {
+		if depth < 1 || depth > 64 {
+			return
+		}
+		doc, rule, path, msg := decodeMessage(b, depth)
+		var want any
+		wrule, wpath, wmsg := scanJSON(b, depth)
+		if wrule == "" {
+			var err error
+			if want, err = decodeDocument(b); err != nil {
+				wrule, wmsg = RuleInvalidJSON, err.Error()
+			}
+		}
+		if rule != wrule || path != wpath || msg != wmsg {
+			t.Fatalf("decodeMessage: %q %q %q; scanJSON, decodeDocument: %q %q %q", rule, path, msg, wrule, wpath, wmsg)
+		}
+		if !reflect.DeepEqual(doc, want) {
+			t.Fatalf("document %#v; decodeDocument %#v", doc, want)
+		}
+	})
+}
+
+// FuzzStringEnd holds stringEnd to a byte-by-byte reading of the string.
+func FuzzStringEnd(f *testing.F) {
+	for _, s := range []string{`"ab"`, `"a\"b"`, `"a\\"`, `"a\\\"b"c`, `"\`, `"a\"`, `""`, `"\\\\"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || b[0] != '"' {
+			return
+		}
+		j, escaped := 1, false
+		for ; j < len(b) && b[j] != '"'; j++ {
+			if b[j] == '\\' {
+				escaped = true
+				j++
+			}
+		}
+		if j >= len(b) {
+			j = -1
+		}
+		if k, e := stringEnd(b, 0); k != j || (j >= 0 && e != escaped) {
+			t.Fatalf("stringEnd(%q) = %d %v, want %d %v", b, k, e, j, escaped)
+		}
+	})
+}

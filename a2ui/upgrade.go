@@ -144,12 +144,9 @@ func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([
 	if len(m) > v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
 	}
-	if rule, path, msg := scanJSON(m, v.opts.MaxDepth); rule != "" {
+	doc, rule, path, msg := decodeMessage(m, v.opts.MaxDepth)
+	if rule != "" {
 		return nil, fail(rule, path, msg)
-	}
-	doc, err := decodeDocument(m)
-	if err != nil {
-		return nil, fail(RuleInvalidJSON, "", err.Error())
 	}
 	obj, _ := doc.(map[string]any)
 	op := ""
@@ -164,17 +161,25 @@ func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([
 	if op == "" {
 		return nil, fail(RuleUnknownMessage, "", fmt.Sprintf("message %d has no v1.0 operation (createSurface, updateComponents, updateDataModel, deleteSurface); left out, the rest of the surface is kept", idx))
 	}
-	if err := v.verdicts.validate(v.v10[op], doc); err != nil {
-		errs := schemaErrors(err, "", sid, idx)
-		for i := range errs {
-			errs[i].Message = "v1.0 schema: " + errs[i].Message + "; left out, the rest of the surface is kept"
+	if k, ok := v.verdicts.passed(v.v10[op], checkDecoded, m); !ok {
+		if !v.v10Check(op, doc) {
+			if err := v.v10[op].Validate(doc); err != nil {
+				errs := schemaErrors(err, "", sid, idx)
+				for i := range errs {
+					errs[i].Message = "v1.0 schema: " + errs[i].Message + "; left out, the rest of the surface is kept"
+				}
+				return nil, errs
+			}
 		}
-		return nil, errs
+		v.verdicts.remember(k)
 	}
 	msgs, issues := v.convertV10(obj, sid, idx, version)
 	out := make([]json.RawMessage, len(msgs))
+	buf := make([]byte, 0, len(m)/2+256)
 	for i, o := range msgs {
-		out[i] = appendJSON(nil, o)
+		start := len(buf)
+		buf = appendJSON(buf, o)
+		out[i] = buf[start:len(buf):len(buf)]
 	}
 	return out, issues
 }
@@ -203,6 +208,8 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 	hasVersion := false
 	for i := 0; i < len(m); i++ {
 		switch c := m[i]; c {
+		case ' ', '\t', '\n', '\r':
+			i = skipSpace(m, i) - 1
 		case '{', '[':
 			if depth < len(stack) {
 				stack[depth] = c == '{'
@@ -218,14 +225,8 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 		case ',':
 			expectKey = depth > 0 && depth <= len(stack) && stack[depth-1]
 		case '"':
-			j, escaped := i+1, false
-			for ; j < len(m) && m[j] != '"'; j++ {
-				if m[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			if j >= len(m) {
+			j, escaped := stringEnd(m, i)
+			if j < 0 {
 				return "", "", ""
 			}
 			if depth > 2 {

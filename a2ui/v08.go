@@ -3,6 +3,7 @@ package a2ui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,6 +64,7 @@ type v08Pending struct {
 	index int
 	op    string
 	body  map[string]any
+	size  int // the message's bytes
 }
 
 // NewV08Converter starts a converter whose output carries version
@@ -86,12 +88,9 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 	if len(b) > c.v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), c.v.opts.MaxMessageBytes))
 	}
-	if rule, path, msg := scanJSON(b, c.v.opts.MaxDepth); rule != "" {
+	doc, rule, path, msg := decodeMessage(b, c.v.opts.MaxDepth)
+	if rule != "" {
 		return nil, fail(rule, "", path, msg)
-	}
-	doc, err := decodeDocument(b)
-	if err != nil {
-		return nil, fail(RuleInvalidJSON, "", "", err.Error())
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
@@ -116,8 +115,11 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 	}
 	body, _ := obj[op].(map[string]any)
 	sid, _ := body["surfaceId"].(string)
-	if errs := c.v.schemaV08(doc, op, body, sid, idx); len(errs) > 0 {
-		return nil, errs
+	if k, ok := c.v.verdicts.passed(c.v.v08, checkV08Input, b); !ok {
+		if errs := c.v.schemaV08(doc, op, body, sid, idx); len(errs) > 0 {
+			return nil, errs
+		}
+		c.v.verdicts.remember(k)
 	}
 	sf := c.surfaces[sid]
 	if op == "deleteSurface" {
@@ -128,7 +130,7 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 		if sf == nil || !sf.begun {
 			return nil, nil // never shown: nothing to delete
 		}
-		return []Converted{{c.envelope("deleteSurface", map[string]any{"surfaceId": sid}), idx}}, nil
+		return []Converted{{c.envelope("deleteSurface", map[string]any{"surfaceId": sid}, 64+len(sid)), idx}}, nil
 	}
 	if sf == nil {
 		sf = &v08Surface{templates: map[string]bool{}}
@@ -145,10 +147,10 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 			return nil, fail(RuleTooLarge, sid, pointer(op, "surfaceId"), fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held))
 		}
 		c.held++
-		sf.pending = append(sf.pending, v08Pending{idx, op, body})
+		sf.pending = append(sf.pending, v08Pending{idx, op, body, len(b)})
 		return nil, nil
 	}
-	return c.convertOp(sf, sid, op, body, idx)
+	return c.convertOp(sf, sid, op, body, idx, len(b))
 }
 
 // schemaV08 checks a v0.8 message against server_to_client.json and each
@@ -213,8 +215,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-func (c *V08Converter) envelope(op string, body map[string]any) json.RawMessage {
-	return appendJSON(nil, map[string]any{"version": c.version, op: body})
+// envelope encodes a converted message; size is the v0.8 message's (the
+// v0.9.1 one takes about half as many bytes when that is indented, and
+// as many when not: the buffer grows then).
+func (c *V08Converter) envelope(op string, body map[string]any, size int) json.RawMessage {
+	return appendJSON(make([]byte, 0, size/2+256), map[string]any{"version": c.version, op: body})
 }
 
 // begin turns beginRendering into createSurface and lets the held
@@ -243,7 +248,7 @@ func (c *V08Converter) begin(sf *v08Surface, sid string, body map[string]any, id
 			cs["theme"] = theme
 		}
 	}
-	out := []Converted{{c.envelope("createSurface", cs), idx}}
+	out := []Converted{{c.envelope("createSurface", cs, 256), idx}}
 	pending := sf.pending
 	sf.pending = nil
 	c.held -= len(pending)
@@ -255,14 +260,14 @@ func (c *V08Converter) begin(sf *v08Surface, sid string, body map[string]any, id
 		}
 	}
 	for _, p := range pending {
-		o, e := c.convertOp(sf, sid, p.op, p.body, p.index)
+		o, e := c.convertOp(sf, sid, p.op, p.body, p.index, p.size)
 		out = append(out, o...)
 		errs = append(errs, e...)
 	}
 	return out, errs
 }
 
-func (c *V08Converter) convertOp(sf *v08Surface, sid, op string, body map[string]any, idx int) ([]Converted, []Error) {
+func (c *V08Converter) convertOp(sf *v08Surface, sid, op string, body map[string]any, idx, size int) ([]Converted, []Error) {
 	cv := v08Conv{sid: sid, idx: idx, sf: sf}
 	var out []Converted
 	switch op {
@@ -276,10 +281,10 @@ func (c *V08Converter) convertOp(sf *v08Surface, sid, op string, body map[string
 			}
 		}
 		if len(comps) > 0 {
-			out = append(out, Converted{c.envelope("updateComponents", map[string]any{"surfaceId": sid, "components": comps}), idx})
+			out = append(out, Converted{c.envelope("updateComponents", map[string]any{"surfaceId": sid, "components": comps}, size), idx})
 		}
 		for _, in := range cv.inits {
-			out = append(out, Converted{c.envelope("updateDataModel", map[string]any{"surfaceId": sid, "path": in.path, "value": in.value}), idx})
+			out = append(out, Converted{c.envelope("updateDataModel", map[string]any{"surfaceId": sid, "path": in.path, "value": in.value}, 128), idx})
 		}
 	case "dataModelUpdate":
 		p, _ := body["path"].(string)
@@ -292,7 +297,7 @@ func (c *V08Converter) convertOp(sf *v08Surface, sid, op string, body map[string
 		} else {
 			value = cv.contents(entries, p, pointer("dataModelUpdate", "contents"))
 		}
-		out = append(out, Converted{c.envelope("updateDataModel", map[string]any{"surfaceId": sid, "path": p, "value": value}), idx})
+		out = append(out, Converted{c.envelope("updateDataModel", map[string]any{"surfaceId": sid, "path": p, "value": value}, size), idx})
 	}
 	sort.SliceStable(cv.errs, func(i, j int) bool { return cv.errs[i].Path < cv.errs[j].Path })
 	return out, cv.errs
@@ -523,7 +528,13 @@ func appendJSON(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case map[string]any:
 		b = append(b, '{')
-		for i, k := range sortedKeys(x) {
+		var buf [16]string
+		keys := buf[:0]
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
 			if i > 0 {
 				b = append(b, ',')
 			}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/genui-adapter/genui-adapter/a2ui"
 	"github.com/genui-adapter/genui-adapter/agui"
@@ -258,48 +257,6 @@ func TestUpgradeRefusals(t *testing.T) {
 	}
 	if errs := v.ValidateBatch(raw(u.Messages)); len(errs) > 0 {
 		t.Errorf("what is kept fails v0.9.1: %v", errs)
-	}
-}
-
-// BenchmarkV08Convert converts the largest official v0.8 example
-// (13_coffee-order, 9 KB: a surfaceUpdate of 30 components, a
-// dataModelUpdate, a beginRendering): the v0.8 schema check and the
-// conversion, per message (target: ≤ 50 µs). "validate" is the v0.9.1
-// validation of the output, which every surface gets whatever its
-// version, measured beside it on the same (shared) machine.
-func BenchmarkV08Convert(b *testing.B) {
-	v := a2ui.MustValidator(a2ui.Options{})
-	in := v08Example(b, filepath.Join(v08Examples, "basic", "13_coffee-order.json"))
-	out := raw(v.Upgrade(in, "").Messages)
-	for _, bc := range []struct {
-		name string
-		f    func()
-	}{
-		{"convert", func() {
-			if u := v.Upgrade(in, ""); len(u.Issues) > 0 {
-				b.Fatal(u.Issues)
-			}
-		}},
-		{"validate", func() {
-			if errs := v.ValidateBatch(out); len(errs) > 0 {
-				b.Fatal(errs)
-			}
-		}},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			for range 100 {
-				bc.f()
-			}
-			d := make([]time.Duration, 0, b.N)
-			b.ReportAllocs()
-			for b.Loop() {
-				t0 := time.Now()
-				bc.f()
-				d = append(d, time.Since(t0)/time.Duration(len(in)))
-			}
-			reportP99(b, d)
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(in))/1000, "µs/msg")
-		})
 	}
 }
 

@@ -1,8 +1,10 @@
 package a2ui
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,7 +65,149 @@ func (v *Validator) compileV10() error {
 			return fmt.Errorf("a2ui: compile v1.0 %s: %w", def, err)
 		}
 	}
+	return v.compileV10Parts(c, res)
+}
+
+// v10Parts is where the schemas of the v1.0 check by parts live: a
+// resource of the adapter's, made of the official definitions.
+const v10Parts = schemas.V10Base + "genui-adapter-parts.json"
+
+// compileV10Parts compiles, with c (which holds res), what checking a
+// v1.0 message by parts takes (v10Check): each message definition whose
+// components list takes any array of at least one item, and for each
+// component type of the basic catalog the official Component definition
+// with anyComponent narrowed to that type's branch. That is the same
+// verdict as the whole definition's: a component names its type in
+// "component", which every other branch of anyComponent requires to be
+// its own name (checked here; without it there is no check by parts), so
+// the oneOf passes when that type's branch does and fails when it fails.
+// The official files are not changed.
+func (v *Validator) compileV10Parts(c *jsonschema.Compiler, res map[string]any) error {
+	a2r, _ := res[schemas.V10Base+"agent_to_renderer.json"].(map[string]any)
+	defs, _ := a2r["$defs"].(map[string]any)
+	cat, _ := res[schemas.V10Base+"catalog.json"].(map[string]any)
+	comps, _ := cat["components"].(map[string]any)
+	catDefs, _ := cat["$defs"].(map[string]any)
+	anyComp, _ := catDefs["anyComponent"].(map[string]any)
+	branches, _ := anyComp["oneOf"].([]any)
+	component, _ := defs["Component"].(map[string]any)
+	allOf, _ := component["allOf"].([]any)
+	_, annotated := anyComp["discriminator"] // an annotation, no assertion
+	if len(branches) == 0 || len(allOf) != 3 || len(anyComp) != 2 || !annotated || len(component) != 3 {
+		return nil // not the shape this was written for: the whole check alone
+	}
+	if ref, _ := allOf[1].(map[string]any)["$ref"].(string); ref != "catalog.json#/$defs/anyComponent" {
+		return nil
+	}
+	parts := map[string]any{} // by type, and by message definition
+	var types []string
+	for _, b := range branches {
+		ref, _ := b.(map[string]any)["$ref"].(string)
+		typ, ok := strings.CutPrefix(ref, "#/components/")
+		def, _ := comps[typ].(map[string]any)
+		if !ok || len(b.(map[string]any)) != 1 || !pinsComponent(def, typ) {
+			return nil
+		}
+		types = append(types, typ)
+		parts[typ] = map[string]any{
+			"allOf":                 []any{allOf[0], map[string]any{"$ref": "catalog.json#/components/" + typ}, allOf[2]},
+			"unevaluatedProperties": component["unevaluatedProperties"],
+		}
+	}
+	for _, op := range []string{"createSurface", "updateComponents"} {
+		msg, ok := copyJSON(defs[v10Defs[op]]).(map[string]any)
+		props, _ := msg["properties"].(map[string]any)
+		body, _ := props[op].(map[string]any)
+		bodyProps, _ := body["properties"].(map[string]any)
+		list, _ := bodyProps["components"].(map[string]any)
+		if !ok || list["$ref"] != "#/$defs/ComponentsList" {
+			return nil
+		}
+		bodyProps["components"] = map[string]any{"type": "array", "minItems": json.Number("1")}
+		parts[v10Defs[op]] = msg
+	}
+	cl, _ := defs["ComponentsList"].(map[string]any)
+	items, _ := cl["items"].(map[string]any)
+	_, described := cl["description"]
+	if items["$ref"] != "#/$defs/Component" || len(items) != 1 || cl["type"] != "array" || cl["minItems"] != json.Number("1") || !described || len(cl) != 4 {
+		return nil
+	}
+	var err error
+	if err = c.AddResource(v10Parts, map[string]any{"$id": v10Parts, "$defs": parts}); err != nil {
+		return fmt.Errorf("a2ui: add v1.0 parts: %w", err)
+	}
+	envs, types8 := map[string]*jsonschema.Schema{}, map[string]*jsonschema.Schema{}
+	for _, op := range []string{"createSurface", "updateComponents"} {
+		if envs[op], err = c.Compile(v10Parts + "#/$defs/" + v10Defs[op]); err != nil {
+			return fmt.Errorf("a2ui: compile v1.0 parts %s: %w", op, err)
+		}
+	}
+	for _, typ := range types {
+		if types8[typ], err = c.Compile(v10Parts + "#/$defs/" + typ); err != nil {
+			return fmt.Errorf("a2ui: compile v1.0 parts %s: %w", typ, err)
+		}
+	}
+	v.v10Envs, v.v10Comps = envs, types8
 	return nil
+}
+
+// pinsComponent reports whether def requires "component" to be typ
+// (itself or through one of its allOf).
+func pinsComponent(def map[string]any, typ string) bool {
+	props, _ := def["properties"].(map[string]any)
+	disc, _ := props["component"].(map[string]any)
+	req, _ := def["required"].([]any)
+	if disc["const"] == typ && slices.Contains(req, any("component")) {
+		return true
+	}
+	all, _ := def["allOf"].([]any)
+	for _, x := range all {
+		if m, ok := x.(map[string]any); ok && pinsComponent(m, typ) {
+			return true
+		}
+	}
+	return false
+}
+
+// v10Check reports whether the v1.0 message doc of operation op passes
+// its schema, checked by parts (compileV10Parts) when op carries
+// components: the message without them, then each component against its
+// own type's definition. false means "not shown to pass": the whole
+// definition decides then, and words the errors.
+func (v *Validator) v10Check(op string, doc any) bool {
+	env := v.v10Envs[op]
+	if env == nil || env.Validate(doc) != nil {
+		return false
+	}
+	body, _ := doc.(map[string]any)[op].(map[string]any)
+	list, _ := body["components"].([]any)
+	for _, x := range list {
+		c, _ := x.(map[string]any)
+		typ, _ := c["component"].(string)
+		if sch := v.v10Comps[typ]; sch == nil || sch.Validate(c) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// copyJSON copies a decoded JSON value.
+func copyJSON(x any) any {
+	switch t := x.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[k] = copyJSON(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(t))
+		for i, e := range t {
+			a[i] = copyJSON(e)
+		}
+		return a
+	}
+	return x
 }
 
 // convertV10 converts one v1.0 message (decoded, already checked against
@@ -182,7 +326,9 @@ func (cv *v10Conv) components(list []any, at string) []any {
 				cv.drop(ev, "userMessage", cat+"/action/event/userMessage", "an action's userMessage")
 			}
 		}
-		cv.calls(c, cat)
+		if callsToMend(c) {
+			cv.calls(c, cat)
+		}
 		out = append(out, c)
 	}
 	return out
@@ -219,6 +365,32 @@ func (cv *v10Conv) calls(x any, at string) {
 			cv.calls(e, fmt.Sprintf("%s/%d", at, i))
 		}
 	}
+}
+
+// callsToMend reports whether calls has anything to do in x: a function
+// call that names a catalog, or @index. Most components have none, and
+// this walk builds no paths and sorts no keys.
+func callsToMend(x any) bool {
+	switch t := x.(type) {
+	case map[string]any:
+		if name, ok := t["call"].(string); ok {
+			if _, ok := t["catalogId"].(string); ok || name == "@index" {
+				return true
+			}
+		}
+		for _, e := range t {
+			if callsToMend(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if callsToMend(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // xidClasses are the Unicode identifier properties the v1.0 schemas use

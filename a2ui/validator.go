@@ -84,6 +84,8 @@ type Validator struct {
 	v08        *jsonschema.Schema            // v0.8 messages (components open)
 	v08Comps   map[string]*jsonschema.Schema // v0.8 standard catalog, by type
 	v10        map[string]*jsonschema.Schema // v1.0 messages by operation, basic catalog
+	v10Envs    map[string]*jsonschema.Schema // v1.0 checked by parts: messages by operation, components aside
+	v10Comps   map[string]*jsonschema.Schema // and each component by type
 	components map[string]*jsonschema.Schema
 
 	strictOnce *syncOnce
@@ -227,12 +229,9 @@ func (s *Stream) Validate(b []byte) []Error {
 	if len(b) > v.opts.MaxMessageBytes {
 		return fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), v.opts.MaxMessageBytes))
 	}
-	if rule, path, msg := scanJSON(b, v.opts.MaxDepth); rule != "" {
+	doc, rule, path, msg := decodeMessage(b, v.opts.MaxDepth)
+	if rule != "" {
 		return fail(rule, "", path, msg)
-	}
-	doc, err := decodeDocument(b)
-	if err != nil {
-		return fail(RuleInvalidJSON, "", "", err.Error())
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
@@ -856,12 +855,9 @@ func (v *Validator) ValidateClient(b []byte, s *Stream) []Error {
 	fail := func(rule, sid, path, msg string) []Error {
 		return []Error{{Rule: rule, SurfaceID: sid, Path: path, Message: msg}}
 	}
-	if rule, path, msg := scanJSON(b, v.opts.MaxDepth); rule != "" {
+	doc, rule, path, msg := decodeMessage(b, v.opts.MaxDepth)
+	if rule != "" {
 		return fail(rule, "", path, msg)
-	}
-	doc, err := decodeDocument(b)
-	if err != nil {
-		return fail(RuleInvalidJSON, "", "", err.Error())
 	}
 	obj, _ := doc.(map[string]any)
 	var sid string

@@ -11,12 +11,14 @@ import (
 )
 
 // verdicts remembers which values a schema accepted, keyed by a seeded
-// hash of the value's canonical form: a surface that streams in, or is
-// validated again after each data update, has the same components over
-// and over, and schema validation is the costly part (the integrity rules
-// still run every time). Only successes are kept, so a refusal always
-// comes with its errors. The seed is random per process, so a collision
-// cannot be crafted; the table is bounded (cleared when full).
+// hash of the value's canonical form, and which checks of the
+// conversions passed on a message, keyed by a seeded hash of its bytes
+// (checkBytes): a surface that streams in, or is validated again after
+// each data update, has the same components over and over, and schema
+// validation is the costly part (the integrity rules still run every
+// time). Only successes are kept, so a refusal always comes with its
+// errors. The seed is random per process, so a collision cannot be
+// crafted; the table is bounded (cleared when full).
 type verdicts struct {
 	seed maphash.Seed
 	mu   sync.Mutex
@@ -26,7 +28,28 @@ type verdicts struct {
 type verdictKey struct {
 	schema *jsonschema.Schema
 	hash   uint64
+	// check is 0 for a value's canonical form, else what passed on the
+	// bytes hashed (a checkBytes).
+	check checkBytes
 }
+
+// checkBytes names a check keyed by the bytes it was made on rather than
+// by the value decoded from them: the same bytes decode to the same value
+// and convert to the same messages, and hashing bytes costs a fraction
+// of walking the value.
+type checkBytes byte
+
+const (
+	_ checkBytes = iota
+	// checkDecoded: the message, decoded, against the schema.
+	checkDecoded
+	// checkV08Input: schemaV08 of the v0.8 message, decoded.
+	checkV08Input
+	// checkV08Output: a message Downgrade converted, encoded: each of
+	// its components against the v0.8 catalog and the message against
+	// the v0.8 schema.
+	checkV08Output
+)
 
 const maxVerdicts = 8192
 
@@ -41,23 +64,39 @@ func (d *verdicts) validate(sch *jsonschema.Schema, v any) error {
 	if !hashValue(&h, v, 0) {
 		return sch.Validate(v) // too deep or odd to key: just validate
 	}
-	k := verdictKey{sch, h.Sum64()}
-	d.mu.Lock()
-	_, hit := d.ok[k]
-	d.mu.Unlock()
-	if hit {
+	k := verdictKey{schema: sch, hash: h.Sum64()}
+	if d.has(k) {
 		return nil
 	}
 	if err := sch.Validate(v); err != nil {
 		return err
 	}
+	d.remember(k)
+	return nil
+}
+
+// passed reports whether check already passed on b (with sch); k is the
+// key to remember once it passes.
+func (d *verdicts) passed(sch *jsonschema.Schema, check checkBytes, b []byte) (k verdictKey, ok bool) {
+	k = verdictKey{schema: sch, hash: maphash.Bytes(d.seed, b), check: check}
+	return k, d.has(k)
+}
+
+func (d *verdicts) has(k verdictKey) bool {
+	d.mu.Lock()
+	_, hit := d.ok[k]
+	d.mu.Unlock()
+	return hit
+}
+
+// remember records that the check k names passed.
+func (d *verdicts) remember(k verdictKey) {
 	d.mu.Lock()
 	if len(d.ok) >= maxVerdicts {
 		clear(d.ok)
 	}
 	d.ok[k] = struct{}{}
 	d.mu.Unlock()
-	return nil
 }
 
 // hashValue writes a canonical, type-tagged form of a decoded JSON value
