@@ -27,7 +27,8 @@ type Handovers interface {
 	// instance, its lease and thread are instance's for leaseTTL. It
 	// returns the run (as instance's) and its record; a zero Run and nil
 	// when nothing was offered in time (or what was offered had ended or
-	// expired).
+	// expired). A run taken as ctx ends is still returned, never lost: the
+	// caller gives back (Offer) what it cannot keep.
 	Claim(ctx context.Context, instance string, block, leaseTTL time.Duration) (Run, []byte, error)
 }
 
@@ -95,6 +96,15 @@ return {rec, enc}
 `)
 
 func (r *Redis) Claim(ctx context.Context, instance string, block, leaseTTL time.Duration) (Run, []byte, error) {
+	if err := ctx.Err(); err != nil {
+		return Run{}, nil, err
+	}
+	// A ref BLPOP pops is gone from the queue: the claim must go through
+	// (the caller gives back a run it cannot keep), whatever happens to
+	// ctx meanwhile, or the run is never claimed. So the claim does not
+	// end with ctx; it waits at most block and then runs two commands.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), block+10*time.Second)
+	defer cancel()
 	res, err := r.rdb.BLPop(ctx, block, r.handoverQueue()).Result()
 	if errors.Is(err, redis.Nil) {
 		return Run{}, nil, nil
@@ -113,6 +123,7 @@ func (r *Redis) Claim(ctx context.Context, instance string, block, leaseTTL time
 		return Run{}, nil, nil // expired
 	}
 	if err != nil {
+		r.requeue(res[1])
 		return Run{}, nil, err
 	}
 	if err := json.Unmarshal([]byte(meta), &run); err != nil {
@@ -125,6 +136,7 @@ func (r *Redis) Claim(ctx context.Context, instance string, block, leaseTTL time
 		return Run{}, nil, nil
 	}
 	if err != nil {
+		r.requeue(res[1])
 		return Run{}, nil, err
 	}
 	rec, _ := out[0].(string)
@@ -135,4 +147,14 @@ func (r *Redis) Claim(ctx context.Context, instance string, block, leaseTTL time
 	}
 	claimed.Status = StatusRunning
 	return claimed, []byte(rec), nil
+}
+
+// requeue puts back at the head of the queue a ref popped by a claim that
+// failed before it could take the run (Redis did not answer), so another
+// claim takes it; if Redis does not answer that either, the run ends when
+// its claim window lapses, as an unclaimed run does.
+func (r *Redis) requeue(ref string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = r.rdb.LPush(ctx, r.handoverQueue(), ref).Err()
 }
