@@ -75,6 +75,17 @@ function start(a, threadId, runId) {
 const shape = (events) => events.map((e) => [e.type, e.delta ?? e.code ?? ""].join(" ").trim());
 
 test("runs handed over at SIGTERM go on through another instance, every event once", async () => {
+  try {
+    await handedOver();
+  } catch (e) {
+    // The instances' logs say who ended what: keep them with the failure.
+    const tail = (x) => x.logs().split("\n").filter((l) => /handed over|taken over|owner|claim|lease|runId/.test(l)).slice(-40).join("\n");
+    e.message += "\n" + instances.map((x, i) => `--- instance ${"abc"[i]}\n${tail(x)}`).join("\n");
+    throw e;
+  }
+});
+
+async function handedOver() {
   const [a, b, c] = instances;
   // The graph's uninterrupted run, for comparison, alongside.
   const whole = [];
@@ -120,4 +131,4 @@ test("runs handed over at SIGTERM go on through another instance, every event on
   assert.equal((b.logs() + c.logs()).match(/run taken over/g)?.length, moved.length);
   const taken = async (x) => Number((await (await fetch(`${x.url}/metrics`)).text()).match(/^genui_runs_taken_over_total\{agent="paced"\} (\d+)$/m)?.[1] ?? 0);
   assert.equal((await taken(b)) + (await taken(c)), moved.length, "genui_runs_taken_over_total");
-});
+}
