@@ -271,3 +271,41 @@ func TestChaosRedisBlink(t *testing.T) {
 		})
 	}
 }
+
+// TestDrainWaitsForTheLastAppend: a run ended by a drain while Redis does
+// not answer (within the outage tolerance) is ended in the log with
+// shutdown once Redis answers: the instance waits for that append before
+// it closes, rather than leaving the run for a reader to end owner_lost.
+func TestDrainWaitsForTheLastAppend(t *testing.T) {
+	srv := redistest.Start(t)
+	defer srv.Resume()
+	up := newCountingUpstream(t, 1000, 20*time.Millisecond)
+	a, b := twoOnRedis(t, up.URL, srv.URL(), srv.URL(), ", leaseTTL: 1s")
+	run := doReq(t, "POST", a.URL+"/agents/a/run", runJSON("t", "drained", "x"), alice)
+	defer run.Body.Close()
+	if run.StatusCode != 200 {
+		t.Fatalf("run: %d", run.StatusCode)
+	}
+	readFrames(run.Body, func(f frame) bool { return f.id == "10" })
+	srv.Pause()
+	go func() {
+		// Redis answers again within the outage tolerance (15 s), after
+		// Drain's wait for streams (5 s) would have passed.
+		time.Sleep(8 * time.Second)
+		srv.Resume()
+	}()
+	a.s.Drain(100 * time.Millisecond)
+	a.CloseClientConnections()
+	a.s.Close() // as the process does once Drain returns
+	srv.Resume()
+	r := doReq(t, "GET", b.URL+"/runs/drained/events", "", map[string]string{"Authorization": alice["Authorization"], "Last-Event-ID": "0"})
+	defer r.Body.Close()
+	fs := readFrames(r.Body, nil)
+	if len(fs) == 0 || !strings.Contains(fs[len(fs)-1].data, `"code":"shutdown"`) {
+		last := ""
+		if len(fs) > 0 {
+			last = fs[len(fs)-1].data
+		}
+		t.Fatalf("the drained run ended with %s, want RUN_ERROR shutdown", last)
+	}
+}

@@ -545,8 +545,9 @@ func (s *Server) Close() error {
 // with Redis, agents whose backend can rejoin a run) and waits up to
 // grace for running runs and streams to end by themselves. Runs still
 // running then are ended with RUN_ERROR{code:"shutdown"} (logged, so a
-// client can replay it from another instance); Drain waits for that, at
-// most 5 more seconds.
+// client can replay it from another instance); Drain waits for that as
+// long as a run's last append may take (runlog.outageTolerance plus one
+// operation's timeout), then at most 5 more seconds for the streams.
 func (s *Server) Drain(grace time.Duration) {
 	s.draining.Store(true)
 	// At once, so that runs move while this instance still serves them.
@@ -565,6 +566,17 @@ func (s *Server) Drain(grace time.Duration) {
 	case <-t.C:
 	}
 	s.runs.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "the server is shutting down; retry the run"})
+	// A run's last event must be in the log before the process goes, or
+	// a reader elsewhere ends the run owner_lost: wait for the runs as
+	// long as their appends may take (the log may be in an outage within
+	// its tolerance), then for the streams.
+	ended := make(chan struct{})
+	go func() { s.runs.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(s.runs.EndWithin()):
+		s.logger.Warn("runs did not write their last event after shutdown was signalled")
+	}
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):

@@ -731,6 +731,12 @@ func (m *Manager) Running() int {
 // Wait blocks until every executor (and direct run) has ended.
 func (m *Manager) Wait() { m.executors.Wait() }
 
+// EndWithin is how long runs told to end (Shutdown) may take to write
+// their last event: an append the log does not answer is retried until
+// the outage tolerance has passed, and one operation takes up to
+// OpTimeout.
+func (m *Manager) EndWithin() time.Duration { return m.cfg.OutageTolerance + m.cfg.OpTimeout }
+
 // TailBytes reports the bytes the in-process tails hold.
 func (m *Manager) TailBytes() int64 { return m.tailBytes.Load() }
 
