@@ -144,9 +144,12 @@ test("the host-conformance runner in a playground card: every requirement passes
     const before = up.requests.length;
     await trigger(view, "message", "conformance-msg-b8f1c2e7");
     await page.waitForFunction(() => document.body.textContent.includes("conformance-msg-b8f1c2e7"), null, { timeout: 20000 });
+    // The page shows the turn before its run reaches the agent: wait for
+    // the request (up to 20 s), then for the run to end.
+    const reached = () => up.requests.slice(before).some((r) => r.input.messages.some((m) => m.role === "user" && String(m.content).includes("conformance-msg-b8f1c2e7")));
+    for (const end = Date.now() + 20000; !reached() && Date.now() < end;) await page.waitForTimeout(100);
+    assert.ok(reached(), "the ui/message did not reach the agent as a user turn");
     await page.waitForFunction(() => !window.__playground.state.running, null, { timeout: 20000 });
-    const sent = up.requests.slice(before).some((r) => r.input.messages.some((m) => m.role === "user" && String(m.content).includes("conformance-msg-b8f1c2e7")));
-    assert.ok(sent, "the ui/message did not reach the agent as a user turn");
   });
   await check("model-context/provide-future-turns", "SHOULD", async () => {
     await view.evaluate(() => window.__app.updateModelContext({ content: [{ type: "text", text: "The secret conformance code is MCP-APP-7421." }] }));
