@@ -158,6 +158,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 						h.KeepPartOf(HandoverPart, keepState(names, shown, au, br))
 					}
 				}()
+				defer h.Snapshot(HandoverPart, func() any { return keepState(names, shown, au, br) })()
 				for ev, err := range br.run(next.Run(ctx, req), h) {
 					if err != nil {
 						if !au.fail(ctx, yield, err.Error()) {

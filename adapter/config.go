@@ -442,6 +442,13 @@ type RunLogConfig struct {
 	// lease and thread are held meanwhile. Unclaimed past it, a reader
 	// ends it with RUN_ERROR owner_lost.
 	HandoverClaimTimeout Duration `yaml:"handoverClaimTimeout,omitempty"`
+	// CheckpointInterval is how often, at most, a run that can be taken
+	// over (the langgraph backend) keeps a checkpoint in Redis, with the
+	// events it comes after (default 1 s): the state its backend and
+	// middlewares would keep at a drain. If its instance dies, a reader
+	// elsewhere offers it for a take-over from the latest checkpoint, and
+	// the events after it come again from the upstream, written once.
+	CheckpointInterval Duration `yaml:"checkpointInterval,omitempty"`
 }
 
 // AuthConfig says who is calling. With BearerTokens, every run, resume,

@@ -120,6 +120,9 @@ func (r RunLogConfig) validate(p *problems) {
 	if r.HandoverClaimTimeout < 0 {
 		p.add("runlog.handoverClaimTimeout", "not negative")
 	}
+	if r.CheckpointInterval < 0 {
+		p.add("runlog.checkpointInterval", "not negative")
+	}
 }
 
 // validate checks the server of that id.

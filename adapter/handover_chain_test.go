@@ -7,11 +7,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/genui-adapter/genui-adapter/agui"
 )
@@ -35,6 +37,10 @@ type lgScript [][2]string
 // with the n-th script (the last one again after that).
 type lgServer struct {
 	scripts []lgScript
+	// paced: each frame is flushed on its own, a moment after the last
+	// (checkpoints fall between frames); msIDs: langgraph dev's ids, one
+	// per millisecond ("<ms>-0"), three frames to an id.
+	paced, msIDs bool
 	mu      sync.Mutex
 	posts   map[string]int   // thread -> run requests served
 	bodies  []map[string]any // run requests' bodies
@@ -42,10 +48,6 @@ type lgServer struct {
 	paths   []string
 }
 
-// lgFrame is a LangGraph stream frame.
-func lgFrame(id int, event string, data string) string {
-	return "event: " + event + "\ndata: " + data + "\nid: " + strconv.Itoa(id) + "\n\n"
-}
 
 func (s *lgServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body map[string]any
@@ -79,8 +81,7 @@ func (s *lgServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
 			return
 		}
-		last, _ := strconv.Atoi(r.Header.Get("Last-Event-ID"))
-		s.stream(w, n, last)
+		s.stream(w, n, s.after(r.Header.Get("Last-Event-ID")))
 	case r.Method == http.MethodGet && len(parts) == 4 && parts[2] == "runs":
 		w.Write([]byte(`{"status":"success"}`))
 	default:
@@ -88,14 +89,44 @@ func (s *lgServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// stream writes script n's frames after id last; frame 0 is the run's
+// frameID is frame i's id.
+func (s *lgServer) frameID(i int) string {
+	if s.msIDs {
+		return strconv.Itoa(1000+i/3) + "-0"
+	}
+	return strconv.Itoa(i)
+}
+
+// after is the index of the last frame at or before Last-Event-ID id (-1
+// for none): the frames after it are served.
+func (s *lgServer) after(id string) int {
+	if !s.msIDs {
+		last, err := strconv.Atoi(id)
+		if err != nil {
+			return -1
+		}
+		return last
+	}
+	ms, _, ok := strings.Cut(id, "-")
+	m, err := strconv.Atoi(ms)
+	if !ok || err != nil {
+		return -1
+	}
+	return (m-1000)*3 + 2 // the frames of ids after <m>-<any>
+}
+
+// stream writes script n's frames after index last; frame 0 is the run's
 // metadata.
 func (s *lgServer) stream(w http.ResponseWriter, n, last int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	frames := append(lgScript{{"metadata", fmt.Sprintf(`{"run_id":"lg-run-%d","attempt":1}`, n)}}, s.scripts[n]...)
 	for i, f := range frames {
 		if i > last {
-			w.Write([]byte(lgFrame(i, f[0], f[1])))
+			w.Write([]byte("event: " + f[0] + "\ndata: " + f[1] + "\nid: " + s.frameID(i) + "\n\n"))
+			if s.paced {
+				w.(http.Flusher).Flush()
+				time.Sleep(2 * time.Millisecond)
+			}
 		}
 	}
 }
@@ -273,6 +304,73 @@ func TestChainHandover(t *testing.T) {
 				t.Fatal("no hand-over")
 			}
 		})
+	}
+}
+
+// The same chain keeps checkpoints as it goes (agui.Handover.Checkpoint),
+// between upstream frames, without stopping: a fresh chain of another
+// instance rejoining from any of them (after a JSON round trip), as a
+// take-over after the first instance died does, yields exactly the
+// events the run yielded after that checkpoint, so the events the log
+// has already can be matched one for one and the rest follow. Frames of
+// one id (langgraph dev's, one per millisecond) may be split by a
+// checkpoint.
+func TestChainCheckpoint(t *testing.T) {
+	var current atomic.Pointer[lgServer]
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { current.Load().ServeHTTP(w, r) }))
+	defer up.Close()
+	a, b := handoverInstance(t, up.URL, "g"), handoverInstance(t, up.URL, "g")
+	input := func() *agui.RunAgentInput {
+		return &agui.RunAgentInput{ThreadID: "thread-1", RunID: "run-1", Messages: []agui.Message{{ID: "u1", Role: agui.RoleUser, Content: agui.Text("hi")}}}
+	}
+	for _, msIDs := range []bool{false, true} {
+		for name, scripts := range map[string][]lgScript{"rich": {richScript()}, "mcp": mcpScripts()} {
+			t.Run(fmt.Sprintf("%s/msIDs=%v", name, msIDs), func(t *testing.T) {
+				whole := &lgServer{scripts: scripts, posts: map[string]int{}, paced: true, msIDs: msIDs}
+				current.Store(whole)
+				type kept struct {
+					n  int
+					st agui.HandoverState
+				}
+				var cps []kept
+				n := 0
+				h := agui.NewHandover()
+				h.Watch(func(take func() agui.HandoverState) {
+					if len(cps) == 0 || cps[len(cps)-1].n != n {
+						cps = append(cps, kept{n, take()})
+					}
+				})
+				want := chainLines(t, a, &agui.Request{Input: input(), Handover: h}, func(k int) { n = k })
+				if !strings.Contains(want[len(want)-1], "RUN_FINISHED") {
+					t.Fatalf("the run:\n%s", strings.Join(want, "\n"))
+				}
+				if len(cps) < 3 {
+					t.Fatalf("%d checkpoints", len(cps))
+				}
+				for _, cp := range cps {
+					// The first run request was made: a follow-up run
+					// gets the second script.
+					lg := &lgServer{scripts: scripts, posts: map[string]int{}, msIDs: msIDs}
+					for tid := range whole.posts {
+						lg.posts[tid] = 1
+					}
+					current.Store(lg)
+					js, _ := json.Marshal(cp.st)
+					var back agui.HandoverState
+					if err := json.Unmarshal(js, &back); err != nil {
+						t.Fatal(err)
+					}
+					got := append(slices.Clone(want[:cp.n]), chainLines(t, b, &agui.Request{Input: input(), Handover: agui.Resume(back)}, nil)...)
+					if g, w := normalised(got), normalised(want); g != w {
+						t.Fatalf("rejoined from the checkpoint after event %d:\n%s\nwant\n%s", cp.n, g, w)
+					}
+					if len(lg.bodies) != len(whole.bodies)-1 {
+						t.Fatalf("checkpoint after event %d: %d run requests upstream, want %d (the follow-up rounds)", cp.n, len(lg.bodies), len(whole.bodies)-1)
+					}
+				}
+				t.Logf("%d checkpoints over %d events", len(cps), len(want))
+			})
+		}
 	}
 }
 

@@ -170,6 +170,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		OutageTolerance:        time.Duration(cfg.RunLog.OutageTolerance),
 		MaxHandoverBytes:       cfg.RunLog.MaxHandoverBytes,
 		HandoverClaimTimeout:   time.Duration(cfg.RunLog.HandoverClaimTimeout),
+		CheckpointInterval:     time.Duration(cfg.RunLog.CheckpointInterval),
 		MaxUnwrittenBytes:      cfg.RunLog.MaxBytes,
 		Logger:                 logger,
 		Observer:               s.metrics,

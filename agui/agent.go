@@ -129,6 +129,9 @@ const (
 	CodeOriginNotAllowed = "origin_not_allowed"
 	CodeShutdown         = "shutdown"
 	CodeInternal         = "internal"
+	// CodeOwnerLost: the process running the run lost it (another took
+	// it over, or its thread); a backend leaves its upstream run alone.
+	CodeOwnerLost = "owner_lost"
 )
 
 // RunFailure is an error that ends a run with a RUN_ERROR of a given code. An

@@ -34,6 +34,10 @@ type Handover struct {
 	state   HandoverState
 	kept    bool
 	resumed *HandoverState
+
+	// Checkpoints (see Watch).
+	watch func(take func() HandoverState)
+	snaps map[string]func() any
 }
 
 // HandoverState is what a run stopped for a hand-over leaves for the
@@ -214,6 +218,87 @@ func (h *Handover) Part(name string) (json.RawMessage, bool) {
 	}
 	p, ok := h.resumed.Parts[name]
 	return p, ok
+}
+
+// Checkpoints: a run whose process may die without a drain (kill -9, a
+// crash) can still be rejoined by another process if what rejoining needs
+// was kept as it went. The run's owner watches for checkpoints (Watch);
+// each stateful middleware registers how to snapshot its state (Snapshot);
+// the backend calls Checkpoint at every point it could be rejoined from
+// without stopping (between upstream frames, before it blocks for the
+// next): there every event it yielded has been through the whole chain,
+// so the middlewares' snapshots and the backend's state describe the run
+// after the last event the owner took. While a middleware holds the
+// hand-over off, or once it was asked, there is no checkpoint.
+
+// Watch makes f the run's checkpoint watcher: at each checkpoint it is
+// called with take, which snapshots the backend's and every registered
+// middleware's state (f calls it only when it wants a checkpoint, it costs
+// the encoding). f runs on the backend's goroutine, between events.
+func (h *Handover) Watch(f func(take func() HandoverState)) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	h.watch = f
+	h.mu.Unlock()
+}
+
+// Snapshot registers middleware name's state for checkpoints: f returns
+// what KeepPartOf would keep, now. It returns a function that unregisters
+// it. A nil Handover gives a no-op.
+func (h *Handover) Snapshot(name string, f func() any) (stop func()) {
+	if h == nil {
+		return func() {}
+	}
+	h.mu.Lock()
+	if h.snaps == nil {
+		h.snaps = map[string]func() any{}
+	}
+	h.snaps[name] = f
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		delete(h.snaps, name)
+		h.mu.Unlock()
+	}
+}
+
+// Checkpoint is called by a backend at a point it could be rejoined from
+// without stopping, with a function giving its state there (as Keep would
+// keep it). It does nothing for a nil Handover, with no watcher, once
+// asked or while held off.
+func (h *Handover) Checkpoint(backend func() json.RawMessage) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	watch := h.watch
+	if watch == nil || h.asked || h.holds > 0 {
+		h.mu.Unlock()
+		return
+	}
+	h.mu.Unlock()
+	watch(func() HandoverState {
+		st := HandoverState{Backend: backend()}
+		h.mu.Lock()
+		snaps := make(map[string]func() any, len(h.snaps))
+		for k, f := range h.snaps {
+			snaps[k] = f
+		}
+		h.mu.Unlock()
+		if len(snaps) > 0 {
+			st.Parts = make(map[string]json.RawMessage, len(snaps))
+			for k, f := range snaps {
+				b, err := json.Marshal(f())
+				if err != nil {
+					b = nil // Restore reports it as unreadable
+				}
+				st.Parts[k] = b
+			}
+		}
+		return st
+	})
 }
 
 // Rejoiner is a backend whose runs another process can rejoin from the

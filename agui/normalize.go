@@ -87,6 +87,7 @@ func Normalize(mode NormalizeMode) Middleware {
 						}
 						c.restore(st)
 					}
+					defer h.Snapshot(part, func() any { return c.state() })()
 					for ev, err := range next.Run(ctx, req) {
 						if err != nil {
 							c.closeChunks(func(e Event) bool { return yield(e, nil) })
@@ -122,6 +123,7 @@ func Normalize(mode NormalizeMode) Middleware {
 					return
 				}
 				emit := g.push
+				defer h.Snapshot(part, func() any { return outputState{Canon: c.state(), Grammar: g.state()} })()
 				for ev, err := range next.Run(ctx, req) {
 					if err != nil {
 						if ctx.Err() != nil {

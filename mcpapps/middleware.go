@@ -356,6 +356,11 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 			tr.Apply(ev)
 			return r.yield(ev, nil)
 		}
+		unsnap := func() {}
+		if round == 0 {
+			// Checkpoints stop at the first bound call (held off).
+			unsnap = h.Snapshot(HandoverPart, func() any { return handoverState{Transcript: tr.Messages(), Kept: kept} })
+		}
 		callCtx, cancelCalls := context.WithCancel(ctx)
 		var wg sync.WaitGroup
 		done := make(chan *call, 64)
@@ -387,6 +392,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 			return true
 		}
 		stop := func() {
+			unsnap()
 			cancelCalls()
 			wg.Wait()
 		}

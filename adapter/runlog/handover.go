@@ -30,6 +30,19 @@ type Handovers interface {
 	// expired). A run taken as ctx ends is still returned, never lost: the
 	// caller gives back (Offer) what it cannot keep.
 	Claim(ctx context.Context, instance string, block, leaseTTL time.Duration) (Run, []byte, error)
+	// SaveStart stores run r's start record: with its latest checkpoint
+	// (AppendRequest.Checkpoint), what another instance needs to take
+	// the run over if its owner dies.
+	SaveStart(ctx context.Context, r Run, record []byte) error
+	// OfferLost offers for a take-over a running run whose owner's lease
+	// lapsed (as EndIfOwnerLost would end it) and that has a start record
+	// and a checkpoint: the record offered, for a claimer, is the JSON
+	// object {"start": <start record>, "checkpoint": <checkpoint>,
+	// "written": <the sequence number of the run's last event>}; the
+	// checkpoint is used up (a run offered so and not claimed is ended
+	// as a dead owner's is), and the dead owner, should it come back, is
+	// fenced (ErrOwnerLost). It reports whether the run was offered.
+	OfferLost(ctx context.Context, r Run, claimWithin time.Duration) (bool, error)
 }
 
 var _ Handovers = (*Redis)(nil)
@@ -157,4 +170,44 @@ func (r *Redis) requeue(ref string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = r.rdb.LPush(ctx, r.handoverQueue(), ref).Err()
+}
+
+func (r *Redis) SaveStart(ctx context.Context, run Run, record []byte) error {
+	return r.rdb.Set(ctx, r.keys(run).start, record, r.opts.Retention).Err()
+}
+
+// offerLostScript offers a run whose owner is gone (the checks of
+// appendLua's requireLost) for a take-over from its start record (KEYS[6])
+// and checkpoint (KEYS[7]): 1 when offered, 0 when the owner still holds
+// the lease or Redis answered again less than a lease TTL ago, -1 when
+// it cannot be (ended, no record or checkpoint, its thread taken).
+var offerLostScript = redis.NewScript(clockLua + `
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
+if redis.call('EXISTS', KEYS[4]) == 1 then return 0 end
+local now, resumed = clock(KEYS[10], KEYS[11], tonumber(ARGV[6]), ARGV[5])
+if now - resumed < tonumber(ARGV[7]) then return 0 end
+local start = redis.call('GET', KEYS[6])
+local ck = redis.call('GET', KEYS[7])
+if not start or not ck then return -1 end
+if ARGV[3] == '1' then
+  local cur = redis.call('GET', KEYS[5])
+  if cur and cur ~= ARGV[2] then return -1 end
+  redis.call('SET', KEYS[5], ARGV[2], 'PX', ARGV[1])
+end
+local written = redis.call('GET', KEYS[2]) or '0'
+redis.call('DEL', KEYS[7])
+redis.call('SET', KEYS[8], '{"start":' .. start .. ',"checkpoint":' .. ck .. ',"written":' .. written .. '}', 'PX', ARGV[1])
+redis.call('SET', KEYS[4], '', 'PX', ARGV[1])
+redis.call('RPUSH', KEYS[9], ARGV[4])
+redis.call('PEXPIRE', KEYS[9], ARGV[5])
+return 1
+`)
+
+func (r *Redis) OfferLost(ctx context.Context, run Run, claimWithin time.Duration) (bool, error) {
+	k := r.keys(run)
+	ref, _ := json.Marshal(run.Ref())
+	ck := r.clockKeys()
+	n, err := offerLostScript.Run(ctx, r.rdb, []string{k.meta, k.seq, k.end, k.lease, k.active, k.start, k.ckpt, r.key("run", run.Ref(), "handover"), r.handoverQueue(), ck[0], ck[1]},
+		ms(claimWithin), run.ID, flag(!run.Unlocked), ref, ms(r.opts.Retention), ms(r.clockGap()), ms(r.opts.LeaseTTL)).Int64()
+	return n == 1, err
 }

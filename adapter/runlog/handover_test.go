@@ -2,6 +2,7 @@ package runlog
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -53,5 +54,77 @@ func TestClaimCancelledWhileWaitingLosesNoRun(t *testing.T) {
 	run, rec, err := r.Claim(ctx, "i3", 500*time.Millisecond, 5*time.Second)
 	if err != nil || rec == nil || run.ID != "r1" {
 		t.Fatalf("the run popped by a cancelled claimer is lost: first claim %+v %v; second %+v %s %v", c.run, c.err, run, rec, err)
+	}
+}
+
+// A run whose owner died is offered for a take-over from its start record
+// and its latest checkpoint (stored with the append that carried it), once
+// its lease lapsed; the claimer gets both and the sequence number of the
+// run's last event, appends on with the events after the checkpoint again
+// (those the log has are skipped), and the dead owner, should it come
+// back, is fenced. A run with no checkpoint is not offered.
+func TestOfferLost(t *testing.T) {
+	l := backends()[1].new(t, MemoryOptions{}, RedisOptions{LeaseTTL: 300 * time.Millisecond}).(*Redis)
+	ctx := context.Background()
+	r := run("o", "lost-1", "tl")
+	if _, err := l.Start(ctx, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.SaveStart(ctx, r, []byte(`{"input":{"runId":"lost-1"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	res := l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(1), ev(2)}, First: 1, Checkpoint: []byte(`{"next":3,"state":{"backend":"x"}}`)}})
+	if res[0].Err != nil || res[0].Last != 2 {
+		t.Fatalf("append with a checkpoint: %+v", res[0])
+	}
+	if res := l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(3)}, First: 3}}); res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	if ok, err := l.OfferLost(ctx, r, 5*time.Second); ok || err != nil {
+		t.Fatalf("offered while its owner holds the lease: %v %v", ok, err)
+	}
+	alive(l, 400*time.Millisecond) // the owner died
+	if ok, err := l.OfferLost(ctx, r, 5*time.Second); !ok || err != nil {
+		t.Fatalf("not offered after its owner died: %v %v", ok, err)
+	}
+	if ok, _ := l.OfferLost(ctx, r, 5*time.Second); ok {
+		t.Fatal("offered twice")
+	}
+	claimed, rec, err := l.Claim(ctx, "i2", time.Second, 300*time.Millisecond)
+	if err != nil || rec == nil || claimed.Instance != "i2" {
+		t.Fatalf("claim: %+v %s %v", claimed, rec, err)
+	}
+	if want := `{"start":{"input":{"runId":"lost-1"}},"checkpoint":{"next":3,"state":{"backend":"x"}},"written":3}`; string(rec) != want {
+		t.Fatalf("record %s, want %s", rec, want)
+	}
+	// The dead owner comes back: fenced, its lease is another's.
+	if _, err := l.Append(ctx, r, [][]byte{ev(9)}, false); !errors.Is(err, ErrOwnerLost) {
+		t.Fatalf("the old owner's append: %v, want ErrOwnerLost", err)
+	}
+	if res, err := l.Lease(ctx, []Run{r}, "i1", 300*time.Millisecond); err != nil || !res[0].Lost {
+		t.Fatalf("the old owner's lease renewal: %+v %v, want lost", res, err)
+	}
+	// The claimer's chain yields event 3 again, then 4: 3 is not written
+	// again.
+	res = l.AppendBatch(ctx, []AppendRequest{{Run: claimed, Events: [][]byte{ev(3), ev(4)}, First: 3, Terminal: true}})
+	if res[0].Err != nil || res[0].Last != 4 {
+		t.Fatalf("the claimer's append: %+v", res[0])
+	}
+	got, _ := readAll(t, l, r.Ref(), 0)
+	if len(got) != 4 || string(got[2].Data) != string(ev(3)) || string(got[3].Data) != string(ev(4)) || !got[3].Terminal {
+		t.Fatalf("events = %+v", got)
+	}
+
+	// No checkpoint: not offered; a reader ends it.
+	r2 := run("o", "lost-2", "tl2")
+	l.Start(ctx, r2, false)
+	l.SaveStart(ctx, r2, []byte(`{}`))
+	l.Append(ctx, r2, [][]byte{ev(1)}, false)
+	alive(l, 400*time.Millisecond)
+	if ok, err := l.OfferLost(ctx, r2, 5*time.Second); ok || err != nil {
+		t.Fatalf("a run with no checkpoint offered: %v %v", ok, err)
+	}
+	if ended, err := l.EndIfOwnerLost(ctx, r2, ev(2)); !ended || err != nil {
+		t.Fatalf("EndIfOwnerLost = %v %v", ended, err)
 	}
 }

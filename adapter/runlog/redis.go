@@ -142,6 +142,8 @@ func (r *Redis) key(kind string, ref Ref, suffix string) string {
 // runKeys are a run's keys.
 type runKeys struct {
 	meta, seq, stream, end, seen, lease, leased, cancel, bytes, active string
+	// With hand-overs: the run's start record and latest checkpoint.
+	start, ckpt string
 }
 
 func (r *Redis) keys(run Run) runKeys {
@@ -150,7 +152,7 @@ func (r *Redis) keys(run Run) runKeys {
 		meta: r.key("run", ref, ""), seq: r.key("run", ref, "seq"), stream: r.key("run", ref, "ev"),
 		end: r.key("run", ref, "end"), seen: r.key("run", ref, "seen"), lease: r.key("run", ref, "lease"),
 		leased: r.key("run", ref, "leased"), cancel: r.key("run", ref, "cancel"), bytes: r.key("run", ref, "bytes"),
-		active: r.key("thread", run.Thread(), "active"),
+		active: r.key("thread", run.Thread(), "active"), start: r.key("run", ref, "start"), ckpt: r.key("run", ref, "ckpt"),
 	}
 }
 
@@ -250,9 +252,11 @@ func (r *Redis) Start(ctx context.Context, run Run, supersede bool) (string, err
 // sets the status, frees the thread if it is still this run's and drops
 // the lease. An owner's append takes back a lapsed lease and a thread no
 // other run holds; a lapsed lease whose thread another run took fences it
-// (-4). (A superseded run still holds its lease and writes its end.) With a
+// (-4), and so does a lease another instance holds (the run was taken
+// over). (A superseded run still holds its lease and writes its end.) With a
 // first sequence number, events already appended (a retried append) are
-// skipped.
+// skipped. A checkpoint (A[13], ” for none) is stored once the events
+// are.
 var appendScript = redis.NewScript(appendLua + `
 return append(KEYS, ARGV)
 `)
@@ -261,17 +265,17 @@ return append(KEYS, ARGV)
 const appendGroup = 32
 
 // appendManyScript runs appendLua for several runs in one call: KEYS are
-// each run's nine keys in turn; ARGV is, for each run, its argument count
+// each run's ten keys in turn; ARGV is, for each run, its argument count
 // and then its arguments. It returns each run's result in order.
 var appendManyScript = redis.NewScript(appendLua + `
 local out, k, a = {}, 0, 1
 while a <= #ARGV do
   local m = tonumber(ARGV[a])
   local keys, args = {}, {}
-  for i = 1, 9 do keys[i] = KEYS[k + i] end
+  for i = 1, 10 do keys[i] = KEYS[k + i] end
   for i = 1, m do args[i] = ARGV[a + i] end
   out[#out + 1] = append(keys, args)
-  k, a = k + 9, a + m + 1
+  k, a = k + 10, a + m + 1
 end
 return out
 `)
@@ -281,7 +285,7 @@ return out
 const appendLua = clockLua + `
 local function append(K, A)
   if redis.call('EXISTS', K[1]) == 0 then return -2 end
-  local n = #A - 12
+  local n = #A - 13
   local from = 1
   local first = tonumber(A[8])
   if first > 0 then
@@ -297,7 +301,9 @@ local function append(K, A)
     local now, resumed = clock(K[8], K[9], tonumber(A[12]), A[4])
     if now - resumed < tonumber(leaseTTL) then return -3 end
   else
-    local leased = redis.call('EXISTS', K[7]) == 1
+    local holder = redis.call('GET', K[7])
+    if holder and holder ~= A[9] then return -4 end
+    local leased = holder ~= false
     if A[11] == '1' and not leased then
       local cur = redis.call('GET', K[5])
       if not cur then
@@ -315,8 +321,8 @@ local function append(K, A)
     seq = seq + 1
     local t = '0'
     if i == n then t = A[2] end
-    redis.call('XADD', K[3], seq .. '-0', 'd', A[12 + i], 't', t)
-    bytes = bytes + string.len(A[12 + i])
+    redis.call('XADD', K[3], seq .. '-0', 'd', A[13 + i], 't', t)
+    bytes = bytes + string.len(A[13 + i])
   end
   local maxEvents = tonumber(A[3])
   local maxBytes = tonumber(A[6])
@@ -339,6 +345,7 @@ local function append(K, A)
     redis.call('DEL', K[7])
   end
   for i = 1, 3 do redis.call('PEXPIRE', K[i], ttl) end
+  if A[13] ~= '' then redis.call('SET', K[10], A[13], 'PX', ttl) end
   return seq
 end
 `
@@ -347,20 +354,20 @@ func (r *Redis) Append(ctx context.Context, run Run, events [][]byte, terminal b
 	return r.append(ctx, run, events, terminal, false, 0)
 }
 
-func (r *Redis) appendArgs(run Run, events [][]byte, terminal, requireLost bool, first int64) ([]string, []any) {
+func (r *Redis) appendArgs(run Run, events [][]byte, terminal, requireLost bool, first int64, checkpoint []byte) ([]string, []any) {
 	k := r.keys(run)
 	status := StatusFinished
 	if terminal && isRunError(events[len(events)-1]) {
 		status = StatusError
 	}
-	args := make([]any, 0, 13+len(events))
+	args := make([]any, 0, 14+len(events))
 	args = append(args, run.ID, flag(terminal), r.opts.MaxEventsPerRun, ms(r.opts.Retention), status, r.opts.MaxRunBytes, flag(requireLost),
-		first, run.Instance, ms(r.opts.LeaseTTL), flag(!run.Unlocked), ms(r.clockGap()))
+		first, run.Instance, ms(r.opts.LeaseTTL), flag(!run.Unlocked), ms(r.clockGap()), checkpoint)
 	for _, e := range events {
 		args = append(args, e)
 	}
 	ck := r.clockKeys()
-	return []string{k.meta, k.seq, k.stream, k.end, k.active, k.bytes, k.lease, ck[0], ck[1]}, args
+	return []string{k.meta, k.seq, k.stream, k.end, k.active, k.bytes, k.lease, ck[0], ck[1], k.ckpt}, args
 }
 
 // clockGap is the gap in the clock's stamps that counts as an outage.
@@ -388,7 +395,7 @@ func (r *Redis) append(ctx context.Context, run Run, events [][]byte, terminal, 
 	if len(events) == 0 {
 		return 0, nil
 	}
-	keys, args := r.appendArgs(run, events, terminal, requireLost, first)
+	keys, args := r.appendArgs(run, events, terminal, requireLost, first, nil)
 	return appendResult(appendScript.Run(ctx, r.rdb, keys, args...).Int64())
 }
 
@@ -441,7 +448,7 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 			var keys []string
 			var args []any
 			for _, i := range g {
-				k, a := r.appendArgs(reqs[i].Run, reqs[i].Events, reqs[i].Terminal, false, reqs[i].First)
+				k, a := r.appendArgs(reqs[i].Run, reqs[i].Events, reqs[i].Terminal, false, reqs[i].First, reqs[i].Checkpoint)
 				keys = append(keys, k...)
 				args = append(append(args, len(a)), a...)
 			}
@@ -670,10 +677,13 @@ func (r *Redis) LastSeen(ctx context.Context, ref Ref) (time.Time, error) {
 // its next append, which registers it again) and, for a locked run, its
 // thread's TTL, if the thread is still the run's, or takes the thread
 // back if its key lapsed and no other run took it (Redis did not answer
-// for a while); a thread another run holds means the run is lost. It
-// returns a pending cancel reason and whether the run is lost.
+// for a while); a thread another run holds, or a lease another instance
+// holds (it took the run over), means the run is lost. It returns a
+// pending cancel reason and whether the run is lost.
 var leaseScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[5]) == 1 or redis.call('EXISTS', KEYS[6]) == 0 then return {'', 0} end
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return {'', 1} end
 local lost = 0
 if ARGV[5] == '1' then
   local cur = redis.call('GET', KEYS[3])

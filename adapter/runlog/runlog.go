@@ -124,6 +124,11 @@ type AppendRequest struct {
 	// the log lost (Redis restarted without its data) is registered
 	// again, its sequence going on at First. Only the run's owner sets it.
 	First int64
+	// Checkpoint, if set, is stored (Handovers.OfferLost reads it) once
+	// the events are: what another instance needs to take the run over if
+	// its owner dies, as of an event this append or an earlier one
+	// carries. Logs that do not hand runs over ignore it.
+	Checkpoint []byte
 }
 
 // AppendResult is the outcome of one AppendRequest: the last event's

@@ -52,6 +52,11 @@ type execution struct {
 	c       *committer
 	outcome string
 	ended   bool
+	// The latest checkpoint taken: when, and its Next (the backend's
+	// goroutine's, which calls checkpoint).
+	ckptAt   time.Time
+	ckptNext int64
+	ckptBig  bool // a checkpoint was over MaxHandoverBytes (logged once)
 }
 
 // execute runs the agent chain and commits its events, in order, to the
@@ -104,7 +109,60 @@ func (m *Manager) newExecution(ctx context.Context, lr *localRun, req StartReque
 		}
 	}
 	x.c = newCommitter(m, lr, client)
+	if lr.handover != nil && m.handovers != nil && m.cfg.Batch && x.keepsStart() {
+		lr.handover.Watch(x.checkpoint)
+	}
 	return x
+}
+
+// keepsStart stores the run's start record, for a take-over if this
+// instance dies, unless it has been (a run taken over); false when it
+// cannot be: the run then keeps no checkpoints.
+func (x *execution) keepsStart() bool {
+	m, lr := x.m, x.lr
+	if !lr.saveStart {
+		return true
+	}
+	rec, err := startRecord(x.req)
+	if err != nil {
+		return false
+	}
+	b, err := json.Marshal(rec)
+	if err != nil || len(b) >= m.cfg.MaxHandoverBytes {
+		return false // fits reports it at a drain
+	}
+	lctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
+	defer cancel()
+	if err := m.handovers.SaveStart(lctx, lr.run, b); err != nil {
+		m.logger.WarnContext(x.ctx, "cannot store the run's start record; it cannot be taken over if this instance dies", "runId", lr.run.ID, "error", err)
+		return false
+	}
+	return true
+}
+
+// checkpoint is the run's agui.Handover watcher: at most every
+// CheckpointInterval, when events came since the last one, it keeps the
+// chain's state for the next append.
+func (x *execution) checkpoint(take func() agui.HandoverState) {
+	now := time.Now()
+	if now.Sub(x.ckptAt) < x.m.cfg.CheckpointInterval {
+		return
+	}
+	x.c.checkpoint(func(next int64) []byte {
+		if next == x.ckptNext {
+			return nil
+		}
+		b, err := json.Marshal(checkpoint{Next: next, State: take()})
+		if err != nil || len(b) > x.m.cfg.MaxHandoverBytes {
+			if !x.ckptBig {
+				x.ckptBig = true
+				x.m.logger.WarnContext(x.ctx, "the run's checkpoint is over runlog.maxHandoverBytes; the latest one kept stays", "runId", x.lr.run.ID, "bytes", len(b), "max", x.m.cfg.MaxHandoverBytes)
+			}
+			return nil
+		}
+		x.ckptAt, x.ckptNext = now, next
+		return b
+	})
 }
 
 // finish releases what the run held, whatever happened.
@@ -292,9 +350,11 @@ type committer struct {
 	cond     *sync.Cond
 	pending  [][]byte
 	term     bool
-	bytes    int   // of pending
-	held     int   // of events added and not yet in the log
-	next     int64 // the sequence number of the next event taken
+	bytes    int    // of pending
+	held     int    // of events added and not yet in the log
+	next     int64  // the sequence number of the next event taken
+	skip     int64  // events up to this one are in the log already (a run taken over)
+	ckpt     []byte // the latest checkpoint, for the next append
 	inflight bool
 	failing  time.Time // the first of the failed appends in a row
 	err      error
@@ -312,6 +372,9 @@ const (
 
 func newCommitter(m *Manager, lr *localRun, client *startingClient) *committer {
 	c := &committer{m: m, lr: lr, client: client, relayed: m.obs.Relayed(lr.run.AgentID), next: max(lr.first, 1)}
+	if lr.replay > 0 && lr.replay < c.next {
+		c.next, c.skip = lr.replay, c.next-1
+	}
 	c.cond = sync.NewCond(&c.mu)
 	if !m.cfg.Batch {
 		c.timer = time.AfterFunc(time.Hour, c.late)
@@ -355,6 +418,17 @@ func (c *committer) add(data []byte, term bool) error {
 		err := c.err
 		c.mu.Unlock()
 		return err
+	}
+	if c.next <= c.skip && len(c.pending) == 0 && !c.inflight {
+		// A run taken over from an older checkpoint: the chain yields
+		// again what the log has; its terminal event, if it comes that
+		// soon, goes after what the log has.
+		if !term {
+			c.next++
+			c.mu.Unlock()
+			return nil
+		}
+		c.next = c.skip + 1
 	}
 	c.pending = append(c.pending, data)
 	c.term = term
@@ -461,6 +535,24 @@ func (c *committer) close() {
 	}
 }
 
+// checkpoint keeps b, the run's checkpoint as of the events added so far,
+// for the next append (one with events: it is stored after them); it
+// reports the sequence number of the next event, the checkpoint's Next.
+func (c *committer) checkpoint(b func(next int64) []byte) {
+	c.mu.Lock()
+	next := c.next + int64(len(c.pending))
+	c.mu.Unlock()
+	ck := b(next)
+	if ck == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.next+int64(len(c.pending)) == next {
+		c.ckpt = ck
+	}
+	c.mu.Unlock()
+}
+
 // nextSeq is the sequence number of the next event (after a flush).
 func (c *committer) nextSeq() int64 {
 	c.mu.Lock()
@@ -473,9 +565,9 @@ func (c *committer) nextSeq() int64 {
 func (c *committer) take() runlog.AppendRequest {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	q := runlog.AppendRequest{Run: c.lr.run, Events: c.pending, Terminal: c.term, First: c.next}
+	q := runlog.AppendRequest{Run: c.lr.run, Events: c.pending, Terminal: c.term, First: c.next, Checkpoint: c.ckpt}
 	c.next += int64(len(c.pending))
-	c.pending, c.term, c.bytes = nil, false, 0
+	c.pending, c.term, c.bytes, c.ckpt = nil, false, 0, nil
 	c.cond.Broadcast()
 	return q
 }
@@ -503,6 +595,9 @@ func (c *committer) done(q runlog.AppendRequest, err error) (again, retry bool) 
 		}
 		c.pending = append(q.Events, c.pending...)
 		c.term = c.term || q.Terminal
+		if c.ckpt == nil {
+			c.ckpt = q.Checkpoint
+		}
 		c.bytes += n
 		c.next = q.First
 		retry = true

@@ -33,11 +33,65 @@ import (
 // kept.
 type handoverRecord struct {
 	UpstreamPrincipal string             `json:"upstreamPrincipal,omitempty"`
-	Input             json.RawMessage    `json:"input"`
+	Input             json.RawMessage    `json:"input,omitempty"`
 	Header            http.Header        `json:"header,omitempty"`
 	KeepHeaders       []string           `json:"keepHeaders,omitempty"`
-	Next              int64              `json:"next"`
+	Next              int64              `json:"next,omitempty"`
 	State             agui.HandoverState `json:"state"`
+	// Written is the sequence number of the last event in the log when
+	// it is past Next-1: the events from Next to it come again from the
+	// chain and are not written again.
+	Written int64 `json:"written,omitempty"`
+
+	// A run offered after its owner died (runlog.Handovers.OfferLost):
+	// its start record (the fields above but Next and State) and its
+	// latest checkpoint.
+	Start      *handoverRecord `json:"start,omitempty"`
+	Checkpoint *checkpoint     `json:"checkpoint,omitempty"`
+}
+
+// checkpoint is what a run that can be handed over keeps in the log as
+// it goes (runlog.AppendRequest.Checkpoint): its chain's state after the
+// event before Next.
+type checkpoint struct {
+	Next  int64              `json:"next"`
+	State agui.HandoverState `json:"state"`
+}
+
+// startRecord is the part of lr's hand-over record that does not change
+// as it runs: its input, who it runs for and the headers it keeps.
+func startRecord(req StartRequest) (handoverRecord, error) {
+	in, err := json.Marshal(req.Input)
+	if err != nil {
+		return handoverRecord{}, err
+	}
+	rec := handoverRecord{UpstreamPrincipal: req.UpstreamPrincipal, Input: in, KeepHeaders: req.KeepHeaders}
+	for _, k := range req.KeepHeaders {
+		if v := req.Header.Values(k); len(v) > 0 {
+			if rec.Header == nil {
+				rec.Header = http.Header{}
+			}
+			rec.Header[http.CanonicalHeaderKey(k)] = v
+		}
+	}
+	return rec, nil
+}
+
+// record is rec as a whole record: a run offered after its owner died
+// has its start record and checkpoint put together.
+func (rec handoverRecord) record() handoverRecord {
+	if rec.Start == nil {
+		if rec.Written < rec.Next-1 {
+			rec.Written = rec.Next - 1
+		}
+		return rec
+	}
+	out := *rec.Start
+	if rec.Checkpoint != nil {
+		out.Next, out.State = rec.Checkpoint.Next, rec.Checkpoint.State
+	}
+	out.Written = max(rec.Written, out.Next-1)
+	return out
 }
 
 // Rejoin gives what the edge owns of a run this instance takes over from
@@ -130,19 +184,12 @@ func (x *execution) handOver(req *agui.Request) bool {
 		return true // ended: the log refused its events
 	}
 	st, _ := req.Handover.Kept()
-	in, err := json.Marshal(x.req.Input)
+	rec, err := startRecord(x.req)
 	if err != nil {
 		return false
 	}
-	rec := handoverRecord{UpstreamPrincipal: x.req.UpstreamPrincipal, Input: in, KeepHeaders: x.req.KeepHeaders, Next: x.c.nextSeq(), State: st}
-	for _, k := range x.req.KeepHeaders {
-		if v := x.req.Header.Values(k); len(v) > 0 {
-			if rec.Header == nil {
-				rec.Header = http.Header{}
-			}
-			rec.Header[http.CanonicalHeaderKey(k)] = v
-		}
-	}
+	rec.Next, rec.State = x.c.nextSeq(), st
+	rec.Written = max(x.c.skip, rec.Next-1)
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return false
@@ -234,8 +281,9 @@ func (m *Manager) giveBack(run runlog.Run, rec []byte) {
 // takeOver executes a run claimed from another instance, its events
 // going on at the record's sequence number.
 func (m *Manager) takeOver(run runlog.Run, b []byte, rejoin Rejoin) {
-	var rec handoverRecord
-	err := json.Unmarshal(b, &rec)
+	var whole handoverRecord
+	err := json.Unmarshal(b, &whole)
+	rec := whole.record()
 	var in *agui.RunAgentInput
 	if err == nil {
 		in, err = agui.ParseRunAgentInput(rec.Input)
@@ -250,7 +298,7 @@ func (m *Manager) takeOver(run runlog.Run, b []byte, rejoin Rejoin) {
 	}
 	if err != nil || rec.Next < 1 {
 		m.logger.Error("cannot take over the run handed over; ending it", "runId", run.ID, "error", err)
-		m.endClaimed(run, rec.Next)
+		m.endClaimed(run, rec.Written+1)
 		return
 	}
 	req.Principal, req.UpstreamPrincipal, req.AgentID = run.Owner, rec.UpstreamPrincipal, run.AgentID
@@ -259,12 +307,12 @@ func (m *Manager) takeOver(run runlog.Run, b []byte, rejoin Rejoin) {
 	if req.Header == nil {
 		req.Header = http.Header{}
 	}
-	lr := &localRun{run: run, hub: newHub(rec.Next, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(),
-		first: rec.Next, handover: agui.Resume(rec.State), input: in}
+	lr := &localRun{run: run, hub: newHub(rec.Written+1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(),
+		first: rec.Written + 1, replay: rec.Next, handover: agui.Resume(rec.State), input: in}
 	lr.lastLeft.Store(time.Now().UnixNano()) // its readers get the detach grace
 	rctx := m.register(lr, req)
 	m.obs.HandedOver(run.AgentID, false)
-	m.logger.InfoContext(rctx, "run taken over", "agent", run.AgentID, "runId", run.ID, "next", rec.Next)
+	m.logger.InfoContext(rctx, "run taken over", "agent", run.AgentID, "runId", run.ID, "next", rec.Next, "written", rec.Written, "ownerDied", whole.Start != nil)
 	go m.execute(rctx, lr, req, nil, nil)
 }
 

@@ -150,6 +150,12 @@ type Config struct {
 	// (default DefaultHandoverClaimTimeout); unclaimed past it, a reader
 	// ends it with owner_lost.
 	HandoverClaimTimeout time.Duration
+	// CheckpointInterval is how often, at most, a run that can be handed
+	// over keeps a checkpoint in the log (default
+	// DefaultCheckpointInterval): if its instance dies, another takes it
+	// over from the latest one, the events after it coming again from the
+	// upstream and written once.
+	CheckpointInterval time.Duration
 	// Logger receives run lifecycle logs; nil discards.
 	Logger *slog.Logger
 	// Observer receives counts for metrics; nil discards.
@@ -170,6 +176,7 @@ const (
 	DefaultMaxUnwrittenBytes      = 128 << 20
 	DefaultMaxHandoverBytes       = 1 << 20
 	DefaultHandoverClaimTimeout   = 10 * time.Second
+	DefaultCheckpointInterval     = time.Second
 )
 
 // Observer is told what metrics count.
@@ -244,6 +251,13 @@ type localRun struct {
 	handover *agui.Handover
 	first    int64
 	input    *agui.RunAgentInput // with handover: what its record carries
+	// replay, for a run taken over from a checkpoint older than its last
+	// event, is the sequence number of the first event its chain yields:
+	// those before first are in the log already and are not written again.
+	replay int64
+	// saveStart: the run's start record is to be stored (a run started
+	// here that can be handed over).
+	saveStart bool
 }
 
 // New starts a Manager on log. Close it after Shutdown and Wait.
@@ -293,6 +307,9 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 	}
 	if cfg.MaxHandoverBytes == 0 {
 		cfg.MaxHandoverBytes = DefaultMaxHandoverBytes
+	}
+	if cfg.CheckpointInterval == 0 {
+		cfg.CheckpointInterval = DefaultCheckpointInterval
 	}
 	if cfg.HandoverClaimTimeout == 0 {
 		cfg.HandoverClaimTimeout = DefaultHandoverClaimTimeout
@@ -409,7 +426,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 	}
 	lr := &localRun{run: run, hub: newHub(1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(), first: 1}
 	if req.Rejoinable && m.handovers != nil {
-		lr.handover, lr.input = agui.NewHandover(), in
+		lr.handover, lr.input, lr.saveStart = agui.NewHandover(), in, true
 	}
 	lr.readers.Store(1) // the starting client
 	rctx := m.register(lr, req)

@@ -112,13 +112,13 @@ func logUnavailable(tolerance time.Duration) *agui.RunFailure {
 const CodeLogUnavailable = "run_log_unavailable"
 
 func ownerLost(instance string) *agui.RunFailure {
-	return &agui.RunFailure{Code: "owner_lost", Message: "the adapter instance running this run (" + instance + ") lost its run log lease"}
+	return &agui.RunFailure{Code: agui.CodeOwnerLost, Message: "the adapter instance running this run (" + instance + ") lost its run log lease"}
 }
 
 // ownerLostEvent is the terminal event a reader appends for a run whose
 // owner stopped renewing its lease.
 func ownerLostEvent(r runlog.Run) []byte {
-	b, _ := (&agui.RunError{Message: "the adapter instance running this run (" + r.Instance + ") stopped", Code: "owner_lost"}).MarshalJSON()
+	b, _ := (&agui.RunError{Message: "the adapter instance running this run (" + r.Instance + ") stopped", Code: agui.CodeOwnerLost}).MarshalJSON()
 	return b
 }
 
@@ -226,6 +226,17 @@ func (m *Manager) checkRemote(ctx context.Context, ref runlog.Ref, h *hub) {
 	h.mu.Unlock()
 	if !idle {
 		return
+	}
+	if m.handovers != nil {
+		// A run that can be taken over from a checkpoint goes on in the
+		// instance that claims it.
+		switch offered, err := m.handovers.OfferLost(lctx, run, m.cfg.HandoverClaimTimeout); {
+		case err != nil:
+			return
+		case offered:
+			m.logger.Info("the run's instance stopped; offered its run for a take-over", "runId", run.ID, "instance", run.Instance)
+			return
+		}
 	}
 	if _, err := m.log.EndIfOwnerLost(lctx, run, ownerLostEvent(run)); err != nil {
 		return

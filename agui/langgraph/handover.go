@@ -42,6 +42,14 @@ type checkpoint struct {
 	Reasoning    string                    `json:"reasoning,omitempty"`
 	Hidden       []string                  `json:"hidden,omitempty"`
 	Predicting   map[string]predictedState `json:"predicting,omitempty"`
+	// A checkpoint taken while the run goes on (Mid) may fall between
+	// frames of one id (langgraph dev's ids are one per millisecond): its
+	// rejoin asks for the frames after PrevID and drops those of
+	// LastEventID it translated already (Same, their hashes), as a
+	// resumed stream does.
+	Mid    bool     `json:"mid,omitempty"`
+	PrevID string   `json:"prevId,omitempty"`
+	Same   []uint64 `json:"same,omitempty"`
 }
 
 type predictedState struct {
@@ -201,10 +209,33 @@ func (cp *checkpoint) restore(t *translator) {
 	}
 }
 
-// rejoin sets t to follow a rejoined stream from cp.
-func (cp *checkpoint) rejoin(t *translator) {
+// midCheckpoint is t's state at a frame boundary of a run that goes on
+// (agui.Handover.Checkpoint), for a run on LangGraph thread tid.
+func (t *translator) midCheckpoint(tid string, resumed bool) checkpoint {
+	cp := t.checkpoint(tid, resumed)
+	cp.Mid, cp.PrevID = true, t.prevID
+	cp.Same = slices.Sorted(maps.Keys(t.sameID))
+	return cp
+}
+
+// rejoin sets t to follow a rejoined stream from cp; it returns the
+// Last-Event-ID to ask for ("" for the stream from its start).
+func (cp *checkpoint) rejoin(t *translator) string {
 	cp.restore(t)
-	t.repeats, t.skipThrough, t.sameID = true, cp.LastEventID, map[uint64]bool{}
+	t.repeats, t.sameID = true, map[uint64]bool{}
+	if !cp.Mid {
+		t.skipThrough = cp.LastEventID
+		return t.lastID
+	}
+	t.prevID = cp.PrevID
+	for _, h := range cp.Same {
+		t.sameID[h] = true
+	}
+	if t.lastID == "" {
+		return ""
+	}
+	id, _ := t.resumeID()
+	return id
 }
 
 // Rejoin implements agui.Rejoiner: it follows a LangGraph run another
@@ -219,10 +250,9 @@ func (a *Agent) Rejoin(ctx context.Context, req *agui.Request, state json.RawMes
 			return
 		}
 		t := &translator{in: req.Input, yield: yield, snapshot: !a.NoMessagesSnapshot, keys: a.outputKeys(ctx, req), expose: a.ExposeErrors, handover: req.Handover}
-		cp.rejoin(t)
 		hdr := map[string]string{"Accept": "text/event-stream"}
-		if t.lastID != "" {
-			hdr["Last-Event-ID"] = t.lastID
+		if id := cp.rejoin(t); id != "" {
+			hdr["Last-Event-ID"] = id
 		}
 		resp, err := a.call(ctx, req, http.MethodGet, "/threads/"+cp.Thread+"/runs/"+cp.Run+"/stream", nil, hdr, "rejoin")
 		if err != nil {

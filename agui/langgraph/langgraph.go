@@ -478,6 +478,9 @@ func (a *Agent) cancelRun(ctx context.Context, req *agui.Request, tid string, t 
 	if t.runID == "" || t.ended || t.kept {
 		return
 	}
+	if f := (*agui.RunFailure)(nil); errors.As(context.Cause(ctx), &f) && f.Code == agui.CodeOwnerLost {
+		return // another process may follow the run (it took it over)
+	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if r, err := a.do(cctx, req, http.MethodPost, "/threads/"+tid+"/runs/"+t.runID+"/cancel", nil, nil); err == nil {
@@ -505,7 +508,14 @@ func (a *Agent) follow(ctx context.Context, req *agui.Request, tid string, t *tr
 	earlier := false // the last resume asked from before lastID
 	for attempt := 0; ; attempt++ {
 		before, dropped := t.frames, t.dropped
-		done, err := t.consume(resp.Body, a.MaxEventSize)
+		done, err := t.consume(&quietReader{r: resp.Body, quiet: func() {
+			if t.runID != "" && !t.ended {
+				t.handover.Checkpoint(func() json.RawMessage {
+					b, _ := json.Marshal(t.midCheckpoint(tid, resumed))
+					return b
+				})
+			}
+		}}, a.MaxEventSize)
 		if errors.Is(err, errSubgraphsRefused) && body != nil {
 			// The run failed before the graph streamed anything, asked
 			// for subgraphs: run it again without them. Its input is
@@ -749,4 +759,17 @@ func (a *Agent) ThreadMessages(ctx context.Context, principal, threadID string) 
 		return nil, nil
 	}
 	return aguiMessages(st.Values.Messages), nil
+}
+
+// quietReader calls quiet before every read of r: the translator has
+// translated every whole frame it read, and the reader may wait for the
+// next (a checkpoint's place, agui.Handover.Checkpoint).
+type quietReader struct {
+	r     io.Reader
+	quiet func()
+}
+
+func (q *quietReader) Read(p []byte) (int, error) {
+	q.quiet()
+	return q.r.Read(p)
 }

@@ -43,6 +43,7 @@ func Cards(p *mcpapps.Pool, caps *mcpapps.Capabilities, enabled func(in *agui.Ru
 						h.KeepPartOf(HandoverPart, names)
 					}
 				}()
+				defer h.Snapshot(HandoverPart, func() any { return names })()
 				agui.PassThrough(next.Run(ctx, req), yield, func(ev agui.Event) bool {
 					if !yield(ev, nil) {
 						return false
