@@ -50,6 +50,7 @@ func rejoiner(n int, pause time.Duration) agui.Agent {
 				}
 			}
 			for i := from; i < n; i++ {
+				req.Handover.Checkpoint(func() json.RawMessage { return json.RawMessage(fmt.Sprint(i)) })
 				if req.Handover.Ready() {
 					req.Handover.Keep(json.RawMessage(fmt.Sprint(i)))
 					return
@@ -74,6 +75,13 @@ func rejoiner(n int, pause time.Duration) agui.Agent {
 // redisInstance is a Manager on its own Redis client under prefix.
 func redisInstance(t *testing.T, prefix, name string, cfg Config) *Manager {
 	t.Helper()
+	m, _ := redisInstanceLog(t, prefix, name, cfg)
+	return m
+}
+
+// redisInstanceLog is redisInstance, with its Redis client.
+func redisInstanceLog(t *testing.T, prefix, name string, cfg Config) (*Manager, *runlog.Redis) {
+	t.Helper()
 	l, err := runlog.NewRedis(context.Background(), testRedisURL(), runlog.RedisOptions{Prefix: prefix, LeaseTTL: cfg.LeaseTTL})
 	if err != nil {
 		t.Fatalf("Redis is required for these tests (GENUI_TEST_REDIS or 127.0.0.1:6379): %v", err)
@@ -92,7 +100,7 @@ func redisInstance(t *testing.T, prefix, name string, cfg Config) *Manager {
 		m.Close()
 		l.Close()
 	})
-	return m
+	return m, l
 }
 
 func testPrefix() string {
@@ -414,6 +422,43 @@ func TestHandoverUnclaimedEndsAfterClaimTimeout(t *testing.T) {
 	if ev[len(ev)-2] == "TEXT_MESSAGE_END" {
 		t.Fatalf("the run went on: %v", ev)
 	}
+}
+
+// An instance that dies mid-run (here: it loses Redis for good, as a
+// kill -9 leaves it) leaves its run's latest checkpoint: once its lease
+// lapsed a reader elsewhere offers it, another instance takes it over
+// from there, and the reader gets exactly the uninterrupted run's events,
+// numbered on, the events after the checkpoint written once.
+func TestOwnerDiedRunTakenOverFromCheckpoint(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	const n = 40
+	agent := rejoiner(n, 15*time.Millisecond)
+	prefix := testPrefix()
+	cfg := Config{LeaseTTL: 400 * time.Millisecond, OutageTolerance: time.Second, CheckpointInterval: 50 * time.Millisecond}
+	a, la := redisInstanceLog(t, prefix, "a", cfg)
+	b := redisInstance(t, prefix, "b", cfg)
+	reader := redisInstance(t, prefix, "reader", cfg) // claims nothing
+	claimsB := &takeOvers{agent: agent}
+	b.AcceptHandovers(claimsB.rejoin)
+
+	served := startRejoinable(t, a, "dies", agent)
+	got, done := follow(t, reader, "dies")
+	waitFor(t, "the run's first deltas", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		return len(got.entries) >= 12
+	})
+	la.Close() // a is gone for the log: no appends, no renewals
+	<-done
+	if want, have := uninterrupted(n), eventsOf(t, got.entries); strings.Join(have, "|") != strings.Join(want, "|") {
+		t.Fatalf("events across the take-over:\n%v\nwant\n%v", have, want)
+	}
+	if claimsB.count("dies") != 1 {
+		t.Fatalf("take-overs by b: %d, want 1", claimsB.count("dies"))
+	}
+	<-served
+	a.Wait()
 }
 
 // shutdownOnStart is a log whose Start lets the Manager shut down
