@@ -41,13 +41,12 @@ type lgServer struct {
 	// (checkpoints fall between frames); msIDs: langgraph dev's ids, one
 	// per millisecond ("<ms>-0"), three frames to an id.
 	paced, msIDs bool
-	mu      sync.Mutex
-	posts   map[string]int   // thread -> run requests served
-	bodies  []map[string]any // run requests' bodies
-	cancels int
-	paths   []string
+	mu           sync.Mutex
+	posts        map[string]int   // thread -> run requests served
+	bodies       []map[string]any // run requests' bodies
+	cancels      int
+	paths        []string
 }
-
 
 func (s *lgServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body map[string]any
