@@ -132,3 +132,68 @@ async function handedOver() {
   const taken = async (x) => Number((await (await fetch(`${x.url}/metrics`)).text()).match(/^genui_runs_taken_over_total\{agent="paced"\} (\d+)$/m)?.[1] ?? 0);
   assert.equal((await taken(b)) + (await taken(c)), moved.length, "genui_runs_taken_over_total");
 }
+
+// kill -9 of the instance running three runs mid-stream: its last
+// checkpoints stay in Redis; once its lease lapsed, the instance the
+// clients resume through offers each run for a take-over, another
+// instance rejoins the Agent Server's run from the checkpoint, and each
+// client gets every event of its run exactly once, ending with
+// RUN_FINISHED: the same events as an uninterrupted run.
+test("runs of an instance killed with SIGKILL are taken over from their checkpoints, every event once", async () => {
+  const yaml = `runlog: {backend: redis, url: "${redisURL}", prefix: "killed-${randomBytes(4).toString("hex")}:", leaseTTL: 1s}
+agents:
+  paced: {type: langgraph, url: "${lg.url}", graph: paced}
+`;
+  const trio = await Promise.all([0, 1, 2].map(() => startAdapter(yaml, { logLevel: "info" })));
+  try {
+    let timer;
+    const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the runs did not end within 60 s")), 60000)));
+    await Promise.race([killed(trio), late]).finally(() => clearTimeout(timer));
+  } catch (e) {
+    const tail = (x) => x.logs().split("\n").filter((l) => /taken over|offered|owner|claim|lease|runId/.test(l)).slice(-40).join("\n");
+    e.message += "\n" + trio.map((x, i) => `--- instance ${"abc"[i]}\n${tail(x)}`).join("\n");
+    throw e;
+  } finally {
+    for (const x of trio) await x.stop();
+  }
+});
+
+async function killed([a, b, c]) {
+  const whole = [];
+  const wholeDone = start(b, "t-" + randomUUID(), "whole-" + randomUUID()).then((res) => sse(res, (_, e) => (whole.push(e), terminal(e))));
+  const moved = [0, 1, 2].map(() => ({ runId: "killed-" + randomUUID(), seen: new Map(), lastId: 0, deltas: 0 }));
+  let killedAt;
+  const mid = () => moved.every((r) => r.deltas >= 5);
+  await Promise.all(moved.map(async (r) => {
+    await sse(await start(a, "t-" + randomUUID(), r.runId), (id, e) => {
+      assert.ok(!r.seen.has(id), `event ${id} twice from the owner`);
+      r.seen.set(id, e);
+      r.lastId = id;
+      if (e.type === "TEXT_MESSAGE_CONTENT") r.deltas++;
+      if (!killedAt && mid()) {
+        killedAt = Date.now();
+        a.child.kill("SIGKILL");
+      }
+      return terminal(e);
+    });
+  }));
+  assert.ok(killedAt, "the runs streamed five deltas each");
+  for (const r of moved) assert.ok(![...r.seen.values()].some(terminal), "the killed instance ended no run");
+
+  await Promise.all(moved.map(async (r) => {
+    const res = await fetch(`${c.url}/runs/${r.runId}/events`, { headers: { accept: "text/event-stream", "last-event-id": String(r.lastId) } });
+    await sse(res, (id, e) => {
+      assert.ok(!r.seen.has(id), `event ${id} again after the resume`);
+      r.seen.set(id, e);
+      return terminal(e);
+    });
+  }));
+  await wholeDone;
+  assert.equal(whole.at(-1).type, "RUN_FINISHED");
+  for (const r of moved) {
+    const ids = [...r.seen.keys()];
+    assert.deepEqual(ids, ids.map((_, i) => i + 1), "every sequence number once, in order");
+    assert.deepEqual(shape([...r.seen.values()]), shape(whole), "the events of the uninterrupted run");
+  }
+  assert.equal((b.logs() + c.logs()).match(/run taken over/g)?.length, moved.length);
+}

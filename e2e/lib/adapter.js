@@ -61,7 +61,7 @@ export async function startAdapter(yaml, { env = {}, listen = "127.0.0.1:0", san
     logs: () => stdout + stderr,
     stop: () =>
       new Promise((r) => {
-        if (child.exitCode !== null) return r();
+        if (child.exitCode !== null || child.signalCode !== null) return r(); // exited, or killed
         child.on("exit", () => r());
         child.kill("SIGTERM");
       }),
