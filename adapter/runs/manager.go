@@ -28,9 +28,11 @@
 //     it answers, in order and once each; leases that lapsed meanwhile
 //     are taken back. An outage longer than OutageTolerance ends the
 //     runs with run_log_unavailable. A run whose lease lapsed and whose
-//     thread another run took is fenced: it writes nothing more and ends
-//     with owner_lost, as does the run of an instance that died (a reader
-//     elsewhere ends it once its lease lapsed).
+//     thread another run took, or that another instance took over, is
+//     fenced: it writes nothing more and ends with owner_lost, as does
+//     the run of an instance that died (a reader elsewhere ends it once
+//     its lease lapsed), unless it kept a checkpoint another instance
+//     takes it over from (see handover.go).
 //
 // A direct run (StartDirect) is the exception: an agent run for its
 // client's stream alone, with no record, thread or history, bounded in
