@@ -334,7 +334,15 @@ func TestChainCheckpoint(t *testing.T) {
 				var cps []kept
 				n := 0
 				h := agui.NewHandover()
+				held := false
 				h.Watch(func(take func() agui.HandoverState) {
+					if take == nil {
+						held = true // the MCP call: no checkpoint holds from here
+						return
+					}
+					if held {
+						t.Errorf("a checkpoint after event %d, while held off", n)
+					}
 					if len(cps) == 0 || cps[len(cps)-1].n != n {
 						cps = append(cps, kept{n, take()})
 					}
@@ -345,6 +353,9 @@ func TestChainCheckpoint(t *testing.T) {
 				}
 				if len(cps) < 3 {
 					t.Fatalf("%d checkpoints", len(cps))
+				}
+				if held != (name == "mcp") {
+					t.Fatalf("held off: %v", held)
 				}
 				for _, cp := range cps {
 					// The first run request was made: a follow-up run

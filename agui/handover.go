@@ -95,7 +95,11 @@ func (h *Handover) Hold() (release func()) {
 	}
 	h.mu.Lock()
 	h.holds++
+	watch := h.watch
 	h.mu.Unlock()
+	if watch != nil {
+		watch(nil) // the checkpoints kept so far no longer hold
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -234,7 +238,10 @@ func (h *Handover) Part(name string) (json.RawMessage, bool) {
 // Watch makes f the run's checkpoint watcher: at each checkpoint it is
 // called with take, which snapshots the backend's and every registered
 // middleware's state (f calls it only when it wants a checkpoint, it costs
-// the encoding). f runs on the backend's goroutine, between events.
+// the encoding). f runs on the backend's goroutine, between events. When a
+// middleware holds the hand-over off, f is called with nil: the
+// checkpoints kept so far no longer hold (rejoining from one would do
+// again what the hold protects, an MCP tool call say).
 func (h *Handover) Watch(f func(take func() HandoverState)) {
 	if h == nil {
 		return

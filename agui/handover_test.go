@@ -2,6 +2,7 @@ package agui
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -61,4 +62,42 @@ func TestHandoverStateRoundTrips(t *testing.T) {
 	if _, ok := NewHandover().Part("normalize"); ok {
 		t.Fatal("a run that does not rejoin has no parts")
 	}
+}
+
+// Checkpoint gives the watcher the backend's state and every registered
+// snapshot, and nothing with no watcher, while held off (the watcher is
+// told, with nil, when the hold starts) or once asked.
+func TestHandoverCheckpoint(t *testing.T) {
+	h := NewHandover()
+	h.Checkpoint(func() json.RawMessage { t.Fatal("no watcher: state asked for"); return nil })
+	var got []string
+	h.Watch(func(take func() HandoverState) {
+		if take == nil {
+			got = append(got, "held")
+			return
+		}
+		st := take()
+		b, _ := json.Marshal(st)
+		got = append(got, string(b))
+	})
+	n := 1
+	stop := h.Snapshot("m", func() any { return map[string]int{"n": n} })
+	h.Checkpoint(func() json.RawMessage { return json.RawMessage(`"b1"`) })
+	n = 2
+	h.Checkpoint(func() json.RawMessage { return json.RawMessage(`"b2"`) })
+	stop()
+	h.Checkpoint(func() json.RawMessage { return json.RawMessage(`"b3"`) })
+	release := h.Hold()
+	h.Checkpoint(func() json.RawMessage { return json.RawMessage(`"held"`) })
+	release()
+	h.Ask()
+	h.Checkpoint(func() json.RawMessage { return json.RawMessage(`"asked"`) })
+	want := []string{`{"backend":"b1","parts":{"m":{"n":1}}}`, `{"backend":"b2","parts":{"m":{"n":2}}}`, `{"backend":"b3"}`, "held"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("checkpoints %v, want %v", got, want)
+	}
+	var nilH *Handover
+	nilH.Watch(nil)
+	nilH.Snapshot("m", nil)()
+	nilH.Checkpoint(nil)
 }

@@ -255,8 +255,8 @@ func (r *Redis) Start(ctx context.Context, run Run, supersede bool) (string, err
 // (-4), and so does a lease another instance holds (the run was taken
 // over). (A superseded run still holds its lease and writes its end.) With a
 // first sequence number, events already appended (a retried append) are
-// skipped. A checkpoint (A[13], ” for none) is stored once the events
-// are.
+// skipped. A checkpoint (A[13]: empty for none, "-" to remove the run's)
+// is stored once the events are.
 var appendScript = redis.NewScript(appendLua + `
 return append(KEYS, ARGV)
 `)
@@ -345,7 +345,11 @@ local function append(K, A)
     redis.call('DEL', K[7])
   end
   for i = 1, 3 do redis.call('PEXPIRE', K[i], ttl) end
-  if A[13] ~= '' then redis.call('SET', K[10], A[13], 'PX', ttl) end
+  if A[13] == '-' then
+    redis.call('DEL', K[10])
+  elseif A[13] ~= '' then
+    redis.call('SET', K[10], A[13], 'PX', ttl)
+  end
   return seq
 end
 `

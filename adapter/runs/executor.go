@@ -144,6 +144,11 @@ func (x *execution) keepsStart() bool {
 // CheckpointInterval, when events came since the last one, it keeps the
 // chain's state for the next append.
 func (x *execution) checkpoint(take func() agui.HandoverState) {
+	if take == nil {
+		x.ckptNext = -1
+		x.c.checkpoint(func(int64) []byte { return noCheckpoint })
+		return
+	}
 	now := time.Now()
 	if now.Sub(x.ckptAt) < x.m.cfg.CheckpointInterval {
 		return
@@ -355,6 +360,7 @@ type committer struct {
 	next     int64  // the sequence number of the next event taken
 	skip     int64  // events up to this one are in the log already (a run taken over)
 	ckpt     []byte // the latest checkpoint, for the next append
+	ckptHeld int    // bytes of checkpoints held or in flight, in the Manager's unwritten
 	inflight bool
 	failing  time.Time // the first of the failed appends in a row
 	err      error
@@ -533,7 +539,15 @@ func (c *committer) close() {
 	for c.inflight && c.err == nil {
 		c.cond.Wait()
 	}
+	if !c.inflight {
+		c.dropCheckpoint(c.ckptHeld) // one no append took
+		c.ckpt = nil
+	}
 }
+
+// noCheckpoint, as a checkpoint, removes the run's: a middleware holds
+// the hand-over off.
+var noCheckpoint = []byte("-")
 
 // checkpoint keeps b, the run's checkpoint as of the events added so far,
 // for the next append (one with events: it is stored after them); it
@@ -547,10 +561,24 @@ func (c *committer) checkpoint(b func(next int64) []byte) {
 		return
 	}
 	c.mu.Lock()
-	if c.next+int64(len(c.pending)) == next {
-		c.ckpt = ck
+	defer c.mu.Unlock()
+	// Checkpoints count in what waits for the log (MaxUnwrittenBytes):
+	// one with no room is dropped, the run never waits for it.
+	grow := int64(len(ck) - len(c.ckpt))
+	if c.next+int64(len(c.pending)) != next || c.err != nil ||
+		grow > 0 && c.m.unwritten.Load()+grow > c.m.cfg.MaxUnwrittenBytes {
+		return
 	}
-	c.mu.Unlock()
+	c.m.unwritten.Add(grow)
+	c.ckptHeld += int(grow)
+	c.ckpt = ck
+}
+
+// dropCheckpoint gives up checkpoint bytes n counted in unwritten (c.mu
+// held).
+func (c *committer) dropCheckpoint(n int) {
+	c.ckptHeld -= n
+	c.m.unwritten.Add(-int64(n))
 }
 
 // nextSeq is the sequence number of the next event (after a flush).
@@ -586,6 +614,7 @@ func (c *committer) done(q runlog.AppendRequest, err error) (again, retry bool) 
 	case err == nil:
 		c.held -= n
 		c.m.unwritten.Add(-int64(n))
+		c.dropCheckpoint(len(q.Checkpoint))
 		c.failing = time.Time{}
 	case c.err != nil:
 	case transient(err) && (c.failing.IsZero() || time.Since(c.failing) < c.m.cfg.OutageTolerance):
@@ -597,6 +626,8 @@ func (c *committer) done(q runlog.AppendRequest, err error) (again, retry bool) 
 		c.term = c.term || q.Terminal
 		if c.ckpt == nil {
 			c.ckpt = q.Checkpoint
+		} else {
+			c.dropCheckpoint(len(q.Checkpoint)) // a later one replaces it
 		}
 		c.bytes += n
 		c.next = q.First
@@ -608,6 +639,8 @@ func (c *committer) done(q runlog.AppendRequest, err error) (again, retry bool) 
 		c.err = err
 		c.m.unwritten.Add(-int64(c.held))
 		c.held = 0
+		c.dropCheckpoint(c.ckptHeld)
+		c.ckpt = nil
 	}
 	again = c.err == nil && len(c.pending) > 0
 	c.inflight = again

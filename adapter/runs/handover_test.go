@@ -459,6 +459,60 @@ func TestOwnerDiedRunTakenOverFromCheckpoint(t *testing.T) {
 	}
 	<-served
 	a.Wait()
+	b.Wait()
+	if u, v := a.unwritten.Load(), b.unwritten.Load(); u != 0 || v != 0 {
+		t.Fatalf("bytes left counted as waiting for the log: a %d, b %d", u, v)
+	}
+}
+
+// holding is agent with the run's hand-over held off from its at-th
+// event on, as an MCP tool call holds it.
+func holding(agent agui.Agent, at int) agui.Agent {
+	return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) {
+			n := 0
+			for ev, err := range agent.Run(ctx, req) {
+				if n++; n == at {
+					defer req.Handover.Hold()()
+				}
+				if !yield(ev, err) {
+					return
+				}
+			}
+		}
+	})
+}
+
+// A run held off when its instance dies is not taken over from a
+// checkpoint kept before the hold (rejoining would do again what the hold
+// protects): it ends owner_lost.
+func TestOwnerDiedHeldRunEndsOwnerLost(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	agent := rejoiner(40, 15*time.Millisecond)
+	prefix := testPrefix()
+	cfg := Config{LeaseTTL: 400 * time.Millisecond, OutageTolerance: time.Second, CheckpointInterval: 10 * time.Millisecond}
+	a, la := redisInstanceLog(t, prefix, "a", cfg)
+	b := redisInstance(t, prefix, "b", cfg)
+	reader := redisInstance(t, prefix, "reader", cfg)
+	claimsB := &takeOvers{agent: agent}
+	b.AcceptHandovers(claimsB.rejoin)
+
+	served := startRejoinable(t, a, "held", holding(agent, 8))
+	got, done := follow(t, reader, "held")
+	waitFor(t, "the run's first deltas", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		return len(got.entries) >= 12
+	})
+	la.Close()
+	<-done
+	ev := eventsOf(t, got.entries)
+	if last := ev[len(ev)-1]; last != "RUN_ERROR owner_lost" || claimsB.count("held") != 0 {
+		t.Fatalf("the held run ended with %q, take-overs %d; want RUN_ERROR owner_lost, none", last, claimsB.count("held"))
+	}
+	<-served
+	a.Wait()
 }
 
 // shutdownOnStart is a log whose Start lets the Manager shut down
