@@ -412,7 +412,9 @@ type RunLogConfig struct {
 	// a small record each (default 128 MiB). With Redis it caps the
 	// events of all runs that wait in process for Redis to take them
 	// (while it is slow or does not answer, up to outageTolerance): a run
-	// with no room waits, and its upstream with it.
+	// with no room waits, and its upstream with it. Checkpoints waiting
+	// to be written count too; one with no room is dropped (the run
+	// never waits for it).
 	MaxBytes int64 `yaml:"maxBytes,omitempty"`
 	// Prefix namespaces Redis keys (default "genui:").
 	Prefix string `yaml:"prefix,omitempty"`
