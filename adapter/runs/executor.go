@@ -100,6 +100,9 @@ func (m *Manager) newExecution(ctx context.Context, lr *localRun, req StartReque
 		x.trimmed = h.Trimmed
 		x.tr.Merge(req.Input.Messages)
 		x.tr.SetBudget(x.budget.reserve)
+		if lr.rebuild > 1 {
+			x.rebuildTranscript(lr.rebuild)
+		}
 		// The run's new input (the user's message) is in the thread's
 		// history from the start, so a client that reloads mid-run shows
 		// it and resumes the active run: one write per run, none per
@@ -113,6 +116,32 @@ func (m *Manager) newExecution(ctx context.Context, lr *localRun, req StartReque
 		lr.handover.Watch(x.checkpoint)
 	}
 	return x
+}
+
+// rebuildTranscript applies to the transcript of a run taken over after
+// its owner died the events the log has before next (the checkpoint's):
+// the dead owner saved none of them in the thread's history, and the
+// chain yields only those after.
+func (x *execution) rebuildTranscript(next int64) {
+	ctx, cancel := context.WithTimeout(context.Background(), x.m.cfg.OpTimeout)
+	defer cancel()
+	ref := x.lr.run.Ref()
+	for after := int64(0); after < next-1; {
+		es, err := x.m.log.Read(ctx, ref, after, 256)
+		if err != nil || len(es) == 0 {
+			x.m.logger.WarnContext(x.ctx, "cannot read the run's events for its history; the history lacks what came before the take-over", "runId", ref.ID, "error", err)
+			return
+		}
+		for _, e := range es {
+			if e.Seq >= next {
+				return
+			}
+			if ev, err := agui.ParseEvent(e.Data); err == nil {
+				x.tr.Apply(ev)
+			}
+			after = e.Seq
+		}
+	}
 }
 
 // keepsStart stores the run's start record, for a take-over if this

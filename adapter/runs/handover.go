@@ -309,6 +309,9 @@ func (m *Manager) takeOver(run runlog.Run, b []byte, rejoin Rejoin) {
 	}
 	lr := &localRun{run: run, hub: newHub(rec.Written+1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(),
 		first: rec.Written + 1, replay: rec.Next, handover: agui.Resume(rec.State), input: in}
+	if whole.Start != nil {
+		lr.rebuild = rec.Next
+	}
 	lr.lastLeft.Store(time.Now().UnixNano()) // its readers get the detach grace
 	rctx := m.register(lr, req)
 	m.obs.HandedOver(run.AgentID, false)

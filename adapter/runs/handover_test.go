@@ -457,6 +457,25 @@ func TestOwnerDiedRunTakenOverFromCheckpoint(t *testing.T) {
 	if claimsB.count("dies") != 1 {
 		t.Fatalf("take-overs by b: %d, want 1", claimsB.count("dies"))
 	}
+	// The history holds the whole answer: what the dead owner logged
+	// before the checkpoint, and what b streamed from there.
+	h, err := b.history(context.Background(), runlog.Ref{Owner: "p", ID: "t-dies"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, m := range h.Messages {
+		if m.ID == "m-dies" {
+			text = m.Content.String()
+		}
+	}
+	var whole strings.Builder
+	for i := range n {
+		fmt.Fprintf(&whole, "d%d ", i)
+	}
+	if text != whole.String() {
+		t.Fatalf("history text %q, want %q", text, whole.String())
+	}
 	<-served
 	a.Wait()
 	b.Wait()

@@ -257,6 +257,10 @@ type localRun struct {
 	// event, is the sequence number of the first event its chain yields:
 	// those before first are in the log already and are not written again.
 	replay int64
+	// rebuild, for a run taken over after its owner died, is its
+	// checkpoint's Next: the thread's history lacks the events before
+	// it, which are read from the log.
+	rebuild int64
 	// saveStart: the run's start record is to be stored (a run started
 	// here that can be handed over).
 	saveStart bool
