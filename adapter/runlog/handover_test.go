@@ -128,3 +128,25 @@ func TestOfferLost(t *testing.T) {
 		t.Fatalf("EndIfOwnerLost = %v %v", ended, err)
 	}
 }
+
+// A run's end removes its start record and checkpoint (the record holds
+// the headers its agent forwards: nothing keeps them past the run).
+func TestEndRemovesStartAndCheckpoint(t *testing.T) {
+	l := backends()[1].new(t, MemoryOptions{}, RedisOptions{}).(*Redis)
+	ctx := context.Background()
+	r := run("o", "ends", "te")
+	l.Start(ctx, r, false)
+	l.SaveStart(ctx, r, []byte(`{"header":{"Authorization":["Bearer x"]}}`))
+	l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(1)}, First: 1, Checkpoint: []byte(`{"next":2}`)}})
+	k := l.keys(r)
+	if n, _ := l.rdb.Exists(ctx, k.start, k.ckpt).Result(); n != 2 {
+		t.Fatalf("start record and checkpoint stored: %d of 2", n)
+	}
+	res := l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(2)}, First: 2, Terminal: true, Checkpoint: []byte(`{"next":3}`)}})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	if n, _ := l.rdb.Exists(ctx, k.start, k.ckpt).Result(); n != 0 {
+		t.Fatalf("%d of the start record and checkpoint left after the run ended", n)
+	}
+}

@@ -256,7 +256,8 @@ func (r *Redis) Start(ctx context.Context, run Run, supersede bool) (string, err
 // over). (A superseded run still holds its lease and writes its end.) With a
 // first sequence number, events already appended (a retried append) are
 // skipped. A checkpoint (A[13]: empty for none, "-" to remove the run's)
-// is stored once the events are.
+// is stored once the events are; a terminal event removes it and the
+// run's start record (K[11]).
 var appendScript = redis.NewScript(appendLua + `
 return append(KEYS, ARGV)
 `)
@@ -265,17 +266,17 @@ return append(KEYS, ARGV)
 const appendGroup = 32
 
 // appendManyScript runs appendLua for several runs in one call: KEYS are
-// each run's ten keys in turn; ARGV is, for each run, its argument count
+// each run's eleven keys in turn; ARGV is, for each run, its argument count
 // and then its arguments. It returns each run's result in order.
 var appendManyScript = redis.NewScript(appendLua + `
 local out, k, a = {}, 0, 1
 while a <= #ARGV do
   local m = tonumber(ARGV[a])
   local keys, args = {}, {}
-  for i = 1, 10 do keys[i] = KEYS[k + i] end
+  for i = 1, 11 do keys[i] = KEYS[k + i] end
   for i = 1, m do args[i] = ARGV[a + i] end
   out[#out + 1] = append(keys, args)
-  k, a = k + 10, a + m + 1
+  k, a = k + 11, a + m + 1
 end
 return out
 `)
@@ -342,10 +343,11 @@ local function append(K, A)
     redis.call('SET', K[4], '1', 'PX', ttl)
     redis.call('HSET', K[1], 'status', A[5])
     if redis.call('GET', K[5]) == A[1] then redis.call('DEL', K[5]) end
-    redis.call('DEL', K[7])
+    redis.call('DEL', K[7], K[10], K[11])
   end
   for i = 1, 3 do redis.call('PEXPIRE', K[i], ttl) end
-  if A[13] == '-' then
+  if A[2] == '1' then
+  elseif A[13] == '-' then
     redis.call('DEL', K[10])
   elseif A[13] ~= '' then
     redis.call('SET', K[10], A[13], 'PX', ttl)
@@ -371,7 +373,7 @@ func (r *Redis) appendArgs(run Run, events [][]byte, terminal, requireLost bool,
 		args = append(args, e)
 	}
 	ck := r.clockKeys()
-	return []string{k.meta, k.seq, k.stream, k.end, k.active, k.bytes, k.lease, ck[0], ck[1], k.ckpt}, args
+	return []string{k.meta, k.seq, k.stream, k.end, k.active, k.bytes, k.lease, ck[0], ck[1], k.ckpt, k.start}, args
 }
 
 // clockGap is the gap in the clock's stamps that counts as an outage.
