@@ -1,7 +1,8 @@
 // Faults in a scaled-out deployment: Debian's nginx (examples/deploy/nginx,
 // rewritten to three app servers) in front of three instances of the real
-// binary sharing a private Redis, a paced AG-UI upstream, and clients that
-// resume with Last-Event-ID as the README says. Each phase starts a batch
+// binary sharing a private Redis, a paced AG-UI upstream and a paced
+// LangGraph Agent Server stand-in, and clients that resume with
+// Last-Event-ID as the README says. Each phase starts a batch
 // of runs, injects one fault while they stream, and then reads every run's
 // events: missing, duplicated and out-of-order sequence numbers, and how
 // the run ended.
@@ -92,7 +93,80 @@ function pacedUpstream() {
   };
 }
 
-let upstream, nginx, redis, redisPort, redisDir, nginxPort;
+// The paced LangGraph Agent Server: the same count, as a LangGraph run
+// streams it (messages-tuple chunks, integer frame ids). A run goes on
+// whether or not anyone follows it (on_disconnect "continue"), and GET
+// .../runs/{r}/stream with Last-Event-ID joins it: the frames after that
+// id, then the live ones, as the Agent Server does for stream_resumable
+// runs. The adapter's LangGraph backend can hand such runs over and take
+// them over after an instance died.
+function langgraphUpstream() {
+  const runs = new Map(); // run id -> {thread, frames, listeners, done}
+  let next = 0;
+  const frameOf = (id, event, data) => `event: ${event}\ndata: ${JSON.stringify(data)}\nid: ${id}\n\n`;
+  const push = (r, event, data) => {
+    const f = frameOf(r.frames.length, event, data);
+    r.frames.push(f);
+    for (const res of r.listeners) res.write(f);
+  };
+  const finish = (r) => {
+    r.done = true;
+    for (const res of r.listeners) res.end();
+    r.listeners.clear();
+  };
+  const follow = (r, res, after) => {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    for (let i = after + 1; i < r.frames.length; i++) res.write(r.frames[i]);
+    if (r.done) return res.end();
+    r.listeners.add(res);
+    res.on("close", () => r.listeners.delete(res));
+  };
+  const json = (res, status, v) => { res.writeHead(status, { "content-type": "application/json" }); res.end(JSON.stringify(v)); };
+  const server = http.createServer(async (req, res) => {
+    let body = "";
+    for await (const c of req) body += c;
+    const b = body ? JSON.parse(body) : {};
+    const p = req.url.split("?")[0].split("/").filter(Boolean); // threads, t, runs, r, stream
+    if (req.method === "POST" && p.length === 1 && p[0] === "threads") return json(res, 200, { thread_id: b.thread_id ?? randomBytes(8).toString("hex") });
+    if (req.method === "POST" && p.length === 4 && p[2] === "runs" && p[3] === "stream") {
+      const id = `lg-${++next}`;
+      const user = b.input?.messages?.at(-1) ?? {};
+      const r = { thread: p[1], frames: [], listeners: new Set(), done: false, i: 0, mid: `ai-${id}`, user };
+      runs.set(id, r);
+      push(r, "metadata", { run_id: id, attempt: 1 });
+      return follow(r, res, -1);
+    }
+    const r = runs.get(p[3]);
+    if (req.method === "GET" && p.length === 5 && p[4] === "stream") return r ? follow(r, res, Number(req.headers["last-event-id"] ?? -1)) : json(res, 404, { detail: "no run" });
+    if (req.method === "POST" && p.length === 5 && p[4] === "cancel") {
+      if (r && !r.done) finish(r);
+      return json(res, 202, {});
+    }
+    if (req.method === "GET" && p.length === 4 && p[2] === "runs") return r ? json(res, 200, { run_id: p[3], status: r.done ? "success" : "running" }) : json(res, 404, {});
+    if (p.at(-1) === "state") return json(res, 200, { values: {} });
+    if (p.at(-1) === "history") return json(res, 200, []);
+    json(res, 404, { detail: "not found" });
+  });
+  server.keepAliveTimeout = 120_000;
+  const tick = setInterval(() => {
+    for (const r of runs.values()) {
+      if (r.done) continue;
+      if (r.i < TOTAL) {
+        push(r, "messages", [{ type: "AIMessageChunk", id: r.mid, content: `${r.i++} ` }, { langgraph_node: "model", ls_integration: "langchain_chat_model" }]);
+      } else {
+        const text = Array.from({ length: TOTAL }, (_, i) => `${i} `).join("");
+        push(r, "values", { messages: [{ id: r.user.id ?? "u", type: "human", content: "count" }, { id: r.mid, type: "ai", content: text }] });
+        finish(r);
+      }
+    }
+  }, 1000 / RATE);
+  return {
+    server,
+    close: () => { clearInterval(tick); server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+  };
+}
+
+let upstream, lgUpstream, nginx, redis, redisPort, redisDir, nginxPort;
 const names = ["a", "b", "c"];
 const inst = {}; // name -> {adapter, addr}
 let yaml;
@@ -116,6 +190,8 @@ async function stopInstance(name, signal) {
 before(async () => {
   upstream = pacedUpstream();
   await new Promise((r) => upstream.server.listen(0, "127.0.0.1", r));
+  lgUpstream = langgraphUpstream();
+  await new Promise((r) => lgUpstream.server.listen(0, "127.0.0.1", r));
   redisPort = await freePort();
   redisDir = mkdtempSync(join(tmpdir(), "chaos-redis-"));
   await startRedis();
@@ -126,6 +202,7 @@ heartbeat: 1s
 limits: {runStartsPerSecond: -1}
 agents:
   paced: {type: agui, url: "http://127.0.0.1:${upstream.server.address().port}/agent"}
+  lgpaced: {type: langgraph, url: "http://127.0.0.1:${lgUpstream.server.address().port}", graph: paced, subgraphs: false}
 `;
   for (const n of names) {
     inst[n] = { addr: `127.0.0.1:${await freePort()}` };
@@ -150,6 +227,7 @@ after(async () => {
   await Promise.all(names.map((n) => inst[n]?.adapter && stopInstance(n, "SIGKILL")));
   redis?.kill("SIGKILL");
   await upstream?.close();
+  await lgUpstream?.close();
 });
 
 // stream sends one request through nginx and feeds each SSE frame to
@@ -195,7 +273,7 @@ const byAddr = () => Object.fromEntries(names.map((n) => [inst[n].addr, n]));
 
 // client runs one run to its end: it starts it, and whenever its stream
 // breaks (or, roaming, every ROAM_EVERY ms) resumes it from the last id.
-async function client(phase, k, roam, deadline) {
+async function client(phase, k, roam, deadline, agent) {
   const run = { id: `${phase}-${k}-${randomBytes(3).toString("hex")}`, seqs: [], ids: [], owner: "", end: null, resumes: 0, refusals: [] };
   let lastId = "";
   const onFrame = (id, ev) => {
@@ -213,7 +291,7 @@ async function client(phase, k, roam, deadline) {
     return ac.signal;
   };
   const body = { threadId: `t-${run.id}`, runId: run.id, messages: [{ id: `u-${run.id}`, role: "user", content: "count" }] };
-  const first = await stream("/agents/paced/run", { method: "POST", body, onFrame, signal: roamer() });
+  const first = await stream(`/agents/${agent}/run`, { method: "POST", body, onFrame, signal: roamer() });
   run.owner = byAddr()[first.upstream] ?? first.upstream;
   if (first.status !== 200 && first.status !== 0) {
     run.end = `refused:${first.status}`;
@@ -289,9 +367,9 @@ function report(phase, runs, s) {
 
 // phase starts STREAMS runs (a third of them roaming), calls fault while
 // they stream, and waits for every run to end.
-async function phase(name, fault) {
+async function phase(name, fault, agent = "paced") {
   const deadline = Date.now() + (SECONDS * 3 + 40) * 1000;
-  const runs = Array.from({ length: STREAMS }, (_, k) => client(name, k, k % 3 === 0, deadline));
+  const runs = Array.from({ length: STREAMS }, (_, k) => client(name, k, k % 3 === 0, deadline, agent));
   await sleep(Math.min(3000, (SECONDS * 1000) / 4));
   await fault();
   const done = await Promise.all(runs);
@@ -344,6 +422,23 @@ test("Redis restarted (5 s down): no run ends, nothing lost", async () => {
   assert.equal(s.bad.length, 0, ok(s));
 });
 
+// The same faults with a LangGraph agent, whose runs can move: the runs
+// of a killed instance are taken over from their checkpoints once its
+// lease lapsed, and a rolling restart hands each run over to another
+// instance. Every run finishes, nothing lost or repeated. (The kill comes
+// before the rolling restarts: nginx routes to a restarted instance again
+// only after its fail_timeout.)
+test("LangGraph runs, kill -9 of one instance: its runs taken over from their checkpoints, every run finished, nothing lost", async () => {
+  const { runs, s } = await phase("lg-kill", async () => {
+    await stopInstance("c", "SIGKILL");
+    await sleep(1000);
+    await startInstance("c");
+  }, "lgpaced");
+  assert.deepEqual(s.ends, { finished: STREAMS }, ok(s));
+  assert.equal(s.bad.length, 0, ok(s));
+  assert.ok(runs.some((r) => r.owner === "c"), "no run was on the killed instance: " + JSON.stringify(runs.map((r) => r.owner)));
+});
+
 // No run is taken over: the paced upstream is an AG-UI agent, which
 // cannot be rejoined (docs/deployment.md#rolling-restarts; LangGraph runs
 // are, e2e/langgraph/handover.test.js). A run still
@@ -366,4 +461,16 @@ test("rolling restart: each instance drains in turn; every run ends with a code,
   assert.equal(s.bad.length, 0, ok(s));
   for (const r of runs) assert.match(r.end, /^(finished|error:[a-z_]+)$/, `${r.id} on ${r.owner} ended ${r.end}`);
   assert.ok((s.ends["error:shutdown"] ?? 0) + (s.ends.finished ?? 0) > 0, ok(s));
+});
+
+test("LangGraph runs, rolling restart: every run handed over and finished, nothing lost", async () => {
+  const { s } = await phase("lg-rolling", async () => {
+    for (const n of names) {
+      await stopInstance(n, "SIGTERM");
+      await startInstance(n);
+      await sleep(500);
+    }
+  }, "lgpaced");
+  assert.deepEqual(s.ends, { finished: STREAMS }, ok(s));
+  assert.equal(s.bad.length, 0, ok(s));
 });
