@@ -30,13 +30,9 @@ type Handovers interface {
 	// expired). A run taken as ctx ends is still returned, never lost: the
 	// caller gives back (Offer) what it cannot keep.
 	Claim(ctx context.Context, instance string, block, leaseTTL time.Duration) (Run, []byte, error)
-	// SaveStart stores run r's start record: with its latest checkpoint
-	// (AppendRequest.Checkpoint), what another instance needs to take
-	// the run over if its owner dies.
-	SaveStart(ctx context.Context, r Run, record []byte) error
 	// OfferLost offers for a take-over a running run whose owner's lease
 	// lapsed (as EndIfOwnerLost would end it) and that has a start record
-	// and a checkpoint: the record offered, for a claimer, is the JSON
+	// and a checkpoint (AppendRequest.Start, .Checkpoint): the record offered, for a claimer, is the JSON
 	// object {"start": <start record>, "checkpoint": <checkpoint>,
 	// "written": <the sequence number of the run's last event>}; the
 	// checkpoint is used up (a run offered so and not claimed is ended
@@ -170,10 +166,6 @@ func (r *Redis) requeue(ref string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = r.rdb.LPush(ctx, r.handoverQueue(), ref).Err()
-}
-
-func (r *Redis) SaveStart(ctx context.Context, run Run, record []byte) error {
-	return r.rdb.Set(ctx, r.keys(run).start, record, r.opts.Retention).Err()
 }
 
 // offerLostScript offers a run whose owner is gone (the checks of

@@ -70,10 +70,7 @@ func TestOfferLost(t *testing.T) {
 	if _, err := l.Start(ctx, r, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.SaveStart(ctx, r, []byte(`{"input":{"runId":"lost-1"}}`)); err != nil {
-		t.Fatal(err)
-	}
-	res := l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(1), ev(2)}, First: 1, Checkpoint: []byte(`{"next":3,"state":{"backend":"x"}}`)}})
+	res := l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(1), ev(2)}, First: 1, Checkpoint: []byte(`{"next":3,"state":{"backend":"x"}}`), Start: []byte(`{"input":{"runId":"lost-1"}}`)}})
 	if res[0].Err != nil || res[0].Last != 2 {
 		t.Fatalf("append with a checkpoint: %+v", res[0])
 	}
@@ -118,7 +115,6 @@ func TestOfferLost(t *testing.T) {
 	// No checkpoint: not offered; a reader ends it.
 	r2 := run("o", "lost-2", "tl2")
 	l.Start(ctx, r2, false)
-	l.SaveStart(ctx, r2, []byte(`{}`))
 	l.Append(ctx, r2, [][]byte{ev(1)}, false)
 	alive(l, 400*time.Millisecond)
 	if ok, err := l.OfferLost(ctx, r2, 5*time.Second); ok || err != nil {
@@ -136,8 +132,7 @@ func TestEndRemovesStartAndCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	r := run("o", "ends", "te")
 	l.Start(ctx, r, false)
-	l.SaveStart(ctx, r, []byte(`{"header":{"Authorization":["Bearer x"]}}`))
-	l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(1)}, First: 1, Checkpoint: []byte(`{"next":2}`)}})
+	l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(1)}, First: 1, Checkpoint: []byte(`{"next":2}`), Start: []byte(`{"header":{"Authorization":["Bearer x"]}}`)}})
 	k := l.keys(r)
 	if n, _ := l.rdb.Exists(ctx, k.start, k.ckpt).Result(); n != 2 {
 		t.Fatalf("start record and checkpoint stored: %d of 2", n)

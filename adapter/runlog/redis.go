@@ -256,8 +256,8 @@ func (r *Redis) Start(ctx context.Context, run Run, supersede bool) (string, err
 // over). (A superseded run still holds its lease and writes its end.) With a
 // first sequence number, events already appended (a retried append) are
 // skipped. A checkpoint (A[13]: empty for none, "-" to remove the run's)
-// is stored once the events are; a terminal event removes it and the
-// run's start record (K[11]).
+// is stored once the events are, with the run's start record (A[14],
+// K[11]) if set; a terminal event removes both.
 var appendScript = redis.NewScript(appendLua + `
 return append(KEYS, ARGV)
 `)
@@ -286,7 +286,7 @@ return out
 const appendLua = clockLua + `
 local function append(K, A)
   if redis.call('EXISTS', K[1]) == 0 then return -2 end
-  local n = #A - 13
+  local n = #A - 14
   local from = 1
   local first = tonumber(A[8])
   if first > 0 then
@@ -322,8 +322,8 @@ local function append(K, A)
     seq = seq + 1
     local t = '0'
     if i == n then t = A[2] end
-    redis.call('XADD', K[3], seq .. '-0', 'd', A[13 + i], 't', t)
-    bytes = bytes + string.len(A[13 + i])
+    redis.call('XADD', K[3], seq .. '-0', 'd', A[14 + i], 't', t)
+    bytes = bytes + string.len(A[14 + i])
   end
   local maxEvents = tonumber(A[3])
   local maxBytes = tonumber(A[6])
@@ -351,6 +351,7 @@ local function append(K, A)
     redis.call('DEL', K[10])
   elseif A[13] ~= '' then
     redis.call('SET', K[10], A[13], 'PX', ttl)
+    if A[14] ~= '' then redis.call('SET', K[11], A[14], 'PX', ttl) end
   end
   return seq
 end
@@ -360,15 +361,15 @@ func (r *Redis) Append(ctx context.Context, run Run, events [][]byte, terminal b
 	return r.append(ctx, run, events, terminal, false, 0)
 }
 
-func (r *Redis) appendArgs(run Run, events [][]byte, terminal, requireLost bool, first int64, checkpoint []byte) ([]string, []any) {
+func (r *Redis) appendArgs(run Run, events [][]byte, terminal, requireLost bool, first int64, checkpoint, start []byte) ([]string, []any) {
 	k := r.keys(run)
 	status := StatusFinished
 	if terminal && isRunError(events[len(events)-1]) {
 		status = StatusError
 	}
-	args := make([]any, 0, 14+len(events))
+	args := make([]any, 0, 15+len(events))
 	args = append(args, run.ID, flag(terminal), r.opts.MaxEventsPerRun, ms(r.opts.Retention), status, r.opts.MaxRunBytes, flag(requireLost),
-		first, run.Instance, ms(r.opts.LeaseTTL), flag(!run.Unlocked), ms(r.clockGap()), checkpoint)
+		first, run.Instance, ms(r.opts.LeaseTTL), flag(!run.Unlocked), ms(r.clockGap()), checkpoint, start)
 	for _, e := range events {
 		args = append(args, e)
 	}
@@ -401,7 +402,7 @@ func (r *Redis) append(ctx context.Context, run Run, events [][]byte, terminal, 
 	if len(events) == 0 {
 		return 0, nil
 	}
-	keys, args := r.appendArgs(run, events, terminal, requireLost, first, nil)
+	keys, args := r.appendArgs(run, events, terminal, requireLost, first, nil, nil)
 	return appendResult(appendScript.Run(ctx, r.rdb, keys, args...).Int64())
 }
 
@@ -454,7 +455,7 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 			var keys []string
 			var args []any
 			for _, i := range g {
-				k, a := r.appendArgs(reqs[i].Run, reqs[i].Events, reqs[i].Terminal, false, reqs[i].First, reqs[i].Checkpoint)
+				k, a := r.appendArgs(reqs[i].Run, reqs[i].Events, reqs[i].Terminal, false, reqs[i].First, reqs[i].Checkpoint, reqs[i].Start)
 				keys = append(keys, k...)
 				args = append(append(args, len(a)), a...)
 			}

@@ -72,13 +72,16 @@ func (r *Redis) UpdateThread(ctx context.Context, thread Ref, update func(t *Thr
 }
 
 // capOwner removes the owner's threads beyond MaxThreadsPerOwner, those
-// whose last run is oldest first.
+// whose last run is oldest first, at most capBatch of them: each new
+// thread adds one, so the set stays within a few of the cap, and a burst
+// of a principal's new threads (each making room at once, for the same
+// oldest ones) costs each start a few deletions, not the whole excess.
 func (r *Redis) capOwner(ctx context.Context, owner string) error {
 	n, err := r.rdb.ZCard(ctx, r.threadsKey(owner)).Result()
 	if err != nil || n <= int64(r.opts.MaxThreadsPerOwner) {
 		return err
 	}
-	ids, err := r.rdb.ZRange(ctx, r.threadsKey(owner), 0, n-int64(r.opts.MaxThreadsPerOwner)-1).Result()
+	ids, err := r.rdb.ZRange(ctx, r.threadsKey(owner), 0, min(n-int64(r.opts.MaxThreadsPerOwner), capBatch)-1).Result()
 	if err != nil {
 		return err
 	}
@@ -94,6 +97,9 @@ func (r *Redis) capOwner(ctx context.Context, owner string) error {
 	}
 	return nil
 }
+
+// capBatch is how many threads one capOwner removes at most.
+const capBatch = 4
 
 func (r *Redis) GetThread(ctx context.Context, thread Ref) (ThreadInfo, error) {
 	b, err := r.rdb.Get(ctx, r.key("thread", thread, "info")).Bytes()

@@ -130,6 +130,9 @@ type AppendRequest struct {
 	// carries; "-" removes the run's checkpoint. Logs that do not hand
 	// runs over ignore it.
 	Checkpoint []byte
+	// Start, if set with a Checkpoint, is the run's start record, stored
+	// with it: what a take-over needs besides the checkpoint.
+	Start []byte
 }
 
 // AppendResult is the outcome of one AppendRequest: the last event's

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // startThread starts and ends run r on its thread and records it in the
@@ -164,5 +166,35 @@ func TestMemoryThreadBudget(t *testing.T) {
 	}
 	if _, err := m.GetThread(ctx, Ref{Owner: "alice", ID: "t19"}); err != nil {
 		t.Errorf("the newest thread: %v", err)
+	}
+}
+
+// A principal far over its thread cap (a burst of new threads, each making
+// room at once for the same oldest ones) costs each new thread a bounded
+// number of deletions, not the whole excess: 300 runs started together
+// on a principal with a thousand threads each deleted every thread over
+// the cap, for seconds of Redis work per start.
+func TestRedisCapOwnerIsBounded(t *testing.T) {
+	l := backends()[1].new(t, MemoryOptions{}, RedisOptions{MaxThreadsPerOwner: 5}).(*Redis)
+	ctx := context.Background()
+	var zs []redis.Z
+	for i := range 1000 {
+		zs = append(zs, redis.Z{Score: float64(i), Member: fmt.Sprintf("old-%d", i)})
+	}
+	if err := l.rdb.ZAdd(ctx, l.threadsKey("crowd"), zs...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := l.UpdateThread(ctx, Ref{Owner: "crowd", ID: fmt.Sprintf("new-%d", i)}, func(*ThreadInfo, bool) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each new thread added one and removed capBatch: the set shrinks
+	// towards the cap, a few at a time.
+	if n, _ := l.rdb.ZCard(ctx, l.threadsKey("crowd")).Result(); n != 1000+3-3*capBatch {
+		t.Fatalf("%d threads after three new ones, want %d", n, 1000+3-3*capBatch)
+	}
+	if s, err := l.rdb.ZScore(ctx, l.threadsKey("crowd"), "old-0").Result(); err == nil {
+		t.Fatalf("the oldest thread is still there (score %v)", s)
 	}
 }

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -144,12 +145,12 @@ func (x *execution) rebuildTranscript(next int64) {
 	}
 }
 
-// keepsStart stores the run's start record, for a take-over if this
-// instance dies, unless it has been (a run taken over); false when it
-// cannot be: the run then keeps no checkpoints.
+// keepsStart gives the committer the run's start record, stored with its
+// first checkpoint, for a take-over if this instance dies, unless it was
+// stored (a run taken over); false when it cannot be: the run then keeps
+// no checkpoints.
 func (x *execution) keepsStart() bool {
-	m, lr := x.m, x.lr
-	if !lr.saveStart {
+	if !x.lr.saveStart {
 		return true
 	}
 	rec, err := startRecord(x.req)
@@ -157,15 +158,10 @@ func (x *execution) keepsStart() bool {
 		return false
 	}
 	b, err := json.Marshal(rec)
-	if err != nil || len(b) >= m.cfg.MaxHandoverBytes {
+	if err != nil || len(b) >= x.m.cfg.MaxHandoverBytes {
 		return false // fits reports it at a drain
 	}
-	lctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
-	defer cancel()
-	if err := m.handovers.SaveStart(lctx, lr.run, b); err != nil {
-		m.logger.WarnContext(x.ctx, "cannot store the run's start record; it cannot be taken over if this instance dies", "runId", lr.run.ID, "error", err)
-		return false
-	}
+	x.c.start = b
 	return true
 }
 
@@ -389,6 +385,7 @@ type committer struct {
 	next     int64  // the sequence number of the next event taken
 	skip     int64  // events up to this one are in the log already (a run taken over)
 	ckpt     []byte // the latest checkpoint, for the next append
+	start    []byte // the run's start record, until an append stored it
 	ckptHeld int    // bytes of checkpoints held or in flight, in the Manager's unwritten
 	inflight bool
 	failing  time.Time // the first of the failed appends in a row
@@ -623,6 +620,9 @@ func (c *committer) take() runlog.AppendRequest {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	q := runlog.AppendRequest{Run: c.lr.run, Events: c.pending, Terminal: c.term, First: c.next, Checkpoint: c.ckpt}
+	if c.ckpt != nil && !bytes.Equal(c.ckpt, noCheckpoint) {
+		q.Start = c.start
+	}
 	c.next += int64(len(c.pending))
 	c.pending, c.term, c.bytes, c.ckpt = nil, false, 0, nil
 	c.cond.Broadcast()
@@ -644,6 +644,9 @@ func (c *committer) done(q runlog.AppendRequest, err error) (again, retry bool) 
 		c.held -= n
 		c.m.unwritten.Add(-int64(n))
 		c.dropCheckpoint(len(q.Checkpoint))
+		if q.Start != nil {
+			c.start = nil // stored
+		}
 		c.failing = time.Time{}
 	case c.err != nil:
 	case transient(err) && (c.failing.IsZero() || time.Since(c.failing) < c.m.cfg.OutageTolerance):

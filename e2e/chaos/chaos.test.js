@@ -177,7 +177,13 @@ function startRedis() {
 }
 
 async function startInstance(name) {
-  inst[name].adapter = await startAdapter(yaml, { listen: inst[name].addr });
+  inst[name].adapter = await startAdapter(yaml, { listen: inst[name].addr, logLevel: "info" });
+}
+
+// logsOf is the lines of the instances' logs (from the offsets in from,
+// by name) that match re, for a failure's message.
+function logsOf(from, re, adapters = names.map((n) => [n, inst[n].adapter])) {
+  return adapters.flatMap(([n, a]) => a.logs().slice(from[n] ?? 0).split("\n").filter((l) => re.test(l)).slice(-30).map((l) => `${n}: ${l}`)).join("\n");
 }
 
 async function stopInstance(name, signal) {
@@ -429,12 +435,16 @@ test("Redis restarted (5 s down): no run ends, nothing lost", async () => {
 // before the rolling restarts: nginx routes to a restarted instance again
 // only after its fail_timeout.)
 test("LangGraph runs, kill -9 of one instance: its runs taken over from their checkpoints, every run finished, nothing lost", async () => {
+  const from = Object.fromEntries(names.map((n) => [n, inst[n].adapter.logs().length]));
+  let killed;
   const { runs, s } = await phase("lg-kill", async () => {
+    killed = inst.c.adapter;
     await stopInstance("c", "SIGKILL");
     await sleep(1000);
     await startInstance("c");
   }, "lgpaced");
-  assert.deepEqual(s.ends, { finished: STREAMS }, ok(s));
+  const why = () => ok(s) + "\n" + logsOf(from, /level=(WARN|ERROR)|offered|taken over/, [["killed c", killed], ["a", inst.a.adapter], ["b", inst.b.adapter], ["c", inst.c.adapter]]);
+  assert.deepEqual(s.ends, { finished: STREAMS }, why());
   assert.equal(s.bad.length, 0, ok(s));
   assert.ok(runs.some((r) => r.owner === "c"), "no run was on the killed instance: " + JSON.stringify(runs.map((r) => r.owner)));
 });
