@@ -304,16 +304,16 @@ local function append(K, A)
     if leased then return -3 end
     local now, resumed = clock(K[8], K[9], tonumber(A[12]), A[4])
     if now - resumed < tonumber(leaseTTL) then return -3 end
-  elseif not leased then
-    if A[11] == '1' then
-      local holder = redis.call('GET', K[5])
-      if not holder then
+  else
+    if A[11] == '1' and not leased then
+      local cur = redis.call('GET', K[5])
+      if not cur then
         redis.call('SET', K[5], A[1], 'PX', leaseTTL)
-      elseif holder ~= A[1] then
+      elseif cur ~= A[1] then
         return -4
       end
     end
-    redis.call('SET', K[7], A[9], 'PX', leaseTTL)
+    if not leased then redis.call('SET', K[7], A[9], 'PX', leaseTTL) end
   end
   bytes = tonumber(bytes or '0')
   for i = from, n do
@@ -332,12 +332,12 @@ local function append(K, A)
   local len = seq
   if seq > maxEvents or bytes > maxBytes then len = redis.call('XLEN', K[3]) end
   while len > 1 and (len > maxEvents or bytes > maxBytes) do
-    local oldest = redis.call('XRANGE', K[3], '-', '+', 'COUNT', 1)[1]
-    bytes = bytes - string.len(oldest[2][2])
-    redis.call('XDEL', K[3], oldest[1])
+    local first = redis.call('XRANGE', K[3], '-', '+', 'COUNT', 1)[1]
+    bytes = bytes - string.len(first[2][2])
+    redis.call('XDEL', K[3], first[1])
     len = len - 1
   end
-  local ttl = A[4]
+  local ttl = tonumber(A[4])
   redis.call('SET', K[2], seq, 'PX', ttl)
   redis.call('SET', K[6], bytes, 'PX', ttl)
   if A[2] == '1' then
