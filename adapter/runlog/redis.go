@@ -146,13 +146,13 @@ type runKeys struct {
 	start, ckpt string
 }
 
+// keys escapes the run's ids once: every append builds them.
 func (r *Redis) keys(run Run) runKeys {
-	ref := run.Ref()
+	meta := r.key("run", run.Ref(), "")
 	return runKeys{
-		meta: r.key("run", ref, ""), seq: r.key("run", ref, "seq"), stream: r.key("run", ref, "ev"),
-		end: r.key("run", ref, "end"), seen: r.key("run", ref, "seen"), lease: r.key("run", ref, "lease"),
-		leased: r.key("run", ref, "leased"), cancel: r.key("run", ref, "cancel"), bytes: r.key("run", ref, "bytes"),
-		active: r.key("thread", run.Thread(), "active"), start: r.key("run", ref, "start"), ckpt: r.key("run", ref, "ckpt"),
+		meta: meta, seq: meta + ":seq", stream: meta + ":ev", end: meta + ":end", seen: meta + ":seen",
+		lease: meta + ":lease", leased: meta + ":leased", cancel: meta + ":cancel", bytes: meta + ":bytes",
+		active: r.key("thread", run.Thread(), "active"), start: meta + ":start", ckpt: meta + ":ckpt",
 	}
 }
 
@@ -272,39 +272,45 @@ var appendManyScript = redis.NewScript(appendLua + `
 local out, k, a = {}, 0, 1
 while a <= #ARGV do
   local m = tonumber(ARGV[a])
-  local keys, args = {}, {}
-  for i = 1, 11 do keys[i] = KEYS[k + i] end
-  for i = 1, m do args[i] = ARGV[a + i] end
-  out[#out + 1] = append(keys, args)
+  -- Tables built from unpack are sized once. unpack takes a few thousand
+  -- values at most: the events of a long append (after an outage) past
+  -- those are copied one by one.
+  local args = {unpack(ARGV, a + 1, a + math.min(m, 4096))}
+  for i = 4097, m do args[i] = ARGV[a + i] end
+  out[#out + 1] = append({unpack(KEYS, k + 1, k + 11)}, args)
   k, a = k + 11, a + m + 1
 end
 return out
 `)
 
 // appendLua is the append as a Lua function of a run's keys (K) and
-// arguments (A); appendScript and appendManyScript call it.
+// arguments (A); appendScript and appendManyScript call it. Redis's time
+// in it is the commands it calls, so it calls few: one MGET reads the
+// sequence number, the end mark, the lease and the byte count together;
+// SET with PX writes the sequence number and refreshes its TTL in one
+// command; an event's entry carries its terminal mark ('t') only on the
+// run's last event. An append of one event calls 7 commands.
 const appendLua = clockLua + `
 local function append(K, A)
   if redis.call('EXISTS', K[1]) == 0 then return -2 end
+  local cur, ended, leased, bytes = unpack(redis.call('MGET', K[2], K[4], K[7], K[6]))
+  local seq = tonumber(cur or '0')
   local n = #A - 14
   local from = 1
   local first = tonumber(A[8])
   if first > 0 then
-    local cur = tonumber(redis.call('GET', K[2]) or '0')
-    if first > cur + 1 then return -5 end
-    from = cur - first + 2
+    if first > seq + 1 then return -5 end
+    from = seq - first + 2
     if from > n then return first + n - 1 end
   end
-  if redis.call('EXISTS', K[4]) == 1 then return -1 end
+  if ended then return -1 end
   local leaseTTL = A[10]
   if A[7] == '1' then
-    if redis.call('EXISTS', K[7]) == 1 then return -3 end
+    if leased then return -3 end
     local now, resumed = clock(K[8], K[9], tonumber(A[12]), A[4])
     if now - resumed < tonumber(leaseTTL) then return -3 end
   else
-    local holder = redis.call('GET', K[7])
-    if holder and holder ~= A[9] then return -4 end
-    local leased = holder ~= false
+    if leased and leased ~= A[9] then return -4 end
     if A[11] == '1' and not leased then
       local cur = redis.call('GET', K[5])
       if not cur then
@@ -315,14 +321,14 @@ local function append(K, A)
     end
     if not leased then redis.call('SET', K[7], A[9], 'PX', leaseTTL) end
   end
-  local seq = 0
-  if from <= n then seq = redis.call('INCRBY', K[2], n - from + 1) - (n - from + 1) end
-  local bytes = tonumber(redis.call('GET', K[6]) or '0')
+  bytes = tonumber(bytes or '0')
   for i = from, n do
     seq = seq + 1
-    local t = '0'
-    if i == n then t = A[2] end
-    redis.call('XADD', K[3], seq .. '-0', 'd', A[14 + i], 't', t)
+    if i == n and A[2] == '1' then
+      redis.call('XADD', K[3], seq .. '-0', 'd', A[14 + i], 't', '1')
+    else
+      redis.call('XADD', K[3], seq .. '-0', 'd', A[14 + i])
+    end
     bytes = bytes + string.len(A[14 + i])
   end
   local maxEvents = tonumber(A[3])
@@ -338,6 +344,7 @@ local function append(K, A)
     len = len - 1
   end
   local ttl = tonumber(A[4])
+  redis.call('SET', K[2], seq, 'PX', ttl)
   redis.call('SET', K[6], bytes, 'PX', ttl)
   if A[2] == '1' then
     redis.call('SET', K[4], '1', 'PX', ttl)
@@ -345,7 +352,8 @@ local function append(K, A)
     if redis.call('GET', K[5]) == A[1] then redis.call('DEL', K[5]) end
     redis.call('DEL', K[7], K[10], K[11])
   end
-  for i = 1, 3 do redis.call('PEXPIRE', K[i], ttl) end
+  redis.call('PEXPIRE', K[1], ttl)
+  redis.call('PEXPIRE', K[3], ttl)
   if A[2] == '1' then
   elseif A[13] == '-' then
     redis.call('DEL', K[10])

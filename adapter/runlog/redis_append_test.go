@@ -1,0 +1,248 @@
+package runlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/genui-adapter/genui-adapter/internal/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+// TestRedisAppendCommands: an append of one event, as the appenders make
+// them (a batch of runs, each with its first sequence number), costs Redis
+// at most 7 commands; Redis's time in the append script is its commands.
+func TestRedisAppendCommands(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	l, err := NewRedis(ctx, srv.URL(), RedisOptions{Prefix: prefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	const runs = 40
+	reqs := make([]AppendRequest, runs)
+	for i := range reqs {
+		r := run("o", fmt.Sprintf("r%d", i), fmt.Sprintf("t%d", i))
+		if _, err := l.Start(ctx, r, false); err != nil {
+			t.Fatal(err)
+		}
+		reqs[i] = AppendRequest{Run: r, Events: [][]byte{ev(i)}, First: 1}
+	}
+	// The first append takes the lease back into the per-append path:
+	// measure the second.
+	for _, res := range l.AppendBatch(ctx, reqs) {
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	for i := range reqs {
+		reqs[i].First = 2
+	}
+	before := commandCalls(t, l.rdb)
+	for i, res := range l.AppendBatch(ctx, reqs) {
+		if res.Err != nil || res.Last != 2 {
+			t.Fatalf("run %d: %+v", i, res)
+		}
+	}
+	if per := float64(commandCalls(t, l.rdb)-before) / runs; per > 7 {
+		t.Errorf("Redis commands per one-event append = %.1f, want at most 7", per)
+	}
+}
+
+// commandCalls is how many commands Redis ran, scripts and INFO aside.
+func commandCalls(t testing.TB, rdb *redis.Client) int64 {
+	t.Helper()
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for line := range strings.Lines(info) {
+		name, stats, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "cmdstat_"), ":")
+		if !ok || name == "info" || name == "evalsha" || name == "eval" {
+			continue
+		}
+		calls, _, _ := strings.Cut(strings.TrimPrefix(stats, "calls="), ",")
+		c, _ := strconv.ParseInt(calls, 10, 64)
+		n += c
+	}
+	return n
+}
+
+// TestAppendBatchLongAppend: an append of more events than Lua's unpack
+// takes at once (what piles up while the log does not answer) is written
+// whole, in order, its last event terminal, beside a short one.
+func TestAppendBatchLongAppend(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			l := b.new(t, MemoryOptions{}, RedisOptions{})
+			ctx := context.Background()
+			long, short := run("o", "long", "tl"), run("o", "short", "ts")
+			for _, r := range []Run{long, short} {
+				if _, err := l.Start(ctx, r, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			const n = 10000
+			evs := make([][]byte, n)
+			for i := range evs {
+				evs[i] = ev(i + 1)
+			}
+			evs[n-1] = finished
+			res := l.AppendBatch(ctx, []AppendRequest{
+				{Run: long, Events: evs, Terminal: true, First: 1},
+				{Run: short, Events: [][]byte{ev(1)}, First: 1},
+			})
+			if res[0].Err != nil || res[0].Last != n || res[1].Err != nil || res[1].Last != 1 {
+				t.Fatalf("AppendBatch = %+v", res)
+			}
+			var got []Entry
+			for after := int64(0); ; {
+				page, err := l.Read(ctx, long.Ref(), after, 1000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(page) == 0 {
+					break
+				}
+				got = append(got, page...)
+				after = page[len(page)-1].Seq
+			}
+			if len(got) != n {
+				t.Fatalf("read %d events, want %d", len(got), n)
+			}
+			for i, e := range got {
+				if e.Seq != int64(i+1) || string(e.Data) != string(evs[i]) || e.Terminal != (i == n-1) {
+					t.Fatalf("event %d = seq %d %s terminal %v", i+1, e.Seq, e.Data, e.Terminal)
+				}
+			}
+		})
+	}
+}
+
+// TestRedisAppendKeepsTTLs: after appends every key of a run expires
+// within the retention (the sequence number too, written with its TTL),
+// and an ended run's keys as well.
+func TestRedisAppendKeepsTTLs(t *testing.T) {
+	const retention = time.Minute
+	l := backends()[1].new(t, MemoryOptions{}, RedisOptions{Retention: retention}).(*Redis)
+	ctx := context.Background()
+	r := run("o", "ttl", "tt")
+	if _, err := l.Start(ctx, r, false); err != nil {
+		t.Fatal(err)
+	}
+	k := l.keys(r)
+	check := func(when string, keys ...string) {
+		t.Helper()
+		for _, key := range keys {
+			ttl, err := l.rdb.PTTL(ctx, key).Result()
+			if err != nil || ttl <= 0 || ttl > retention {
+				t.Errorf("%s: TTL of %s = %v, %v; want within %v", when, key, ttl, err, retention)
+			}
+		}
+	}
+	for i := range 3 {
+		if res := l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(i)}, First: int64(i + 1)}}); res[0].Err != nil {
+			t.Fatal(res[0].Err)
+		}
+	}
+	check("running", k.meta, k.seq, k.stream, k.bytes)
+	if _, err := l.Append(ctx, r, [][]byte{finished}, true); err != nil {
+		t.Fatal(err)
+	}
+	check("ended", k.meta, k.seq, k.stream, k.bytes, k.end)
+	if _, err := l.Append(ctx, r, [][]byte{ev(9)}, false); !errors.Is(err, ErrFinished) {
+		t.Errorf("append after the end = %v, want ErrFinished", err)
+	}
+}
+
+// BenchmarkRedisAppendBatch is the Redis run log's cost per run-append
+// as the appenders make them: batches of 128 running runs, each append
+// carrying one or two events with its first sequence number, on a
+// private Redis. Beside the time per append it reports Redis's own
+// figures per append: its CPU (INFO cpu), the time it spent in the
+// append script (INFO commandstats) and the commands the script called.
+func BenchmarkRedisAppendBatch(b *testing.B) {
+	for _, events := range []int{1, 2} {
+		b.Run(fmt.Sprintf("events=%d", events), func(b *testing.B) {
+			srv := redistest.Start(b)
+			ctx := context.Background()
+			l, err := NewRedis(ctx, srv.URL(), RedisOptions{Prefix: prefix()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			const runs = 128
+			reqs := make([]AppendRequest, runs)
+			for i := range reqs {
+				r := run("o", fmt.Sprintf("r%d", i), fmt.Sprintf("t%d", i))
+				if _, err := l.Start(ctx, r, false); err != nil {
+					b.Fatal(err)
+				}
+				reqs[i] = AppendRequest{Run: r, First: 1}
+			}
+			batch := make([][]byte, events)
+			for k := range batch {
+				batch[k] = []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a token or two of an answer"}`)
+			}
+			before := redisStats(b, l.rdb)
+			for b.Loop() {
+				for i := range reqs {
+					reqs[i].Events = batch
+				}
+				for i, res := range l.AppendBatch(ctx, reqs) {
+					if res.Err != nil {
+						b.Fatal(res.Err)
+					}
+					reqs[i].First = res.Last + 1
+				}
+			}
+			after := redisStats(b, l.rdb)
+			appends := float64(b.N * runs)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/appends, "ns/append")
+			b.ReportMetric((after.cpu-before.cpu)*1e6/appends, "redis-cpu-µs/append")
+			b.ReportMetric((after.scriptUsec-before.scriptUsec)/appends, "script-µs/append")
+			b.ReportMetric((after.calls-before.calls)/appends, "redis-cmds/append")
+		})
+	}
+}
+
+// redisNumbers are a Redis's CPU seconds, the microseconds it spent in
+// scripts and the commands it ran other than scripts and INFO.
+type redisNumbers struct{ cpu, scriptUsec, calls float64 }
+
+func redisStats(b *testing.B, rdb *redis.Client) redisNumbers {
+	b.Helper()
+	info, err := rdb.Info(context.Background(), "cpu", "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n redisNumbers
+	for line := range strings.Lines(info) {
+		line = strings.TrimSpace(line)
+		if k, v, ok := strings.Cut(line, ":"); ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
+			f, _ := strconv.ParseFloat(v, 64)
+			n.cpu += f
+		}
+		name, stats, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":")
+		if !ok || !strings.HasPrefix(line, "cmdstat_") || name == "info" {
+			continue
+		}
+		for field := range strings.SplitSeq(stats, ",") {
+			k, v, _ := strings.Cut(field, "=")
+			f, _ := strconv.ParseFloat(v, 64)
+			switch {
+			case k == "usec" && (name == "evalsha" || name == "eval"):
+				n.scriptUsec += f
+			case k == "calls" && name != "evalsha" && name != "eval":
+				n.calls += f
+			}
+		}
+	}
+	return n
+}
