@@ -37,7 +37,8 @@ type Handovers interface {
 	// "written": <the sequence number of the run's last event>}; the
 	// checkpoint is used up (a run offered so and not claimed is ended
 	// as a dead owner's is), and the dead owner, should it come back, is
-	// fenced (ErrOwnerLost). It reports whether the run was offered.
+	// fenced (ErrOwnerLost). It reports whether the run was offered;
+	// ErrOwnerAlive while the owner holds the lease.
 	OfferLost(ctx context.Context, r Run, claimWithin time.Duration) (bool, error)
 }
 
@@ -201,5 +202,8 @@ func (r *Redis) OfferLost(ctx context.Context, run Run, claimWithin time.Duratio
 	ck := r.clockKeys()
 	n, err := offerLostScript.Run(ctx, r.rdb, []string{k.meta, k.seq, k.end, k.lease, k.active, k.start, k.ckpt, r.key("run", run.Ref(), "handover"), r.handoverQueue(), ck[0], ck[1]},
 		ms(claimWithin), run.ID, flag(!run.Unlocked), ref, ms(r.opts.Retention), ms(r.clockGap()), ms(r.opts.LeaseTTL)).Int64()
+	if err == nil && n == 0 {
+		err = ErrOwnerAlive
+	}
 	return n == 1, err
 }

@@ -77,7 +77,7 @@ func TestOfferLost(t *testing.T) {
 	if res := l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(3)}, First: 3}}); res[0].Err != nil {
 		t.Fatal(res[0].Err)
 	}
-	if ok, err := l.OfferLost(ctx, r, 5*time.Second); ok || err != nil {
+	if ok, err := l.OfferLost(ctx, r, 5*time.Second); ok || !errors.Is(err, ErrOwnerAlive) {
 		t.Fatalf("offered while its owner holds the lease: %v %v", ok, err)
 	}
 	alive(l, 400*time.Millisecond) // the owner died

@@ -40,6 +40,9 @@ var (
 	// ErrOutOfOrder: an append's first sequence number is beyond the
 	// run's next one (a hole).
 	ErrOutOfOrder = errors.New("append after a hole in the run's sequence")
+	// ErrOwnerAlive: the run's owner holds its lease (or Redis answered
+	// again too recently to tell): it is neither offered nor ended.
+	ErrOwnerAlive = errors.New("the run's owner holds its lease")
 )
 
 // GapError is ErrGap with the first event still retained (0 when that is

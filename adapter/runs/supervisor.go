@@ -231,6 +231,8 @@ func (m *Manager) checkRemote(ctx context.Context, ref runlog.Ref, h *hub) {
 		// A run that can be taken over from a checkpoint goes on in the
 		// instance that claims it.
 		switch offered, err := m.handovers.OfferLost(lctx, run, m.cfg.HandoverClaimTimeout); {
+		case errors.Is(err, runlog.ErrOwnerAlive):
+			return // as EndIfOwnerLost would find: nothing to end
 		case err != nil:
 			return
 		case offered:
