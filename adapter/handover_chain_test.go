@@ -540,3 +540,57 @@ func TestChainHandoverLive(t *testing.T) {
 		t.Fatal("no hand-over")
 	}
 }
+
+// TestChainCheckpointLive is TestChainCheckpoint against a real `langgraph
+// dev` at GENUI_LANGGRAPH_URL (skipped without it; e2e/langgraph/live.test.js
+// runs it on the Python server), graph GENUI_LANGGRAPH_GRAPH (default
+// tools): one run keeps a checkpoint before every read of its stream, and
+// another chain rejoins the same run from each, while it goes on or after
+// it ended; with what the first run yielded before the checkpoint, each
+// is the run's shape.
+func TestChainCheckpointLive(t *testing.T) {
+	url := os.Getenv("GENUI_LANGGRAPH_URL")
+	if url == "" {
+		t.Skip("GENUI_LANGGRAPH_URL is not set")
+	}
+	graph := os.Getenv("GENUI_LANGGRAPH_GRAPH")
+	if graph == "" {
+		graph = "tools"
+	}
+	a, b := handoverInstance(t, url, graph), handoverInstance(t, url, graph)
+	thread := t.Name()
+	input := func() *agui.RunAgentInput {
+		return &agui.RunAgentInput{ThreadID: thread, RunID: "run-" + thread, Messages: []agui.Message{{ID: "u-" + thread, Role: agui.RoleUser, Content: agui.Text("weather in Paris")}}}
+	}
+	type kept struct {
+		n  int
+		st agui.HandoverState
+	}
+	var cps []kept
+	n := 0
+	h := agui.NewHandover()
+	h.Watch(func(take func() agui.HandoverState) {
+		if take != nil && (len(cps) == 0 || cps[len(cps)-1].n != n) {
+			cps = append(cps, kept{n, take()})
+		}
+	})
+	want := chainLines(t, a, &agui.Request{Input: input(), Handover: h}, func(k int) { n = k })
+	if !strings.Contains(want[len(want)-1], "RUN_FINISHED") {
+		t.Fatalf("the run:\n%s", strings.Join(want, "\n"))
+	}
+	t.Logf("%d checkpoints over %d events\n%s", len(cps), len(want), runShape(want))
+	if len(cps) == 0 {
+		t.Fatal("no checkpoint")
+	}
+	for _, cp := range cps {
+		js, _ := json.Marshal(cp.st)
+		var back agui.HandoverState
+		if err := json.Unmarshal(js, &back); err != nil {
+			t.Fatal(err)
+		}
+		got := append(slices.Clone(want[:cp.n]), chainLines(t, b, &agui.Request{Input: input(), Handover: agui.Resume(back)}, nil)...)
+		if g, w := runShape(got), runShape(want); g != w {
+			t.Errorf("rejoined from the checkpoint after event %d:\n%s\nwant\n%s", cp.n, g, w)
+		}
+	}
+}
