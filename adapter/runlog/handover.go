@@ -40,6 +40,9 @@ type Handovers interface {
 	// fenced (ErrOwnerLost). It reports whether the run was offered;
 	// ErrOwnerAlive while the owner holds the lease.
 	OfferLost(ctx context.Context, r Run, claimWithin time.Duration) (bool, error)
+	// DropCheckpoint removes run r's checkpoint: it can no longer be
+	// taken over from one.
+	DropCheckpoint(ctx context.Context, r Run) error
 }
 
 var _ Handovers = (*Redis)(nil)
@@ -206,4 +209,8 @@ func (r *Redis) OfferLost(ctx context.Context, run Run, claimWithin time.Duratio
 		err = ErrOwnerAlive
 	}
 	return n == 1, err
+}
+
+func (r *Redis) DropCheckpoint(ctx context.Context, run Run) error {
+	return r.rdb.Del(ctx, r.keys(run).ckpt).Err()
 }

@@ -255,9 +255,9 @@ func (r *Redis) Start(ctx context.Context, run Run, supersede bool) (string, err
 // (-4), and so does a lease another instance holds (the run was taken
 // over). (A superseded run still holds its lease and writes its end.) With a
 // first sequence number, events already appended (a retried append) are
-// skipped. A checkpoint (A[13]: empty for none, "-" to remove the run's)
-// is stored once the events are, with the run's start record (A[14],
-// K[11]) if set; a terminal event removes both.
+// skipped. A checkpoint (A[13], empty for none) is stored once the
+// events are, with the run's start record (A[14], K[11]) if set; a
+// terminal event removes both.
 var appendScript = redis.NewScript(appendLua + `
 return append(KEYS, ARGV)
 `)
@@ -354,10 +354,7 @@ local function append(K, A)
   end
   redis.call('PEXPIRE', K[1], ttl)
   redis.call('PEXPIRE', K[3], ttl)
-  if A[2] == '1' then
-  elseif A[13] == '-' then
-    redis.call('DEL', K[10])
-  elseif A[13] ~= '' then
+  if A[2] ~= '1' and A[13] ~= '' then
     redis.call('SET', K[10], A[13], 'PX', ttl)
     if A[14] ~= '' then redis.call('SET', K[11], A[14], 'PX', ttl) end
   end

@@ -130,8 +130,7 @@ type AppendRequest struct {
 	// Checkpoint, if set, is stored (Handovers.OfferLost reads it) once
 	// the events are: what another instance needs to take the run over if
 	// its owner dies, as of an event this append or an earlier one
-	// carries; "-" removes the run's checkpoint. Logs that do not hand
-	// runs over ignore it.
+	// carries. Logs that do not hand runs over ignore it.
 	Checkpoint []byte
 	// Start, if set with a Checkpoint, is the run's start record, stored
 	// with it: what a take-over needs besides the checkpoint.

@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -167,11 +166,13 @@ func (x *execution) keepsStart() bool {
 
 // checkpoint is the run's agui.Handover watcher: at most every
 // CheckpointInterval, when events came since the last one, it keeps the
-// chain's state for the next append.
+// chain's state for the next append. When a middleware holds the
+// hand-over off it removes the run's checkpoint before the middleware
+// goes on (dropCheckpoint).
 func (x *execution) checkpoint(take func() agui.HandoverState) {
 	if take == nil {
 		x.ckptNext = -1
-		x.c.checkpoint(func(int64) []byte { return noCheckpoint })
+		x.dropCheckpoint()
 		return
 	}
 	now := time.Now()
@@ -571,9 +572,30 @@ func (c *committer) close() {
 	}
 }
 
-// noCheckpoint, as a checkpoint, removes the run's: a middleware holds
-// the hand-over off.
-var noCheckpoint = []byte("-")
+// dropCheckpoint removes the run's checkpoint from the log, and waits
+// for it: a middleware holds the hand-over off, and what it does next (an
+// MCP tool call) must not be done again by an instance that takes the
+// run over from an older checkpoint. The checkpoint waiting for an append
+// is dropped, the appends in flight (which may carry one) are waited for,
+// then the log's is removed. If that fails the run can no longer be
+// taken over safely: it ends (with the log's error).
+func (x *execution) dropCheckpoint() {
+	c := x.c
+	c.mu.Lock()
+	c.dropCheckpoint(len(c.ckpt))
+	c.ckpt = nil
+	c.mu.Unlock()
+	err := c.flush()
+	if err == nil {
+		lctx, cancel := context.WithTimeout(context.Background(), x.m.cfg.OpTimeout)
+		err = x.m.handovers.DropCheckpoint(lctx, x.lr.run)
+		cancel()
+	}
+	if err != nil {
+		x.m.logger.WarnContext(x.ctx, "cannot remove the run's checkpoint as it is held off; ending it", "runId", x.lr.run.ID, "error", err)
+		x.lr.cancel(&agui.RunFailure{Code: agui.CodeInternal, Message: "run log unavailable"})
+	}
+}
 
 // checkpoint keeps b, the run's checkpoint as of the events added so far,
 // for the next append (one with events: it is stored after them); it
@@ -620,7 +642,7 @@ func (c *committer) take() runlog.AppendRequest {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	q := runlog.AppendRequest{Run: c.lr.run, Events: c.pending, Terminal: c.term, First: c.next, Checkpoint: c.ckpt}
-	if c.ckpt != nil && !bytes.Equal(c.ckpt, noCheckpoint) {
+	if c.ckpt != nil {
 		q.Start = c.start
 	}
 	c.next += int64(len(c.pending))
