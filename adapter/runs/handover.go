@@ -183,6 +183,10 @@ func (x *execution) handOver(req *agui.Request) bool {
 		x.fail(err)
 		return true // ended: the log refused its events
 	}
+	// Records of up to MaxHandoverBytes each, for every run at once:
+	// built a few at a time, within MaxUnwrittenBytes together.
+	m.recordSlots <- struct{}{}
+	defer func() { <-m.recordSlots }()
 	st, _ := req.Handover.Kept()
 	rec, err := startRecord(x.req)
 	if err != nil {

@@ -285,13 +285,24 @@ func TestHandoverDrainedRunGoesOnElsewhere(t *testing.T) {
 
 // With several live instances each run handed over is taken over by
 // exactly one, and goes on once.
+//
+// With room for one hand-over record at a time (MaxUnwrittenBytes below
+// MaxHandoverBytes), every run is still handed over, one after another.
 func TestHandoverExactlyOneClaimer(t *testing.T) {
+	t.Run("default", func(t *testing.T) { handoverExactlyOnce(t, Config{}) })
+	t.Run("one record at a time", func(t *testing.T) { handoverExactlyOnce(t, Config{MaxUnwrittenBytes: 1}) })
+}
+
+func handoverExactlyOnce(t *testing.T, cfg Config) {
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 	const n, runs = 20, 6
 	agent := rejoiner(n, 15*time.Millisecond)
 	prefix := testPrefix()
-	a := redisInstance(t, prefix, "a", Config{})
+	a := redisInstance(t, prefix, "a", cfg)
+	if cap(a.recordSlots) != max(1, int(a.cfg.MaxUnwrittenBytes)/a.cfg.MaxHandoverBytes) {
+		t.Fatalf("%d hand-over records at once", cap(a.recordSlots))
+	}
 	claims := make([]*takeOvers, 3)
 	for i := range claims {
 		claims[i] = &takeOvers{agent: agent}

@@ -233,6 +233,9 @@ type Manager struct {
 	qmu   sync.Mutex
 	queue []*committer
 	qwake chan struct{}
+	// recordSlots bounds the hand-over records built at once at a drain:
+	// together within MaxUnwrittenBytes.
+	recordSlots chan struct{}
 }
 
 // localRun is a run this instance executes.
@@ -324,6 +327,7 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 		log: log, cfg: cfg, logger: cfg.Logger, obs: cfg.Observer,
 		local: map[runlog.Ref]*localRun{}, remote: map[runlog.Ref]*hub{}, direct: map[*Direct]struct{}{}, readers: map[string]int{},
 		wakeTail: make(chan struct{}, 1), qwake: make(chan struct{}, 1),
+		recordSlots: make(chan struct{}, max(1, cfg.MaxUnwrittenBytes/int64(cfg.MaxHandoverBytes))),
 	}
 	if m.logger == nil {
 		m.logger = slog.New(slog.DiscardHandler)
