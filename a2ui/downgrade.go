@@ -1,6 +1,7 @@
 package a2ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -86,7 +87,9 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	if len(m) > v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
 	}
-	doc, rule, path, why := decodeMessage(m, v.opts.MaxDepth)
+	a := getArena()
+	defer a.put() // what is returned is encoded: none of it is a's
+	doc, rule, path, why := decodeMessageIn(m, v.opts.MaxDepth, a)
 	if rule != "" {
 		return nil, fail(rule, path, why)
 	}
@@ -101,7 +104,7 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 		return nil, fail(RuleUnknownMessage, "", "no v0.9 operation (createSurface, updateComponents, updateDataModel or deleteSurface) to convert to v0.8; left out")
 	}
 	body, _ := obj[op].(map[string]any)
-	dc := down{v: v, sid: sid, idx: idx}
+	dc := down{v: v, a: a, sid: sid, idx: idx}
 	var out map[string]any
 	switch op {
 	case "createSurface":
@@ -111,16 +114,17 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	case "updateDataModel":
 		out = dc.updateDataModel(body)
 	case "deleteSurface":
-		out = map[string]any{"surfaceId": sid}
+		out = a.kv("surfaceId", sid)
 	}
 	if out == nil {
 		return nil, dc.errs
 	}
-	msg := map[string]any{v09Ops[op]: out}
-	enc := appendJSON(make([]byte, 0, len(m)/2+256), msg)
+	msg := a.kv(v09Ops[op], out)
+	a.buf = appendJSON(a.buf[:0], msg)
+	enc := a.buf
 	k, passed := v.verdicts.passed(v.v08, checkV08Output, enc)
 	if passed {
-		return enc, dc.errs
+		return bytes.Clone(enc), dc.errs
 	}
 	if op == "updateComponents" && !dc.checkComponents(out) {
 		return nil, dc.errs
@@ -133,16 +137,17 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 		return nil, append(dc.errs, errs...)
 	}
 	if dc.refused > 0 {
-		return appendJSON(enc[:0], msg), dc.errs
+		return appendJSON(nil, msg), dc.errs
 	}
 	v.verdicts.remember(k)
-	return enc, dc.errs
+	return bytes.Clone(enc), dc.errs
 }
 
 // down converts the parts of one v0.9.1 message to v0.8, collecting what
 // it cannot say.
 type down struct {
 	v    *Validator
+	a    *arena // lends the maps built
 	sid  string
 	idx  int
 	errs []Error
@@ -211,12 +216,13 @@ func v08CatalogOf(id string) string {
 }
 
 func (d *down) createSurface(in map[string]any) map[string]any {
-	out := map[string]any{"surfaceId": d.sid, "root": "root"}
+	out := d.a.kv("surfaceId", d.sid)
+	out["root"] = "root"
 	if c, ok := in["catalogId"].(string); ok {
 		out["catalogId"] = v08CatalogOf(c)
 	}
 	if th, ok := in["theme"].(map[string]any); ok {
-		styles := map[string]any{}
+		styles := d.a.obj()
 		for _, k := range sortedKeys(th) {
 			switch k {
 			case "primaryColor":
@@ -239,7 +245,7 @@ func (d *down) createSurface(in map[string]any) map[string]any {
 
 func (d *down) updateComponents(in map[string]any) map[string]any {
 	list, _ := in["components"].([]any)
-	comps := make([]any, 0, len(list))
+	comps := d.a.list(len(list))[:0]
 	d.checks = make([]componentCheck, 0, len(list))
 	for i, x := range list {
 		c, _ := x.(map[string]any)
@@ -251,7 +257,9 @@ func (d *down) updateComponents(in map[string]any) map[string]any {
 		d.lossy(pointer("updateComponents", "components"), "no component of this message can be said in v0.8; left out")
 		return nil
 	}
-	return map[string]any{"surfaceId": d.sid, "components": comps}
+	out := d.a.kv("surfaceId", d.sid)
+	out["components"] = comps
+	return out
 }
 
 // component wraps one flat v0.9.1 component as a v0.8 one, to be checked
@@ -269,12 +277,12 @@ func (d *down) component(in map[string]any, at string) map[string]any {
 	rest := in // the decoded message is the conversion's own to take apart
 	delete(rest, "id")
 	delete(rest, "component")
-	w := map[string]any{"id": id}
+	w := d.a.kv("id", id)
 	if wt, ok := rest["weight"]; ok {
 		w["weight"] = wt
 		delete(rest, "weight")
 	}
-	props := map[string]any{}
+	props := d.a.obj()
 	typ8 := mapper(&props8{d: d, in: rest, out: props, at: at})
 	for _, k := range sortedKeys(rest) {
 		switch k {
@@ -287,7 +295,7 @@ func (d *down) component(in map[string]any, at string) map[string]any {
 		}
 	}
 	d.checks = append(d.checks, componentCheck{id: id, typ8: typ8, at: at, props: props, errAt: len(d.errs)})
-	w["component"] = map[string]any{typ8: props}
+	w["component"] = d.a.kv(typ8, props)
 	return w
 }
 
@@ -356,9 +364,11 @@ func (p *props8) children() {
 	}
 	switch c := x.(type) {
 	case []any:
-		p.out["children"] = map[string]any{"explicitList": c}
+		p.out["children"] = p.d.a.kv("explicitList", c)
 	case map[string]any:
-		p.out["children"] = map[string]any{"template": map[string]any{"componentId": c["componentId"], "dataBinding": c["path"]}}
+		t := p.d.a.kv("componentId", c["componentId"])
+		t["dataBinding"] = c["path"]
+		p.out["children"] = p.d.a.kv("template", t)
 	}
 }
 
@@ -386,7 +396,7 @@ var v091Catalog = map[string]func(p *props8) string{
 		if s, ok := p.in["name"].(string); ok && v091OnlyIcons[s] {
 			delete(p.in, "name")
 			p.d.lossy(p.at+"/name", "icon %q is not in the v0.8 icon set; shown as the text %q", s, s)
-			p.out["text"] = map[string]any{"literalString": s}
+			p.out["text"] = p.d.a.kv("literalString", s)
 			p.out["usageHint"] = "caption"
 			return "Text"
 		}
@@ -417,10 +427,10 @@ var v091Catalog = map[string]func(p *props8) string{
 	"Tabs": func(p *props8) string {
 		tabs, _ := p.take("tabs")
 		list, _ := tabs.([]any)
-		items := make([]any, 0, len(list))
+		items := p.d.a.list(len(list))[:0]
 		for i, x := range list {
 			t, _ := x.(map[string]any)
-			it := map[string]any{"child": t["child"]}
+			it := p.d.a.kv("child", t["child"])
 			if b, ok := p.d.bound(t["title"], "string", fmt.Sprintf("%s/tabs/%d/title", p.at, i)); ok {
 				it["title"] = b
 			}
@@ -459,7 +469,7 @@ var v091Catalog = map[string]func(p *props8) string{
 	"TextField": func(p *props8) string {
 		p.bind("label", "label", "string")
 		if _, ok := p.out["label"]; !ok {
-			p.out["label"] = map[string]any{"literalString": ""} // required in v0.8
+			p.out["label"] = p.d.a.kv("literalString", "") // required in v0.8
 		}
 		p.bind("value", "text", "string")
 		p.copy("variant", "textFieldType")
@@ -480,14 +490,14 @@ var v091Catalog = map[string]func(p *props8) string{
 	"ChoicePicker": func(p *props8) string {
 		p.bind("value", "selections", "array")
 		if _, ok := p.out["selections"]; !ok {
-			p.out["selections"] = map[string]any{"literalArray": []any{}} // required in v0.8
+			p.out["selections"] = p.d.a.kv("literalArray", []any{}) // required in v0.8
 		}
 		opts, _ := p.take("options")
 		list, _ := opts.([]any)
-		out := make([]any, 0, len(list))
+		out := p.d.a.list(len(list))[:0]
 		for i, x := range list {
 			o, _ := x.(map[string]any)
-			opt := map[string]any{"value": o["value"]}
+			opt := p.d.a.kv("value", o["value"])
 			if b, ok := p.d.bound(o["label"], "string", fmt.Sprintf("%s/options/%d/label", p.at, i)); ok {
 				opt["label"] = b
 			}
@@ -551,12 +561,14 @@ func (p *props8) action() {
 		p.d.lossy(at+"/functionCall", "v0.8 buttons cannot run a client function: a click sends the action %q with its arguments to the agent instead", name)
 		at += "/functionCall/args"
 	}
-	out := map[string]any{"name": name}
+	out := p.d.a.kv("name", name)
 	if len(ctx) > 0 {
-		list := make([]any, 0, len(ctx))
+		list := p.d.a.list(len(ctx))[:0]
 		for _, k := range sortedKeys(ctx) {
 			if b, ok := p.d.bound(ctx[k], "", at+"/"+escape(k)); ok {
-				list = append(list, map[string]any{"key": k, "value": b})
+				e := p.d.a.kv("key", k)
+				e["value"] = b
+				list = append(list, e)
 			}
 		}
 		out["context"] = list
@@ -573,31 +585,31 @@ func (d *down) bound(x any, kind, at string) (any, bool) {
 	switch t := x.(type) {
 	case map[string]any:
 		if p, ok := t["path"].(string); ok {
-			return map[string]any{"path": p}, true
+			return d.a.kv("path", p), true
 		}
 		if _, ok := t["call"]; ok {
 			return d.call(t, kind, at)
 		}
 		d.lossy(at, "an object literal has no v0.8 form; sent as its JSON text")
-		return map[string]any{"literalString": string(appendJSON(nil, t))}, true
+		return d.a.kv("literalString", string(appendJSON(nil, t))), true
 	case string:
-		return map[string]any{"literalString": t}, true
+		return d.a.kv("literalString", t), true
 	case json.Number:
 		if kind == "string" {
-			return map[string]any{"literalString": t.String()}, true
+			return d.a.kv("literalString", t.String()), true
 		}
-		return map[string]any{"literalNumber": t}, true
+		return d.a.kv("literalNumber", t), true
 	case bool:
 		if kind == "string" {
-			return map[string]any{"literalString": strconv.FormatBool(t)}, true
+			return d.a.kv("literalString", strconv.FormatBool(t)), true
 		}
-		return map[string]any{"literalBoolean": t}, true
+		return d.a.kv("literalBoolean", t), true
 	case []any:
 		if kind == "array" {
-			return map[string]any{"literalArray": t}, true
+			return d.a.kv("literalArray", t), true
 		}
 		d.lossy(at, "a list literal has no v0.8 form here; sent as its JSON text")
-		return map[string]any{"literalString": string(appendJSON(nil, t))}, true
+		return d.a.kv("literalString", string(appendJSON(nil, t))), true
 	case nil:
 		d.lossy(at, "null has no v0.8 form; left out")
 		return nil, false
@@ -628,10 +640,10 @@ func (d *down) call(fc map[string]any, kind, at string) (any, bool) {
 		}
 		if p, ok := onlyInterpolation(tmpl); ok {
 			d.lossy(at, "v0.8 has no formatString; its one interpolation %q is bound as a path", tmpl)
-			return map[string]any{"path": p}, true
+			return d.a.kv("path", p), true
 		}
 		d.lossy(at, "v0.8 has no formatString: the template %q is shown as it is, uninterpolated", tmpl)
-		return map[string]any{"literalString": tmpl}, true
+		return d.a.kv("literalString", tmpl), true
 	}
 	d.lossy(at, "v0.8 has no client functions: the value of %q is left out", name)
 	return nil, false
@@ -662,7 +674,8 @@ func (d *down) updateDataModel(in map[string]any) map[string]any {
 		return nil
 	}
 	at := pointer("updateDataModel", "value")
-	out := map[string]any{"surfaceId": d.sid, "path": path}
+	out := d.a.kv("surfaceId", d.sid)
+	out["path"] = path
 	if obj, ok := val.(map[string]any); ok {
 		out["contents"] = d.entries(obj, 0, at)
 		return out
@@ -679,7 +692,7 @@ func (d *down) updateDataModel(in map[string]any) map[string]any {
 
 // entries is a map as a v0.8 adjacency list, keys sorted.
 func (d *down) entries(obj map[string]any, depth int, at string) []any {
-	out := make([]any, 0, len(obj))
+	out := d.a.list(len(obj))[:0]
 	for _, k := range sortedKeys(obj) {
 		if strings.ContainsAny(k, "./[") {
 			d.lossy(at+"/"+escape(k), "key %q: the official v0.8 renderer reads '.', '/' and '[n]' in a key as a path, so this value lands elsewhere", k)
@@ -693,7 +706,7 @@ func (d *down) entries(obj map[string]any, depth int, at string) []any {
 // valueBoolean, valueMap (one level, as the v0.8 schema allows), or JSON
 // text in valueString for a list or a deeper map.
 func (d *down) entry(k string, x any, depth int, at string) map[string]any {
-	e := map[string]any{"key": k}
+	e := d.a.kv("key", k)
 	switch t := x.(type) {
 	case string:
 		if s := strings.TrimSpace(t); len(s) >= 2 && ((s[0] == '{' && s[len(s)-1] == '}') || (s[0] == '[' && s[len(s)-1] == ']')) {

@@ -64,7 +64,8 @@ type v08Pending struct {
 	index int
 	op    string
 	body  map[string]any
-	size  int // the message's bytes
+	size  int    // the message's bytes
+	a     *arena // body's
 }
 
 // NewV08Converter starts a converter whose output carries version
@@ -88,7 +89,17 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 	if len(b) > c.v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), c.v.opts.MaxMessageBytes))
 	}
-	doc, rule, path, msg := decodeMessage(b, c.v.opts.MaxDepth)
+	// The message decoded is a's until it is converted: a goes back to
+	// the pool then, or when its surface is deleted; a message held for
+	// its surface's beginRendering keeps it (v08Pending).
+	a := getArena()
+	held := false
+	defer func() {
+		if !held {
+			a.put()
+		}
+	}()
+	doc, rule, path, msg := decodeMessageIn(b, c.v.opts.MaxDepth, a)
 	if rule != "" {
 		return nil, fail(rule, "", path, msg)
 	}
@@ -125,12 +136,15 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 	if op == "deleteSurface" {
 		if sf != nil {
 			c.held -= len(sf.pending)
+			for _, p := range sf.pending {
+				p.a.put()
+			}
 		}
 		delete(c.surfaces, sid)
 		if sf == nil || !sf.begun {
 			return nil, nil // never shown: nothing to delete
 		}
-		return []Converted{{c.envelope("deleteSurface", map[string]any{"surfaceId": sid}, 64+len(sid)), idx}}, nil
+		return []Converted{{c.envelope(a, "deleteSurface", a.kv("surfaceId", sid)), idx}}, nil
 	}
 	if sf == nil {
 		sf = &v08Surface{templates: map[string]bool{}}
@@ -140,17 +154,18 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 		if sf.begun {
 			return nil, fail(RuleV08NotExpressible, sid, "/beginRendering", "beginRendering again on a surface already rendering: v0.9.1 cannot change a surface's root or theme; ignored")
 		}
-		return c.begin(sf, sid, body, idx)
+		return c.begin(a, sf, sid, body, idx)
 	}
 	if !sf.begun {
 		if c.held >= c.v.opts.MaxHeldMessages {
 			return nil, fail(RuleTooLarge, sid, pointer(op, "surfaceId"), fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held))
 		}
 		c.held++
-		sf.pending = append(sf.pending, v08Pending{idx, op, body, len(b)})
+		sf.pending = append(sf.pending, v08Pending{idx, op, body, len(b), a})
+		held = true
 		return nil, nil
 	}
-	return c.convertOp(sf, sid, op, body, idx, len(b))
+	return c.convertOp(a, sf, sid, op, body, idx)
 }
 
 // schemaV08 checks a v0.8 message against server_to_client.json and each
@@ -215,16 +230,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// envelope encodes a converted message; size is the v0.8 message's (the
-// v0.9.1 one takes about half as many bytes when that is indented, and
-// as many when not: the buffer grows then).
-func (c *V08Converter) envelope(op string, body map[string]any, size int) json.RawMessage {
-	return appendJSON(make([]byte, 0, size/2+256), map[string]any{"version": c.version, op: body})
+// envelope encodes a converted message (a lends the envelope).
+func (c *V08Converter) envelope(a *arena, op string, body map[string]any) json.RawMessage {
+	m := a.kv("version", c.version)
+	m[op] = body
+	return a.encode(m)
 }
 
 // begin turns beginRendering into createSurface and lets the held
 // messages out.
-func (c *V08Converter) begin(sf *v08Surface, sid string, body map[string]any, idx int) ([]Converted, []Error) {
+// The messages held are converted with a (the beginRendering's arena),
+// then their own arenas go back to the pool.
+func (c *V08Converter) begin(a *arena, sf *v08Surface, sid string, body map[string]any, idx int) ([]Converted, []Error) {
 	var errs []Error
 	sf.begun = true
 	sf.root, _ = body["root"].(string)
@@ -233,9 +250,10 @@ func (c *V08Converter) begin(sf *v08Surface, sid string, body map[string]any, id
 	case "", schemas.V08StandardCatalogID, schemas.V08MinimalCatalogID:
 		cat = schemas.BasicCatalogID
 	}
-	cs := map[string]any{"surfaceId": sid, "catalogId": cat}
+	cs := a.kv("surfaceId", sid)
+	cs["catalogId"] = cat
 	if styles, ok := body["styles"].(map[string]any); ok {
-		theme := map[string]any{}
+		theme := a.obj()
 		for _, k := range sortedKeys(styles) {
 			if k == "primaryColor" {
 				theme[k] = styles[k]
@@ -248,7 +266,7 @@ func (c *V08Converter) begin(sf *v08Surface, sid string, body map[string]any, id
 			cs["theme"] = theme
 		}
 	}
-	out := []Converted{{c.envelope("createSurface", cs, 256), idx}}
+	out := []Converted{{c.envelope(a, "createSurface", cs), idx}}
 	pending := sf.pending
 	sf.pending = nil
 	c.held -= len(pending)
@@ -260,31 +278,38 @@ func (c *V08Converter) begin(sf *v08Surface, sid string, body map[string]any, id
 		}
 	}
 	for _, p := range pending {
-		o, e := c.convertOp(sf, sid, p.op, p.body, p.index, p.size)
+		o, e := c.convertOp(a, sf, sid, p.op, p.body, p.index)
 		out = append(out, o...)
 		errs = append(errs, e...)
+		p.a.put()
 	}
 	return out, errs
 }
 
-func (c *V08Converter) convertOp(sf *v08Surface, sid, op string, body map[string]any, idx, size int) ([]Converted, []Error) {
-	cv := v08Conv{sid: sid, idx: idx, sf: sf}
+// convertOp converts one message of a surface that began rendering; the
+// maps it builds are a's.
+func (c *V08Converter) convertOp(a *arena, sf *v08Surface, sid, op string, body map[string]any, idx int) ([]Converted, []Error) {
+	cv := v08Conv{sid: sid, idx: idx, sf: sf, a: a}
 	var out []Converted
 	switch op {
 	case "surfaceUpdate":
 		sf.collectTemplates(body)
 		list, _ := body["components"].([]any)
-		comps := make([]any, 0, len(list))
+		comps := a.list(len(list))[:0]
 		for i, x := range list {
 			if m := cv.component(x.(map[string]any), "/surfaceUpdate/components/"+strconv.Itoa(i)); m != nil {
 				comps = append(comps, m)
 			}
 		}
 		if len(comps) > 0 {
-			out = append(out, Converted{c.envelope("updateComponents", map[string]any{"surfaceId": sid, "components": comps}, size), idx})
+			body := a.kv("surfaceId", sid)
+			body["components"] = comps
+			out = append(out, Converted{c.envelope(a, "updateComponents", body), idx})
 		}
 		for _, in := range cv.inits {
-			out = append(out, Converted{c.envelope("updateDataModel", map[string]any{"surfaceId": sid, "path": in.path, "value": in.value}, 128), idx})
+			body := a.kv("surfaceId", sid)
+			body["path"], body["value"] = in.path, in.value
+			out = append(out, Converted{c.envelope(a, "updateDataModel", body), idx})
 		}
 	case "dataModelUpdate":
 		p, _ := body["path"].(string)
@@ -297,7 +322,9 @@ func (c *V08Converter) convertOp(sf *v08Surface, sid, op string, body map[string
 		} else {
 			value = cv.contents(entries, p, pointer("dataModelUpdate", "contents"))
 		}
-		out = append(out, Converted{c.envelope("updateDataModel", map[string]any{"surfaceId": sid, "path": p, "value": value}, size), idx})
+		body := a.kv("surfaceId", sid)
+		body["path"], body["value"] = p, value
+		out = append(out, Converted{c.envelope(a, "updateDataModel", body), idx})
 	}
 	sort.SliceStable(cv.errs, func(i, j int) bool { return cv.errs[i].Path < cv.errs[j].Path })
 	return out, cv.errs
@@ -341,6 +368,7 @@ func (sf *v08Surface) collectTemplates(body map[string]any) {
 
 // v08Conv converts the parts of one message, collecting what it cannot.
 type v08Conv struct {
+	a     *arena // lends the maps built
 	sid   string
 	idx   int
 	sf    *v08Surface
@@ -400,9 +428,9 @@ func (cv *v08Conv) bound(v any, at string) (any, bool) {
 		} else {
 			cv.lossy(at, "a literal with a relative path %q initialises each template item's data in v0.8; v0.9.1 has no such initialisation, so the literal is left out", p)
 		}
-		return map[string]any{"path": p}, true
+		return cv.a.kv("path", p), true
 	case hasPath:
-		return map[string]any{"path": p}, true
+		return cv.a.kv("path", p), true
 	case hasLit:
 		return lit, true
 	}
@@ -425,7 +453,7 @@ func (cv *v08Conv) component(w map[string]any, at string) map[string]any {
 		typ = k
 		props, _ = v.(map[string]any)
 	}
-	out := map[string]any{"id": cv.id(id)}
+	out := cv.a.kv("id", cv.id(id))
 	if wt, ok := w["weight"]; ok {
 		out["weight"] = wt
 	}
@@ -448,7 +476,7 @@ func escape(s string) string {
 // templates iterate arrays only).
 func (cv *v08Conv) contents(entries []any, path, at string) any {
 	if cv.sf.templates[path] {
-		arr := make([]any, 0, len(entries))
+		arr := cv.a.list(len(entries))[:0]
 		for i, e := range entries {
 			m, _ := e.(map[string]any)
 			arr = append(arr, cv.entryValue(m, childPath(path, entryKey(e)), fmt.Sprintf("%s/%d", at, i)))
@@ -458,7 +486,7 @@ func (cv *v08Conv) contents(entries []any, path, at string) any {
 		}
 		return arr
 	}
-	obj := make(map[string]any, len(entries))
+	obj := cv.a.obj()
 	for i, e := range entries {
 		m, _ := e.(map[string]any)
 		k := entryKey(e)

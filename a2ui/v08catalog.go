@@ -55,10 +55,10 @@ var v08Catalog = map[string]v08Mapper{
 	},
 	"Tabs": func(cv *v08Conv, in, out map[string]any, at string) {
 		items, _ := in["tabItems"].([]any)
-		tabs := make([]any, 0, len(items))
+		tabs := cv.a.list(len(items))[:0]
 		for i, x := range items {
 			it, _ := x.(map[string]any)
-			tab := map[string]any{}
+			tab := cv.a.obj()
 			if t, ok := cv.bound(it["title"], fmt.Sprintf("%s/tabItems/%d/title", at, i)); ok {
 				tab["title"] = t
 			}
@@ -80,9 +80,9 @@ var v08Catalog = map[string]v08Mapper{
 			out["variant"] = "primary"
 		}
 		if a, ok := in["action"].(map[string]any); ok {
-			ev := map[string]any{"name": a["name"]}
+			ev := cv.a.kv("name", a["name"])
 			if list, ok := a["context"].([]any); ok {
-				ctx := make(map[string]any, len(list))
+				ctx := cv.a.obj()
 				for i, x := range list {
 					e, _ := x.(map[string]any)
 					k, _ := e["key"].(string)
@@ -92,7 +92,7 @@ var v08Catalog = map[string]v08Mapper{
 				}
 				ev["context"] = ctx
 			}
-			out["action"] = map[string]any{"event": ev}
+			out["action"] = cv.a.kv("event", ev)
 		}
 	},
 	"CheckBox": func(cv *v08Conv, in, out map[string]any, at string) {
@@ -122,10 +122,10 @@ var v08Catalog = map[string]v08Mapper{
 		copyProp(in, out, "variant", "displayStyle")
 		copyProp(in, out, "filterable", "filterable")
 		opts, _ := in["options"].([]any)
-		list := make([]any, 0, len(opts))
+		list := cv.a.list(len(opts))[:0]
 		for i, x := range opts {
 			o, _ := x.(map[string]any)
-			opt := map[string]any{"value": o["value"]}
+			opt := cv.a.kv("value", o["value"])
 			if l, ok := cv.bound(o["label"], fmt.Sprintf("%s/options/%d/label", at, i)); ok {
 				opt["label"] = l
 			}
@@ -188,7 +188,7 @@ func (cv *v08Conv) ref(in, out map[string]any, from, to string) {
 func (cv *v08Conv) children(in, out map[string]any, at string) {
 	ch, _ := in["children"].(map[string]any)
 	if list, ok := ch["explicitList"].([]any); ok {
-		ids := make([]any, 0, len(list))
+		ids := cv.a.list(len(list))[:0]
 		for _, x := range list {
 			if id, ok := x.(string); ok {
 				ids = append(ids, cv.id(id))
@@ -202,7 +202,9 @@ func (cv *v08Conv) children(in, out map[string]any, at string) {
 	}
 	if t, ok := ch["template"].(map[string]any); ok {
 		id, _ := t["componentId"].(string)
-		out["children"] = map[string]any{"componentId": cv.id(id), "path": t["dataBinding"]}
+		m := cv.a.kv("componentId", cv.id(id))
+		m["path"] = t["dataBinding"]
+		out["children"] = m
 		return
 	}
 	cv.lossy(at+"/children", "children has neither explicitList nor template; no children")

@@ -1,0 +1,122 @@
+package a2ui
+
+import "sync"
+
+// arena lends the maps and lists one message's conversion builds (the
+// message decoded, the message converted) and takes them back, cleared,
+// when nothing refers to them any more, so that converting a message
+// allocates next to nothing for them once the process has converted a
+// few: conversion is otherwise mostly allocation, and the collector the
+// slowest part of it.
+//
+// A conversion takes an arena (getArena), builds with it, encodes what
+// it built into bytes of its own, and puts the arena back (put). What
+// it returns (bytes, errors of strings) refers to nothing of the
+// arena's. A nil *arena lends nothing: its maps and lists are made.
+// Not safe for concurrent use.
+type arena struct {
+	maps []map[string]any
+	used int // maps lent
+	// lists are chunks the lists lent are cut from; the chunks before
+	// chunk are full, off items of lists[chunk] are lent.
+	lists [][]any
+	chunk int
+	off   int
+	// items is the decoder's stack of array elements.
+	items []any
+	// buf is where conversions encode before copying out at size.
+	buf []byte
+}
+
+// Bounds of what an arena keeps once put back: one that grew past them
+// for a huge message is left to the collector.
+const (
+	arenaMaxMaps  = 4096
+	arenaMaxItems = 1 << 16
+	arenaMaxBuf   = 1 << 20
+	arenaChunk    = 512
+)
+
+var arenas = sync.Pool{New: func() any { return new(arena) }}
+
+// getArena takes an arena from the pool.
+func getArena() *arena {
+	return arenas.Get().(*arena)
+}
+
+// put clears what a lent and returns it to the pool.
+func (a *arena) put() {
+	if a == nil {
+		return
+	}
+	for _, m := range a.maps[:a.used] {
+		clear(m)
+	}
+	a.used = 0
+	items := 0
+	for i, l := range a.lists {
+		items += len(l)
+		switch {
+		case i < a.chunk:
+			clear(l)
+		case i == a.chunk:
+			clear(l[:a.off])
+		}
+	}
+	a.chunk, a.off = 0, 0
+	a.buf = a.buf[:0]
+	if len(a.maps) > arenaMaxMaps || items > arenaMaxItems || cap(a.buf) > arenaMaxBuf {
+		return
+	}
+	arenas.Put(a)
+}
+
+// obj lends an empty map.
+func (a *arena) obj() map[string]any {
+	if a == nil {
+		return map[string]any{}
+	}
+	if a.used == len(a.maps) {
+		a.maps = append(a.maps, make(map[string]any, 8))
+	}
+	m := a.maps[a.used]
+	a.used++
+	return m
+}
+
+// list lends a list of n nil items (of capacity n, so that appending to
+// it copies).
+func (a *arena) list(n int) []any {
+	if a == nil {
+		return make([]any, n)
+	}
+	if n == 0 {
+		return []any{}
+	}
+	for a.chunk < len(a.lists) && a.off+n > len(a.lists[a.chunk]) {
+		a.chunk++
+		a.off = 0
+	}
+	if a.chunk == len(a.lists) {
+		a.lists = append(a.lists, make([]any, max(arenaChunk, n)))
+	}
+	l := a.lists[a.chunk][a.off : a.off+n : a.off+n]
+	a.off += n
+	return l
+}
+
+// encode encodes v (appendJSON) into bytes of their own.
+func (a *arena) encode(v any) []byte {
+	if a == nil {
+		return appendJSON(nil, v)
+	}
+	a.buf = appendJSON(a.buf[:0], v)
+	return append([]byte(nil), a.buf...)
+}
+
+// kv lends a map of one key, k, holding v.
+func (a *arena) kv(k string, v any) map[string]any {
+	m := a.obj()
+	m[k] = v
+	return m
+}
