@@ -1,6 +1,10 @@
 package a2ui
 
-import "sync"
+import (
+	"strings"
+	"sync"
+	"unsafe"
+)
 
 // arena lends the maps and lists one message's conversion builds (the
 // message decoded, the message converted) and takes them back, cleared,
@@ -9,11 +13,17 @@ import "sync"
 // few: conversion is otherwise mostly allocation, and the collector the
 // slowest part of it.
 //
+// The strings decoded are an arena's too: substrings of its copy of the
+// message (text), which the next message lent the arena overwrites. So a
+// string decoded with an arena is kept past put only as a copy
+// (strings.Clone): a conversion returns bytes it encoded and errors
+// whose strings are its own (ownErrors), and a v0.8 converter clones
+// the surface ids, roots and template paths it remembers.
+//
 // A conversion takes an arena (getArena), builds with it, encodes what
-// it built into bytes of its own, and puts the arena back (put). What
-// it returns (bytes, errors of strings) refers to nothing of the
-// arena's. A nil *arena lends nothing: its maps and lists are made.
-// Not safe for concurrent use.
+// it built into bytes of its own, and puts the arena back (put). A nil
+// *arena lends nothing: its maps, lists and strings are made. Not safe
+// for concurrent use.
 type arena struct {
 	maps []map[string]any
 	used int // maps lent
@@ -26,6 +36,8 @@ type arena struct {
 	items []any
 	// buf is where conversions encode before copying out at size.
 	buf []byte
+	// text is the copy of the message the strings decoded are cut from.
+	text []byte
 }
 
 // Bounds of what an arena keeps once put back: one that grew past them
@@ -36,6 +48,10 @@ const (
 	arenaMaxBuf   = 1 << 20
 	arenaChunk    = 512
 )
+
+// poison, set by the package's tests, overwrites an arena's text when it
+// is put back, so a string kept past put without a copy shows.
+var poison bool
 
 var arenas = sync.Pool{New: func() any { return new(arena) }}
 
@@ -65,7 +81,13 @@ func (a *arena) put() {
 	}
 	a.chunk, a.off = 0, 0
 	a.buf = a.buf[:0]
-	if len(a.maps) > arenaMaxMaps || items > arenaMaxItems || cap(a.buf) > arenaMaxBuf {
+	if poison {
+		for i := range a.text {
+			a.text[i] = '#'
+		}
+	}
+	a.text = a.text[:0]
+	if len(a.maps) > arenaMaxMaps || items > arenaMaxItems || cap(a.buf) > arenaMaxBuf || cap(a.text) > arenaMaxBuf {
 		return
 	}
 	arenas.Put(a)
@@ -119,4 +141,23 @@ func (a *arena) kv(k string, v any) map[string]any {
 	m := a.obj()
 	m[k] = v
 	return m
+}
+
+// own returns b as a string: a copy of it, the arena's (see arena).
+func (a *arena) own(b []byte) string {
+	if a == nil {
+		return string(b)
+	}
+	a.text = append(a.text[:0], b...)
+	return unsafe.String(unsafe.SliceData(a.text), len(a.text))
+}
+
+// ownErrors makes the strings of errs copies of their own, not strings
+// an arena lent (see arena).
+func ownErrors(errs []Error) {
+	for i := range errs {
+		e := &errs[i]
+		e.Rule, e.SurfaceID = strings.Clone(e.Rule), strings.Clone(e.SurfaceID)
+		e.Path, e.Message = strings.Clone(e.Path), strings.Clone(e.Message)
+	}
 }

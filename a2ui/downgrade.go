@@ -74,6 +74,16 @@ var v09Ops = map[string]string{
 
 // downgrade converts one message (see Validator.Downgrade).
 func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
+	a := getArena()
+	out, errs := v.downgradeIn(a, m, idx)
+	ownErrors(errs)
+	a.put() // out is encoded: none of it is a's
+	return out, errs
+}
+
+// downgradeIn is downgrade with the maps, lists and strings of the
+// message decoded and converted lent by a.
+func (v *Validator) downgradeIn(a *arena, m []byte, idx int) (json.RawMessage, []Error) {
 	ver, sid, _ := probeVersion(m)
 	fail := func(rule, path, msg string) []Error {
 		return []Error{{Rule: rule, SurfaceID: sid, Path: path, Message: msg, Index: idx}}
@@ -87,8 +97,6 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	if len(m) > v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
 	}
-	a := getArena()
-	defer a.put() // what is returned is encoded: none of it is a's
 	doc, rule, path, why := decodeMessageIn(m, v.opts.MaxDepth, a)
 	if rule != "" {
 		return nil, fail(rule, path, why)

@@ -135,6 +135,16 @@ func (up *Upgrader) Finish() []Error {
 // converts it (convertV10); a message that fails the schema is left out
 // and reported.
 func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
+	a := getArena()
+	out, errs := v.upgradeV10In(a, m, sid, idx, version)
+	ownErrors(errs)
+	a.put() // out is encoded: none of it is a's
+	return out, errs
+}
+
+// upgradeV10In is upgradeV10 with the maps, lists and strings of the
+// message decoded and converted lent by a.
+func (v *Validator) upgradeV10In(a *arena, m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
 	if version == "" {
 		version = DefaultVersion
 	}
@@ -144,8 +154,6 @@ func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([
 	if len(m) > v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
 	}
-	a := getArena()
-	defer a.put() // what is returned is encoded: none of it is a's
 	doc, rule, path, msg := decodeMessageIn(m, v.opts.MaxDepth, a)
 	if rule != "" {
 		return nil, fail(rule, path, msg)

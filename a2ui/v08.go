@@ -81,31 +81,37 @@ func (v *Validator) NewV08Converter(version string) *V08Converter {
 // messages it becomes (none while its surface waits for beginRendering;
 // the held ones when it comes) and what could not be converted.
 func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
+	// The message decoded is a's until it is converted: a goes back to
+	// the pool then, or when its surface is deleted; a message held for
+	// its surface's beginRendering keeps it (v08Pending).
+	a := getArena()
+	out, errs, held := c.convert(a, b)
+	ownErrors(errs)
+	if !held {
+		a.put() // out is encoded: none of it is a's
+	}
+	return out, errs
+}
+
+// convert is Convert with the maps, lists and strings of the message
+// decoded and converted lent by a; held reports that the message waits
+// for its surface's beginRendering, a with it.
+func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Error, held bool) {
 	idx := c.index
 	c.index++
 	fail := func(rule, sid, path, msg string) []Error {
 		return []Error{{Rule: rule, SurfaceID: sid, Path: path, Message: msg, Index: idx}}
 	}
 	if len(b) > c.v.opts.MaxMessageBytes {
-		return nil, fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), c.v.opts.MaxMessageBytes))
+		return nil, fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), c.v.opts.MaxMessageBytes)), false
 	}
-	// The message decoded is a's until it is converted: a goes back to
-	// the pool then, or when its surface is deleted; a message held for
-	// its surface's beginRendering keeps it (v08Pending).
-	a := getArena()
-	held := false
-	defer func() {
-		if !held {
-			a.put()
-		}
-	}()
 	doc, rule, path, msg := decodeMessageIn(b, c.v.opts.MaxDepth, a)
 	if rule != "" {
-		return nil, fail(rule, "", path, msg)
+		return nil, fail(rule, "", path, msg), false
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fail(RuleInvalidEnvelope, "", "", "a message is a JSON object")
+		return nil, fail(RuleInvalidEnvelope, "", "", "a message is a JSON object"), false
 	}
 	if obj["version"] == schemas.V08 {
 		// Not in the v0.8 schema, yet some emitters stamp it.
@@ -116,19 +122,19 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 		switch k {
 		case "beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface":
 			if op != "" {
-				return nil, fail(RuleInvalidEnvelope, "", "", "a v0.8 message carries exactly one operation, got "+op+" and "+k)
+				return nil, fail(RuleInvalidEnvelope, "", "", "a v0.8 message carries exactly one operation, got "+op+" and "+k), false
 			}
 			op = k
 		}
 	}
 	if op == "" {
-		return nil, fail(RuleInvalidEnvelope, "", "", "no v0.8 operation (beginRendering, surfaceUpdate, dataModelUpdate or deleteSurface)")
+		return nil, fail(RuleInvalidEnvelope, "", "", "no v0.8 operation (beginRendering, surfaceUpdate, dataModelUpdate or deleteSurface)"), false
 	}
 	body, _ := obj[op].(map[string]any)
 	sid, _ := body["surfaceId"].(string)
 	if k, ok := c.v.verdicts.passed(c.v.v08, checkV08Input, b); !ok {
 		if errs := c.v.schemaV08(doc, op, body, sid, idx); len(errs) > 0 {
-			return nil, errs
+			return nil, errs, false
 		}
 		c.v.verdicts.remember(k)
 	}
@@ -142,30 +148,31 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 		}
 		delete(c.surfaces, sid)
 		if sf == nil || !sf.begun {
-			return nil, nil // never shown: nothing to delete
+			return nil, nil, false // never shown: nothing to delete
 		}
-		return []Converted{{c.envelope(a, "deleteSurface", a.kv("surfaceId", sid)), idx}}, nil
+		return []Converted{{c.envelope(a, "deleteSurface", a.kv("surfaceId", sid)), idx}}, nil, false
 	}
 	if sf == nil {
 		sf = &v08Surface{templates: map[string]bool{}}
-		c.surfaces[sid] = sf
+		c.surfaces[strings.Clone(sid)] = sf
 	}
 	if op == "beginRendering" {
 		if sf.begun {
-			return nil, fail(RuleV08NotExpressible, sid, "/beginRendering", "beginRendering again on a surface already rendering: v0.9.1 cannot change a surface's root or theme; ignored")
+			return nil, fail(RuleV08NotExpressible, sid, "/beginRendering", "beginRendering again on a surface already rendering: v0.9.1 cannot change a surface's root or theme; ignored"), false
 		}
-		return c.begin(a, sf, sid, body, idx)
+		out, errs = c.begin(a, sf, sid, body, idx)
+		return out, errs, false
 	}
 	if !sf.begun {
 		if c.held >= c.v.opts.MaxHeldMessages {
-			return nil, fail(RuleTooLarge, sid, pointer(op, "surfaceId"), fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held))
+			return nil, fail(RuleTooLarge, sid, pointer(op, "surfaceId"), fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held)), false
 		}
 		c.held++
 		sf.pending = append(sf.pending, v08Pending{idx, op, body, len(b), a})
-		held = true
-		return nil, nil
+		return nil, nil, true
 	}
-	return c.convertOp(a, sf, sid, op, body, idx)
+	out, errs = c.convertOp(a, sf, sid, op, body, idx)
+	return out, errs, false
 }
 
 // schemaV08 checks a v0.8 message against server_to_client.json and each
@@ -244,7 +251,8 @@ func (c *V08Converter) envelope(a *arena, op string, body map[string]any) json.R
 func (c *V08Converter) begin(a *arena, sf *v08Surface, sid string, body map[string]any, idx int) ([]Converted, []Error) {
 	var errs []Error
 	sf.begun = true
-	sf.root, _ = body["root"].(string)
+	root, _ := body["root"].(string)
+	sf.root = strings.Clone(root)
 	cat, _ := body["catalogId"].(string)
 	switch cat {
 	case "", schemas.V08StandardCatalogID, schemas.V08MinimalCatalogID:
@@ -280,6 +288,7 @@ func (c *V08Converter) begin(a *arena, sf *v08Surface, sid string, body map[stri
 	for _, p := range pending {
 		o, e := c.convertOp(a, sf, sid, p.op, p.body, p.index)
 		out = append(out, o...)
+		ownErrors(e)
 		errs = append(errs, e...)
 		p.a.put()
 	}
@@ -359,8 +368,8 @@ func (sf *v08Surface) collectTemplates(body map[string]any) {
 			pm, _ := props.(map[string]any)
 			ch, _ := pm["children"].(map[string]any)
 			t, _ := ch["template"].(map[string]any)
-			if p, ok := t["dataBinding"].(string); ok && strings.HasPrefix(p, "/") {
-				sf.templates[p] = true
+			if p, ok := t["dataBinding"].(string); ok && strings.HasPrefix(p, "/") && !sf.templates[p] {
+				sf.templates[strings.Clone(p)] = true
 			}
 		}
 	}
