@@ -38,6 +38,9 @@ type arena struct {
 	buf []byte
 	// text is the copy of the message the strings decoded are cut from.
 	text []byte
+	// paths holds the JSON Pointers joined (join); a full one is left to
+	// the strings cut from it and replaced.
+	paths []byte
 }
 
 // Bounds of what an arena keeps once put back: one that grew past them
@@ -85,8 +88,11 @@ func (a *arena) put() {
 		for i := range a.text {
 			a.text[i] = '#'
 		}
+		for i := range a.paths {
+			a.paths[i] = '#'
+		}
 	}
-	a.text = a.text[:0]
+	a.text, a.paths = a.text[:0], a.paths[:0]
 	if len(a.maps) > arenaMaxMaps || items > arenaMaxItems || cap(a.buf) > arenaMaxBuf || cap(a.text) > arenaMaxBuf {
 		return
 	}
@@ -150,6 +156,27 @@ func (a *arena) own(b []byte) string {
 	}
 	a.text = append(a.text[:0], b...)
 	return unsafe.String(unsafe.SliceData(a.text), len(a.text))
+}
+
+// join returns the concatenation of parts, the arena's (see arena): the
+// JSON Pointers a conversion carries to name where an issue is, most of
+// which no issue needs.
+func (a *arena) join(parts ...string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if a == nil || n == 0 {
+		return strings.Join(parts, "")
+	}
+	if len(a.paths)+n > cap(a.paths) {
+		a.paths = make([]byte, 0, max(4096, 2*n))
+	}
+	start := len(a.paths)
+	for _, p := range parts {
+		a.paths = append(a.paths, p...)
+	}
+	return unsafe.String(unsafe.SliceData(a.paths[start:]), n)
 }
 
 // ownErrors makes the strings of errs copies of their own, not strings

@@ -306,7 +306,7 @@ func (c *V08Converter) convertOp(a *arena, sf *v08Surface, sid, op string, body 
 		list, _ := body["components"].([]any)
 		comps := a.list(len(list))[:0]
 		for i, x := range list {
-			if m := cv.component(x.(map[string]any), "/surfaceUpdate/components/"+strconv.Itoa(i)); m != nil {
+			if m := cv.component(x.(map[string]any), a.join("/surfaceUpdate/components/", strconv.Itoa(i))); m != nil {
 				comps = append(comps, m)
 			}
 		}
@@ -466,7 +466,7 @@ func (cv *v08Conv) component(w map[string]any, at string) map[string]any {
 	if wt, ok := w["weight"]; ok {
 		out["weight"] = wt
 	}
-	pat := at + "/component/" + escape(typ)
+	pat := cv.a.join(at, "/component/", escape(typ))
 	mapper := v08Catalog[typ]
 	if mapper == nil {
 		return nil // not in the standard catalog: the schema check refused it
@@ -488,7 +488,7 @@ func (cv *v08Conv) contents(entries []any, path, at string) any {
 		arr := cv.a.list(len(entries))[:0]
 		for i, e := range entries {
 			m, _ := e.(map[string]any)
-			arr = append(arr, cv.entryValue(m, childPath(path, entryKey(e)), fmt.Sprintf("%s/%d", at, i)))
+			arr = append(arr, cv.entryValue(m, cv.childPath(path, entryKey(e)), cv.a.join(at, "/", strconv.Itoa(i))))
 		}
 		if len(entries) > 0 {
 			cv.lossy(at, "a template iterates %s, a map in v0.8: its %d values become an array in entry order (v0.9.1 templates iterate arrays); an absolute path through one of its keys no longer resolves", path, len(entries))
@@ -502,16 +502,17 @@ func (cv *v08Conv) contents(entries []any, path, at string) any {
 		if _, dup := obj[k]; dup {
 			cv.lossy(fmt.Sprintf("%s/%d/key", at, i), "key %q appears twice; the last value is kept", k)
 		}
-		obj[k] = cv.entryValue(m, childPath(path, k), fmt.Sprintf("%s/%d", at, i))
+		obj[k] = cv.entryValue(m, cv.childPath(path, k), cv.a.join(at, "/", strconv.Itoa(i)))
 	}
 	return obj
 }
 
-func childPath(path, key string) string {
+// childPath is the data path of key in the map at path (a's).
+func (cv *v08Conv) childPath(path, key string) string {
 	if path == "/" {
-		return "/" + escape(key)
+		return cv.a.join("/", escape(key))
 	}
-	return path + "/" + escape(key)
+	return cv.a.join(path, "/", escape(key))
 }
 
 // entryValue is the value of one adjacency-list entry. A string that
@@ -533,7 +534,7 @@ func (cv *v08Conv) entryValue(e map[string]any, path, at string) any {
 		switch k {
 		case "valueMap":
 			list, _ := x.([]any)
-			val = cv.contents(list, path, at+"/valueMap")
+			val = cv.contents(list, path, cv.a.join(at, "/valueMap"))
 		case "valueString":
 			val = jsonInString(x)
 		default:

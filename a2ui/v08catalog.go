@@ -2,7 +2,7 @@ package a2ui
 
 import (
 	"encoding/json"
-	"fmt"
+	"strconv"
 )
 
 // v08Mapper moves a v0.8 standard-catalog component's properties into its
@@ -59,7 +59,7 @@ var v08Catalog = map[string]v08Mapper{
 		for i, x := range items {
 			it, _ := x.(map[string]any)
 			tab := cv.a.obj()
-			if t, ok := cv.bound(it["title"], fmt.Sprintf("%s/tabItems/%d/title", at, i)); ok {
+			if t, ok := cv.bound(it["title"], cv.a.join(at, "/tabItems/", strconv.Itoa(i), "/title")); ok {
 				tab["title"] = t
 			}
 			cv.ref(it, tab, "child", "child")
@@ -86,7 +86,7 @@ var v08Catalog = map[string]v08Mapper{
 				for i, x := range list {
 					e, _ := x.(map[string]any)
 					k, _ := e["key"].(string)
-					if v, ok := cv.bound(e["value"], fmt.Sprintf("%s/action/context/%d/value", at, i)); ok {
+					if v, ok := cv.bound(e["value"], cv.a.join(at, "/action/context/", strconv.Itoa(i), "/value")); ok {
 						ctx[k] = v
 					}
 				}
@@ -126,7 +126,7 @@ var v08Catalog = map[string]v08Mapper{
 		for i, x := range opts {
 			o, _ := x.(map[string]any)
 			opt := cv.a.kv("value", o["value"])
-			if l, ok := cv.bound(o["label"], fmt.Sprintf("%s/options/%d/label", at, i)); ok {
+			if l, ok := cv.bound(o["label"], cv.a.join(at, "/options/", strconv.Itoa(i), "/label")); ok {
 				opt["label"] = l
 			}
 			list = append(list, opt)
@@ -163,7 +163,7 @@ func layout(cv *v08Conv, in, out map[string]any, at string) {
 // bind copies a bound property, converted, under its v0.9.1 name.
 func (cv *v08Conv) bind(in, out map[string]any, at, from, to string) {
 	if x, ok := in[from]; ok {
-		if v, ok := cv.bound(x, at+"/"+from); ok {
+		if v, ok := cv.bound(x, cv.a.join(at, "/", from)); ok {
 			out[to] = v
 		}
 	}
