@@ -17,7 +17,7 @@ import (
 // message (text), which the next message lent the arena overwrites. So a
 // string decoded with an arena is kept past put only as a copy
 // (strings.Clone): a conversion returns bytes it encoded and errors
-// whose strings are its own (ownErrors), and a v0.8 converter clones
+// whose strings are its own (arena.ownErrors), and a v0.8 converter clones
 // the surface ids, roots and template paths it remembers.
 //
 // A conversion takes an arena (getArena), builds with it, encodes what
@@ -58,8 +58,16 @@ var poison bool
 
 var arenas = sync.Pool{New: func() any { return new(arena) }}
 
+// arenasOff, set by the package's tests, makes getArena lend nothing: a
+// conversion makes every map, list and string it builds, and gives what
+// it gives with arenas.
+var arenasOff bool
+
 // getArena takes an arena from the pool.
 func getArena() *arena {
+	if arenasOff {
+		return nil
+	}
 	return arenas.Get().(*arena)
 }
 
@@ -133,6 +141,21 @@ func (a *arena) list(n int) []any {
 	return l
 }
 
+// scratch returns the arena's buffer, empty, to encode into before
+// copying out; keep gives it back, grown.
+func (a *arena) scratch() []byte {
+	if a == nil {
+		return nil
+	}
+	return a.buf[:0]
+}
+
+func (a *arena) keep(b []byte) {
+	if a != nil {
+		a.buf = b
+	}
+}
+
 // encode encodes v (appendJSON) into bytes of their own.
 func (a *arena) encode(v any) []byte {
 	if a == nil {
@@ -179,12 +202,28 @@ func (a *arena) join(parts ...string) string {
 	return unsafe.String(unsafe.SliceData(a.paths[start:]), n)
 }
 
-// ownErrors makes the strings of errs copies of their own, not strings
-// an arena lent (see arena).
-func ownErrors(errs []Error) {
+// ownErrors makes the strings of errs that are a's copies of their own
+// (see arena).
+func (a *arena) ownErrors(errs []Error) {
 	for i := range errs {
 		e := &errs[i]
-		e.Rule, e.SurfaceID = strings.Clone(e.Rule), strings.Clone(e.SurfaceID)
-		e.Path, e.Message = strings.Clone(e.Path), strings.Clone(e.Message)
+		e.SurfaceID, e.Path, e.Message = a.clone(e.SurfaceID), a.clone(e.Path), a.clone(e.Message)
 	}
+}
+
+// clone returns s, copied if it is a's.
+func (a *arena) clone(s string) string {
+	if a != nil && len(s) > 0 && (within(s, a.text) || within(s, a.paths)) {
+		return strings.Clone(s)
+	}
+	return s
+}
+
+// within reports whether s is in b's memory.
+func within(s string, b []byte) bool {
+	if cap(b) == 0 {
+		return false
+	}
+	p, start := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(b[:1])))
+	return p >= start && p < start+uintptr(cap(b))
 }

@@ -76,7 +76,7 @@ var v09Ops = map[string]string{
 func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	a := getArena()
 	out, errs := v.downgradeIn(a, m, idx)
-	ownErrors(errs)
+	a.ownErrors(errs)
 	a.put() // out is encoded: none of it is a's
 	return out, errs
 }
@@ -128,8 +128,8 @@ func (v *Validator) downgradeIn(a *arena, m []byte, idx int) (json.RawMessage, [
 		return nil, dc.errs
 	}
 	msg := a.kv(v09Ops[op], out)
-	a.buf = appendJSON(a.buf[:0], msg)
-	enc := a.buf
+	enc := appendJSON(a.scratch(), msg)
+	a.keep(enc)
 	k, passed := v.verdicts.passed(v.v08, checkV08Output, enc)
 	if passed {
 		return bytes.Clone(enc), dc.errs

@@ -137,7 +137,7 @@ func (up *Upgrader) Finish() []Error {
 func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
 	a := getArena()
 	out, errs := v.upgradeV10In(a, m, sid, idx, version)
-	ownErrors(errs)
+	a.ownErrors(errs)
 	a.put() // out is encoded: none of it is a's
 	return out, errs
 }
@@ -186,12 +186,12 @@ func (v *Validator) upgradeV10In(a *arena, m []byte, sid string, idx int, versio
 	msgs, issues := v.convertV10(a, obj, sid, idx, version)
 	out := make([]json.RawMessage, len(msgs))
 	ends := make([]int, len(msgs))
-	buf := a.buf[:0]
+	buf := a.scratch()
 	for i, o := range msgs {
 		buf = appendJSON(buf, o)
 		ends[i] = len(buf)
 	}
-	a.buf = buf
+	a.keep(buf)
 	own := append([]byte(nil), buf...)
 	start := 0
 	for i, end := range ends {

@@ -86,7 +86,7 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 	// its surface's beginRendering keeps it (v08Pending).
 	a := getArena()
 	out, errs, held := c.convert(a, b)
-	ownErrors(errs)
+	a.ownErrors(errs)
 	if !held {
 		a.put() // out is encoded: none of it is a's
 	}
@@ -288,7 +288,7 @@ func (c *V08Converter) begin(a *arena, sf *v08Surface, sid string, body map[stri
 	for _, p := range pending {
 		o, e := c.convertOp(a, sf, sid, p.op, p.body, p.index)
 		out = append(out, o...)
-		ownErrors(e)
+		p.a.ownErrors(e)
 		errs = append(errs, e...)
 		p.a.put()
 	}
