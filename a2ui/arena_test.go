@@ -144,6 +144,16 @@ func FuzzArenas(f *testing.F) {
 		if json.Unmarshal(data, &msgs) != nil {
 			return
 		}
+		for _, m := range msgs {
+			// Downgrade and the v1.0 conversion take any one operation
+			// of a message that carries several, so two runs may differ.
+			var ops map[string]json.RawMessage
+			json.Unmarshal(m, &ops)
+			delete(ops, "version")
+			if len(ops) > 1 {
+				return
+			}
+		}
 		sameWithoutArenas(t, v, msgs, other)
 	})
 }
