@@ -41,6 +41,8 @@ type arena struct {
 	// paths holds the JSON Pointers joined (join); a full one is left to
 	// the strings cut from it and replaced.
 	paths []byte
+	// checks is Downgrade's list of components to check.
+	checks []componentCheck
 }
 
 // Bounds of what an arena keeps once put back: one that grew past them
@@ -101,6 +103,8 @@ func (a *arena) put() {
 		}
 	}
 	a.text, a.paths = a.text[:0], a.paths[:0]
+	clear(a.checks[:cap(a.checks)])
+	a.checks = a.checks[:0]
 	if len(a.maps) > arenaMaxMaps || items > arenaMaxItems || cap(a.buf) > arenaMaxBuf || cap(a.text) > arenaMaxBuf {
 		return
 	}
@@ -139,6 +143,17 @@ func (a *arena) list(n int) []any {
 	l := a.lists[a.chunk][a.off : a.off+n : a.off+n]
 	a.off += n
 	return l
+}
+
+// componentChecks lends an empty list of n componentChecks' room.
+func (a *arena) componentChecks(n int) []componentCheck {
+	if a == nil {
+		return make([]componentCheck, 0, n)
+	}
+	if cap(a.checks) < n {
+		a.checks = make([]componentCheck, 0, n)
+	}
+	return a.checks[:0]
 }
 
 // scratch returns the arena's buffer, empty, to encode into before

@@ -165,6 +165,8 @@ type down struct {
 	checks []componentCheck
 	// refused counts the components checkComponents left out.
 	refused int
+	// props is the component being converted.
+	props props8
 }
 
 // componentCheck is one converted component waiting for its v0.8
@@ -254,7 +256,7 @@ func (d *down) createSurface(in map[string]any) map[string]any {
 func (d *down) updateComponents(in map[string]any) map[string]any {
 	list, _ := in["components"].([]any)
 	comps := d.a.list(len(list))[:0]
-	d.checks = make([]componentCheck, 0, len(list))
+	d.checks = d.a.componentChecks(len(list))
 	for i, x := range list {
 		c, _ := x.(map[string]any)
 		if w := d.component(c, d.a.join("/updateComponents/components/", strconv.Itoa(i))); w != nil {
@@ -283,15 +285,20 @@ func (d *down) component(in map[string]any, at string) map[string]any {
 		return nil
 	}
 	rest := in // the decoded message is the conversion's own to take apart
+	boxedID := rest["id"] // boxed already
+	if _, ok := boxedID.(string); !ok {
+		boxedID = ""
+	}
 	delete(rest, "id")
 	delete(rest, "component")
-	w := d.a.kv("id", id)
+	w := d.a.kv("id", boxedID)
 	if wt, ok := rest["weight"]; ok {
 		w["weight"] = wt
 		delete(rest, "weight")
 	}
 	props := d.a.obj()
-	typ8 := mapper(&props8{d: d, in: rest, out: props, at: at})
+	d.props = props8{d: d, in: rest, out: props, at: at}
+	typ8 := mapper(&d.props)
 	for _, k := range sortedKeys(rest) {
 		switch k {
 		case "accessibility":
@@ -372,7 +379,7 @@ func (p *props8) children() {
 	}
 	switch c := x.(type) {
 	case []any:
-		p.out["children"] = p.d.a.kv("explicitList", c)
+		p.out["children"] = p.d.a.kv("explicitList", x) // x, not c: boxed already
 	case map[string]any:
 		t := p.d.a.kv("componentId", c["componentId"])
 		t["dataBinding"] = c["path"]
@@ -592,8 +599,10 @@ func (p *props8) action() {
 func (d *down) bound(x any, kind, at string) (any, bool) {
 	switch t := x.(type) {
 	case map[string]any:
-		if p, ok := t["path"].(string); ok {
-			return d.a.kv("path", p), true
+		if p, ok := t["path"]; ok {
+			if _, ok := p.(string); ok {
+				return d.a.kv("path", p), true
+			}
 		}
 		if _, ok := t["call"]; ok {
 			return d.call(t, kind, at)
@@ -601,12 +610,12 @@ func (d *down) bound(x any, kind, at string) (any, bool) {
 		d.lossy(at, "an object literal has no v0.8 form; sent as its JSON text")
 		return d.a.kv("literalString", string(appendJSON(nil, t))), true
 	case string:
-		return d.a.kv("literalString", t), true
+		return d.a.kv("literalString", x), true // x, not t: boxed already
 	case json.Number:
 		if kind == "string" {
 			return d.a.kv("literalString", t.String()), true
 		}
-		return d.a.kv("literalNumber", t), true
+		return d.a.kv("literalNumber", x), true
 	case bool:
 		if kind == "string" {
 			return d.a.kv("literalString", strconv.FormatBool(t)), true
@@ -614,7 +623,7 @@ func (d *down) bound(x any, kind, at string) (any, bool) {
 		return d.a.kv("literalBoolean", t), true
 	case []any:
 		if kind == "array" {
-			return d.a.kv("literalArray", t), true
+			return d.a.kv("literalArray", x), true
 		}
 		d.lossy(at, "a list literal has no v0.8 form here; sent as its JSON text")
 		return d.a.kv("literalString", string(appendJSON(nil, t))), true
@@ -720,9 +729,9 @@ func (d *down) entry(k string, x any, depth int, at string) map[string]any {
 		if s := strings.TrimSpace(t); len(s) >= 2 && ((s[0] == '{' && s[len(s)-1] == '}') || (s[0] == '[' && s[len(s)-1] == ']')) {
 			d.lossy(at, "a string that looks like JSON is read as JSON by the official v0.8 renderer")
 		}
-		e["valueString"] = t
+		e["valueString"] = x // x, not t: boxed already
 	case json.Number:
-		e["valueNumber"] = t
+		e["valueNumber"] = x
 	case bool:
 		e["valueBoolean"] = t
 	case map[string]any:

@@ -201,6 +201,19 @@ func (v *Validator) upgradeV10In(a *arena, m []byte, sid string, idx int, versio
 	return out, issues
 }
 
+// knownNames are the operations and versions probeVersion reads most.
+var knownNames = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{schemas.V08, schemas.V10, "beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface",
+		"createSurface", "updateComponents", "updateDataModel"} {
+		m[s] = s
+	}
+	for _, s := range schemas.Versions {
+		m[s] = s
+	}
+	return m
+}()
+
 func joinVersions() string {
 	var b bytes.Buffer
 	for i, s := range schemas.Versions {
@@ -253,8 +266,14 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 				i = j
 				continue
 			}
-			// The string, made only where it is kept.
-			str := func() string { return string(m[i+1 : j]) }
+			// The string, made only where it is kept (a name most
+			// messages use is not made).
+			str := func() string {
+				if s, ok := knownNames[string(m[i+1:j])]; ok {
+					return s
+				}
+				return string(m[i+1 : j])
+			}
 			if escaped {
 				var s string
 				if json.Unmarshal(m[i:j+1], &s) != nil {

@@ -408,6 +408,21 @@ func (cv *v08Conv) id(id string) string {
 	return id
 }
 
+// idValue is id for a decoded value x (its string, else ""), given as x
+// itself when it stays the same: boxed already.
+func (cv *v08Conv) idValue(x any) any {
+	s, ok := x.(string)
+	switch id := cv.id(s); {
+	case id == "root":
+		return "root"
+	case id == "root~v08":
+		return "root~v08"
+	case ok:
+		return x
+	}
+	return ""
+}
+
 // bound converts a v0.8 bound value ({"literalString"|"literalNumber"|
 // "literalBoolean"|"literalArray": x} and/or {"path": p}) to a v0.9.1
 // dynamic value: the literal, or {"path": p}. Both: the binding, and the
@@ -437,9 +452,9 @@ func (cv *v08Conv) bound(v any, at string) (any, bool) {
 		} else {
 			cv.lossy(at, "a literal with a relative path %q initialises each template item's data in v0.8; v0.9.1 has no such initialisation, so the literal is left out", p)
 		}
-		return cv.a.kv("path", p), true
+		return cv.a.kv("path", m["path"]), true
 	case hasPath:
-		return cv.a.kv("path", p), true
+		return cv.a.kv("path", m["path"]), true // boxed already
 	case hasLit:
 		return lit, true
 	}
@@ -450,7 +465,6 @@ func (cv *v08Conv) bound(v any, at string) (any, bool) {
 // component flattens one v0.8 component wrapper and maps its catalog
 // type and properties. nil when there is nothing to convert.
 func (cv *v08Conv) component(w map[string]any, at string) map[string]any {
-	id, _ := w["id"].(string)
 	comp, _ := w["component"].(map[string]any)
 	if len(comp) != 1 {
 		cv.lossy(at+"/component", "a component wrapper holds exactly one component type, got %d; left out", len(comp))
@@ -462,7 +476,7 @@ func (cv *v08Conv) component(w map[string]any, at string) map[string]any {
 		typ = k
 		props, _ = v.(map[string]any)
 	}
-	out := cv.a.kv("id", cv.id(id))
+	out := cv.a.kv("id", cv.idValue(w["id"]))
 	if wt, ok := w["weight"]; ok {
 		out["weight"] = wt
 	}
@@ -471,7 +485,7 @@ func (cv *v08Conv) component(w map[string]any, at string) map[string]any {
 	if mapper == nil {
 		return nil // not in the standard catalog: the schema check refused it
 	}
-	out["component"] = typ
+	out["component"] = v08Types[typ]
 	mapper(cv, props, out, pat)
 	return out
 }

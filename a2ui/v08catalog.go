@@ -153,6 +153,15 @@ var v08Catalog = map[string]v08Mapper{
 	},
 }
 
+// v08Types are the types of v08Catalog, each boxed once.
+var v08Types = func() map[string]any {
+	m := make(map[string]any, len(v08Catalog))
+	for typ := range v08Catalog {
+		m[typ] = typ
+	}
+	return m
+}()
+
 // layout maps Row and Column.
 func layout(cv *v08Conv, in, out map[string]any, at string) {
 	cv.children(in, out, at)
@@ -178,8 +187,8 @@ func copyProp(in, out map[string]any, from, to string) {
 
 // ref copies a component reference, mapping the id.
 func (cv *v08Conv) ref(in, out map[string]any, from, to string) {
-	if id, ok := in[from].(string); ok {
-		out[to] = cv.id(id)
+	if _, ok := in[from].(string); ok {
+		out[to] = cv.idValue(in[from])
 	}
 }
 
@@ -190,8 +199,8 @@ func (cv *v08Conv) children(in, out map[string]any, at string) {
 	if list, ok := ch["explicitList"].([]any); ok {
 		ids := cv.a.list(len(list))[:0]
 		for _, x := range list {
-			if id, ok := x.(string); ok {
-				ids = append(ids, cv.id(id))
+			if _, ok := x.(string); ok {
+				ids = append(ids, cv.idValue(x))
 			}
 		}
 		out["children"] = ids
@@ -201,8 +210,7 @@ func (cv *v08Conv) children(in, out map[string]any, at string) {
 		return
 	}
 	if t, ok := ch["template"].(map[string]any); ok {
-		id, _ := t["componentId"].(string)
-		m := cv.a.kv("componentId", cv.id(id))
+		m := cv.a.kv("componentId", cv.idValue(t["componentId"]))
 		m["path"] = t["dataBinding"]
 		out["children"] = m
 		return
