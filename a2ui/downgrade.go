@@ -284,7 +284,7 @@ func (d *down) component(in map[string]any, at string) map[string]any {
 			Message: fmt.Sprintf("component %q (%s) is not in the v0.8 standard catalog; left out", id, typ)})
 		return nil
 	}
-	rest := in // the decoded message is the conversion's own to take apart
+	rest := in            // the decoded message is the conversion's own to take apart
 	boxedID := rest["id"] // boxed already
 	if _, ok := boxedID.(string); !ok {
 		boxedID = ""
