@@ -284,8 +284,10 @@ func (d *down) component(in map[string]any, at string) map[string]any {
 			Message: fmt.Sprintf("component %q (%s) is not in the v0.8 standard catalog; left out", id, typ)})
 		return nil
 	}
-	rest := in            // the decoded message is the conversion's own to take apart
-	boxedID := rest["id"] // boxed already
+	// The decoded message is the conversion's own to take apart; its id
+	// is boxed already.
+	rest := in
+	boxedID := rest["id"]
 	if _, ok := boxedID.(string); !ok {
 		boxedID = ""
 	}
