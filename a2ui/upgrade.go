@@ -268,11 +268,12 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 			}
 			// The string, made only where it is kept (a name most
 			// messages use is not made).
+			raw := m[i+1 : j]
 			str := func() string {
-				if s, ok := knownNames[string(m[i+1:j])]; ok {
+				if s, ok := knownNames[string(raw)]; ok {
 					return s
 				}
-				return string(m[i+1 : j])
+				return string(raw)
 			}
 			if escaped {
 				var s string
@@ -281,7 +282,7 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 				}
 				str = func() string { return s }
 			}
-			isVersion := !escaped && string(m[i+1:j]) == "version" || escaped && str() == "version"
+			isVersion := !escaped && string(raw) == "version" || escaped && str() == "version"
 			switch {
 			case expectKey && depth == 1:
 				expectKey, inOp, key2SID = false, false, false
@@ -291,7 +292,7 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 					op, inOp, inVersion = str(), true, false
 				}
 			case expectKey && depth == 2:
-				key2SID, expectKey = !escaped && string(m[i+1:j]) == "surfaceId" || escaped && str() == "surfaceId", false
+				key2SID, expectKey = !escaped && string(raw) == "surfaceId" || escaped && str() == "surfaceId", false
 			case depth == 1 && inVersion:
 				version = str()
 			case depth == 2 && inOp && key2SID:
