@@ -7,7 +7,7 @@ import (
 )
 
 // arena lends the maps and lists one message's conversion builds (the
-// message decoded, the message converted) and takes them back, cleared,
+// message decoded, the messages converted) and takes them back, cleared,
 // when nothing refers to them any more, so that converting a message
 // allocates next to nothing for them once the process has converted a
 // few: conversion is otherwise mostly allocation, and the collector the
@@ -45,8 +45,9 @@ type arena struct {
 	checks []componentCheck
 }
 
-// Bounds of what an arena keeps once put back: one that grew past them
-// for a huge message is left to the collector.
+// Bounds of what an arena keeps once put back (maps, list items, bytes
+// of buf or text): one that grew past them for a huge message is left
+// to the collector. arenaChunk is the size of a chunk of lists.
 const (
 	arenaMaxMaps  = 4096
 	arenaMaxItems = 1 << 16
@@ -54,8 +55,9 @@ const (
 	arenaChunk    = 512
 )
 
-// poison, set by the package's tests, overwrites an arena's text when it
-// is put back, so a string kept past put without a copy shows.
+// poison, set by the package's tests, overwrites an arena's text and
+// paths when it is put back, so a string kept past put without a copy
+// shows.
 var poison bool
 
 var arenas = sync.Pool{New: func() any { return new(arena) }}
