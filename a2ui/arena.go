@@ -47,12 +47,20 @@ type arena struct {
 
 // Bounds of what an arena keeps once put back (maps, list items, bytes
 // of buf or text): one that grew past them for a huge message is left
-// to the collector. arenaChunk is the size of a chunk of lists.
+// to the collector, and so is a map that held more than arenaMaxMapLen
+// keys (clearing a map keeps its room). arenaChunk is the size of a
+// chunk of lists.
 const (
-	arenaMaxMaps  = 4096
-	arenaMaxItems = 1 << 16
-	arenaMaxBuf   = 1 << 20
-	arenaChunk    = 512
+	arenaMaxMaps   = 1024
+	arenaMaxItems  = 1 << 14
+	arenaMaxBuf    = 256 << 10
+	arenaMaxMapLen = 16
+	arenaChunk     = 512
+	// arenaTextSlack is the room beyond four times a message's size its
+	// copy may keep; arenaHeldBytes the most of each other buffer an
+	// arena held with its message keeps (trim).
+	arenaTextSlack = 16 << 10
+	arenaHeldBytes = 16 << 10
 )
 
 // poison, set by the package's tests, overwrites an arena's text and
@@ -77,10 +85,19 @@ func getArena() *arena {
 
 // put clears what a lent and returns it to the pool.
 func (a *arena) put() {
-	if a == nil {
-		return
+	if a != nil && a.reset() {
+		arenas.Put(a)
 	}
-	for _, m := range a.maps[:a.used] {
+}
+
+// reset clears what a lent; false when a grew past the bounds of what the
+// pool keeps.
+func (a *arena) reset() bool {
+	for i, m := range a.maps[:a.used] {
+		if len(m) > arenaMaxMapLen {
+			a.maps[i] = nil // made again when lent
+			continue
+		}
 		clear(m)
 	}
 	a.used = 0
@@ -107,10 +124,7 @@ func (a *arena) put() {
 	a.text, a.paths = a.text[:0], a.paths[:0]
 	clear(a.checks[:cap(a.checks)])
 	a.checks = a.checks[:0]
-	if len(a.maps) > arenaMaxMaps || items > arenaMaxItems || cap(a.buf) > arenaMaxBuf || cap(a.text) > arenaMaxBuf {
-		return
-	}
-	arenas.Put(a)
+	return len(a.maps) <= arenaMaxMaps && items <= arenaMaxItems && cap(a.buf) <= arenaMaxBuf && cap(a.text) <= arenaMaxBuf
 }
 
 // obj lends an empty map.
@@ -119,9 +133,13 @@ func (a *arena) obj() map[string]any {
 		return map[string]any{}
 	}
 	if a.used == len(a.maps) {
-		a.maps = append(a.maps, make(map[string]any, 8))
+		a.maps = append(a.maps, nil)
 	}
 	m := a.maps[a.used]
+	if m == nil {
+		m = make(map[string]any, 8)
+		a.maps[a.used] = m
+	}
 	a.used++
 	return m
 }
@@ -145,6 +163,28 @@ func (a *arena) list(n int) []any {
 	l := a.lists[a.chunk][a.off : a.off+n : a.off+n]
 	a.off += n
 	return l
+}
+
+// trim lets go of the buffers a conversion uses beside its message (the
+// encoding, the paths, the decoder's stack) when they are large, for an
+// arena kept with its message (a v0.8 message held for its surface's
+// beginRendering).
+func (a *arena) trim() {
+	if a == nil {
+		return
+	}
+	if cap(a.buf) > arenaHeldBytes {
+		a.buf = nil
+	}
+	if cap(a.paths) > arenaHeldBytes {
+		a.paths = nil
+	}
+	if cap(a.items) > arenaHeldBytes/16 {
+		a.items = nil
+	}
+	if cap(a.checks) > arenaHeldBytes/64 {
+		a.checks = nil
+	}
 }
 
 // componentChecks lends an empty list of n componentChecks' room.
@@ -193,6 +233,11 @@ func (a *arena) kv(k string, v any) map[string]any {
 func (a *arena) own(b []byte) string {
 	if a == nil {
 		return string(b)
+	}
+	if cap(a.text) > 4*len(b)+arenaTextSlack {
+		// No room a held message pins for long; within the slack, the
+		// room of the last messages is reused.
+		a.text = make([]byte, 0, len(b))
 	}
 	a.text = append(a.text[:0], b...)
 	return unsafe.String(unsafe.SliceData(a.text), len(a.text))

@@ -16,6 +16,37 @@ import (
 // results.
 func init() { poison = true }
 
+// TestArenaBounds: what an arena keeps is bounded by what it lends now:
+// a map that held many keys is not kept, the copy of a message is sized
+// to it, an arena held with its message lets go of large buffers the
+// message does not use, and one that grew too big is not pooled again.
+func TestArenaBounds(t *testing.T) {
+	a := new(arena)
+	big, small := a.obj(), a.obj()
+	for i := range arenaMaxMapLen + 1 {
+		big[fmt.Sprint(i)] = i
+	}
+	small["k"] = 1
+	if !a.reset() || a.maps[0] != nil || a.maps[1] == nil || len(a.maps[1]) != 0 {
+		t.Fatalf("after reset: maps %v", a.maps)
+	}
+	a.own(make([]byte, 4*arenaTextSlack))
+	if a.own([]byte("x")); cap(a.text) > 4+arenaTextSlack {
+		t.Errorf("a 1-byte message keeps %d bytes of text", cap(a.text))
+	}
+	a.encode(strings.Repeat("x", 2*arenaHeldBytes))
+	a.join(strings.Repeat("/a", arenaHeldBytes))
+	p := a.join("/b")
+	a.trim()
+	if a.buf != nil || a.paths != nil || p != "/b" {
+		t.Errorf("trimmed: buf %d, paths %d, a path %q", cap(a.buf), cap(a.paths), p)
+	}
+	a.own(make([]byte, arenaMaxBuf+1))
+	if a.reset() {
+		t.Error("an arena with a text of more than arenaMaxBuf would be pooled")
+	}
+}
+
 // conversions is what every conversion gives for msgs, in a form that
 // compares equal when the results are the same: the messages and their
 // sources as they are, the issues sorted, each message as the set of its

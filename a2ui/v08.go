@@ -82,12 +82,12 @@ func (v *Validator) NewV08Converter(version string) *V08Converter {
 // the held ones when it comes) and what could not be converted.
 func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 	// The message decoded is a's until it is converted: a goes back to
-	// the pool then, or when its surface is deleted; a message held for
-	// its surface's beginRendering keeps it (v08Pending).
+	// the pool then. A message held for its surface's beginRendering
+	// keeps a (v08Pending) until it is converted or its surface deleted.
 	a := getArena()
 	out, errs, held := c.convert(a, b)
-	a.ownErrors(errs)
 	if !held {
+		a.ownErrors(errs)
 		a.put() // out is encoded: none of it is a's
 	}
 	return out, errs
@@ -168,6 +168,7 @@ func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Erro
 			return nil, fail(RuleTooLarge, sid, pointer(op, "surfaceId"), fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held)), false
 		}
 		c.held++
+		a.trim()
 		sf.pending = append(sf.pending, v08Pending{idx, op, body, len(b), a})
 		return nil, nil, true
 	}
