@@ -11,15 +11,9 @@ import (
 	"testing"
 )
 
-// The package's tests overwrite an arena's copy of a message when it is
-// put back, so a decoded string kept without a copy shows in their
-// results.
-func init() { poison = true }
-
-// TestArenaBounds: what an arena keeps is bounded by what it lends now:
-// a map that held many keys is not kept, the copy of a message is sized
-// to it, an arena held with its message lets go of large buffers the
-// message does not use, and one that grew too big is not pooled again.
+// TestArenaBounds: what an arena keeps is bounded: a map that held many
+// keys is not kept, and an arena whose buffer grew too big is not pooled
+// again.
 func TestArenaBounds(t *testing.T) {
 	a := new(arena)
 	big, small := a.obj(), a.obj()
@@ -30,20 +24,37 @@ func TestArenaBounds(t *testing.T) {
 	if !a.reset() || a.maps[0] != nil || a.maps[1] == nil || len(a.maps[1]) != 0 {
 		t.Fatalf("after reset: maps %v", a.maps)
 	}
-	a.own(make([]byte, 4*arenaTextSlack))
-	if a.own([]byte("x")); cap(a.text) > 4+arenaTextSlack {
-		t.Errorf("a 1-byte message keeps %d bytes of text", cap(a.text))
-	}
-	a.encode(strings.Repeat("x", 2*arenaHeldBytes))
-	a.join(strings.Repeat("/a", arenaHeldBytes))
-	p := a.join("/b")
-	a.trim()
-	if a.buf != nil || a.paths != nil || p != "/b" {
-		t.Errorf("trimmed: buf %d, paths %d, a path %q", cap(a.buf), cap(a.paths), p)
-	}
-	a.own(make([]byte, arenaMaxBuf+1))
+	a.encode(strings.Repeat("x", arenaMaxBuf))
 	if a.reset() {
-		t.Error("an arena with a text of more than arenaMaxBuf would be pooled")
+		t.Error("an arena with a buffer of more than arenaMaxBuf would be pooled")
+	}
+}
+
+// TestV08HeldKeepsNoArena: a v0.8 message held for its surface's
+// beginRendering keeps no arena (every arena taken is back in the pool
+// once Convert returns) and no part of the caller's buffer; it is
+// converted whole when beginRendering comes.
+func TestV08HeldKeepsNoArena(t *testing.T) {
+	countArenas = true
+	defer func() { countArenas = false }()
+	c := MustValidator(Options{}).NewV08Converter("")
+	b := []byte(`{"surfaceUpdate":{"surfaceId":"s","components":[{"id":"root","component":{"Text":{"text":{"literalString":"held text"}}}}]}}`)
+	before := arenasOut.Load()
+	if out, errs := c.Convert(b); len(out) != 0 || len(errs) != 0 {
+		t.Fatalf("surfaceUpdate before beginRendering: %v, %v", out, errs)
+	}
+	if n := arenasOut.Load() - before; n != 0 {
+		t.Errorf("a held message keeps %d arenas", n)
+	}
+	for i := range b {
+		b[i] = '#' // the caller's buffer, reused
+	}
+	out, errs := c.Convert([]byte(`{"beginRendering":{"surfaceId":"s","root":"root"}}`))
+	if len(errs) != 0 || len(out) != 2 || !strings.Contains(string(out[1].Message), `"held text"`) {
+		t.Fatalf("beginRendering: %v, %v", out, errs)
+	}
+	if n := arenasOut.Load() - before; n != 0 {
+		t.Errorf("%d arenas out after beginRendering", n)
 	}
 }
 
@@ -78,7 +89,7 @@ func conversions(v *Validator, msgs []json.RawMessage) []string {
 	d = v.Downgrade(u.Messages)
 	add("upgrade, downgrade", d.Messages, d.Sources, d.Issues)
 	up := v.NewUpgrader("v0.9.1")
-	for _, m := range msgs { // one part each: held v0.8 messages keep their arenas
+	for _, m := range msgs { // one part each: v0.8 messages held and decoded again
 		n := up.Next([]json.RawMessage{m})
 		add("next", n.Messages, n.Sources, n.Issues)
 	}

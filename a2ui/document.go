@@ -98,7 +98,7 @@ const maxDecodeDepth = 1000
 
 // whole decodes the one value b holds, with nothing after it.
 func (d *decoder) whole() (any, bool) {
-	d.s = d.a.own(d.b)
+	d.s = string(d.b)
 	if d.a != nil {
 		d.items = d.a.items[:0]
 		defer func() { d.a.items = d.items[:0] }()

@@ -76,12 +76,11 @@ var v09Ops = map[string]string{
 func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	a := getArena()
 	out, errs := v.downgradeIn(a, m, idx)
-	a.ownErrors(errs)
 	a.put() // out is encoded: none of it is a's
 	return out, errs
 }
 
-// downgradeIn is downgrade with the maps, lists and strings of the
+// downgradeIn is downgrade with the maps and lists of the
 // message decoded and converted lent by a.
 func (v *Validator) downgradeIn(a *arena, m []byte, idx int) (json.RawMessage, []Error) {
 	ver, sid, _ := probeVersion(m)
@@ -259,7 +258,7 @@ func (d *down) updateComponents(in map[string]any) map[string]any {
 	d.checks = d.a.componentChecks(len(list))
 	for i, x := range list {
 		c, _ := x.(map[string]any)
-		if w := d.component(c, d.a.join("/updateComponents/components/", strconv.Itoa(i))); w != nil {
+		if w := d.component(c, join("/updateComponents/components/", strconv.Itoa(i))); w != nil {
 			comps = append(comps, w)
 		}
 	}
@@ -343,7 +342,7 @@ func (p *props8) copy(from, to string) {
 // kind ("string", "number", "boolean", "array").
 func (p *props8) bind(from, to, kind string) {
 	if x, ok := p.take(from); ok {
-		if b, ok := p.d.bound(x, kind, p.d.a.join(p.at, "/", escape(from))); ok {
+		if b, ok := p.d.bound(x, kind, join(p.at, "/", escape(from))); ok {
 			p.out[to] = b
 		}
 	}
@@ -448,7 +447,7 @@ var v091Catalog = map[string]func(p *props8) string{
 		for i, x := range list {
 			t, _ := x.(map[string]any)
 			it := p.d.a.kv("child", t["child"])
-			if b, ok := p.d.bound(t["title"], "string", p.d.a.join(p.at, "/tabs/", strconv.Itoa(i), "/title")); ok {
+			if b, ok := p.d.bound(t["title"], "string", join(p.at, "/tabs/", strconv.Itoa(i), "/title")); ok {
 				it["title"] = b
 			}
 			items = append(items, it)
@@ -515,7 +514,7 @@ var v091Catalog = map[string]func(p *props8) string{
 		for i, x := range list {
 			o, _ := x.(map[string]any)
 			opt := p.d.a.kv("value", o["value"])
-			if b, ok := p.d.bound(o["label"], "string", p.d.a.join(p.at, "/options/", strconv.Itoa(i), "/label")); ok {
+			if b, ok := p.d.bound(o["label"], "string", join(p.at, "/options/", strconv.Itoa(i), "/label")); ok {
 				opt["label"] = b
 			}
 			out = append(out, opt)
@@ -565,24 +564,24 @@ func (p *props8) action() {
 		return
 	}
 	a, _ := x.(map[string]any)
-	at := p.d.a.join(p.at, "/action")
+	at := join(p.at, "/action")
 	var name any
 	var ctx map[string]any
 	if ev, ok := a["event"].(map[string]any); ok {
 		name = ev["name"]
 		ctx, _ = ev["context"].(map[string]any)
-		at = p.d.a.join(at, "/event/context")
+		at = join(at, "/event/context")
 	} else if fc, ok := a["functionCall"].(map[string]any); ok {
 		name = fc["call"]
 		ctx, _ = fc["args"].(map[string]any)
 		p.d.lossy(at+"/functionCall", "v0.8 buttons cannot run a client function: a click sends the action %q with its arguments to the agent instead", name)
-		at = p.d.a.join(at, "/functionCall/args")
+		at = join(at, "/functionCall/args")
 	}
 	out := p.d.a.kv("name", name)
 	if len(ctx) > 0 {
 		list := p.d.a.list(len(ctx))[:0]
 		for _, k := range sortedKeys(ctx) {
-			if b, ok := p.d.bound(ctx[k], "", p.d.a.join(at, "/", escape(k))); ok {
+			if b, ok := p.d.bound(ctx[k], "", join(at, "/", escape(k))); ok {
 				e := p.d.a.kv("key", k)
 				e["value"] = b
 				list = append(list, e)
@@ -716,7 +715,7 @@ func (d *down) entries(obj map[string]any, depth int, at string) []any {
 		if strings.ContainsAny(k, "./[") {
 			d.lossy(at+"/"+escape(k), "key %q: the official v0.8 renderer reads '.', '/' and '[n]' in a key as a path, so this value lands elsewhere", k)
 		}
-		out = append(out, d.entry(k, obj[k], depth, d.a.join(at, "/", escape(k))))
+		out = append(out, d.entry(k, obj[k], depth, join(at, "/", escape(k))))
 	}
 	return out
 }

@@ -137,12 +137,11 @@ func (up *Upgrader) Finish() []Error {
 func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
 	a := getArena()
 	out, errs := v.upgradeV10In(a, m, sid, idx, version)
-	a.ownErrors(errs)
 	a.put() // out is encoded: none of it is a's
 	return out, errs
 }
 
-// upgradeV10In is upgradeV10 with the maps, lists and strings of the
+// upgradeV10In is upgradeV10 with the maps and lists of the
 // message decoded and converted lent by a.
 func (v *Validator) upgradeV10In(a *arena, m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
 	if version == "" {

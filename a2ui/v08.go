@@ -1,6 +1,7 @@
 package a2ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -60,12 +61,13 @@ type v08Surface struct {
 	templates map[string]bool
 }
 
+// v08Pending is a message held for its surface's beginRendering: its
+// own copy of the message, decoded again then, so that what it holds is
+// its size, and no arena.
 type v08Pending struct {
 	index int
 	op    string
-	body  map[string]any
-	size  int    // the message's bytes
-	a     *arena // body's
+	raw   []byte
 }
 
 // NewV08Converter starts a converter whose output carries version
@@ -81,37 +83,30 @@ func (v *Validator) NewV08Converter(version string) *V08Converter {
 // messages it becomes (none while its surface waits for beginRendering;
 // the held ones when it comes) and what could not be converted.
 func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
-	// The message decoded is a's until it is converted: a goes back to
-	// the pool then. A message held for its surface's beginRendering
-	// keeps a (v08Pending) until it is converted or its surface deleted.
 	a := getArena()
-	out, errs, held := c.convert(a, b)
-	if !held {
-		a.ownErrors(errs)
-		a.put() // out is encoded: none of it is a's
-	}
+	out, errs := c.convert(a, b)
+	a.put() // out is encoded, a message held is copied: none of it is a's
 	return out, errs
 }
 
-// convert is Convert with the maps, lists and strings of the message
-// decoded and converted lent by a; held reports that the message waits
-// for its surface's beginRendering, a with it.
-func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Error, held bool) {
+// convert is Convert with the maps and lists of the message decoded and
+// converted lent by a.
+func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Error) {
 	idx := c.index
 	c.index++
 	fail := func(rule, sid, path, msg string) []Error {
 		return []Error{{Rule: rule, SurfaceID: sid, Path: path, Message: msg, Index: idx}}
 	}
 	if len(b) > c.v.opts.MaxMessageBytes {
-		return nil, fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), c.v.opts.MaxMessageBytes)), false
+		return nil, fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), c.v.opts.MaxMessageBytes))
 	}
 	doc, rule, path, msg := decodeMessageIn(b, c.v.opts.MaxDepth, a)
 	if rule != "" {
-		return nil, fail(rule, "", path, msg), false
+		return nil, fail(rule, "", path, msg)
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fail(RuleInvalidEnvelope, "", "", "a message is a JSON object"), false
+		return nil, fail(RuleInvalidEnvelope, "", "", "a message is a JSON object")
 	}
 	if obj["version"] == schemas.V08 {
 		// Not in the v0.8 schema, yet some emitters stamp it.
@@ -122,19 +117,19 @@ func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Erro
 		switch k {
 		case "beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface":
 			if op != "" {
-				return nil, fail(RuleInvalidEnvelope, "", "", "a v0.8 message carries exactly one operation, got "+op+" and "+k), false
+				return nil, fail(RuleInvalidEnvelope, "", "", "a v0.8 message carries exactly one operation, got "+op+" and "+k)
 			}
 			op = k
 		}
 	}
 	if op == "" {
-		return nil, fail(RuleInvalidEnvelope, "", "", "no v0.8 operation (beginRendering, surfaceUpdate, dataModelUpdate or deleteSurface)"), false
+		return nil, fail(RuleInvalidEnvelope, "", "", "no v0.8 operation (beginRendering, surfaceUpdate, dataModelUpdate or deleteSurface)")
 	}
 	body, _ := obj[op].(map[string]any)
 	sid, _ := body["surfaceId"].(string)
 	if k, ok := c.v.verdicts.passed(c.v.v08, checkV08Input, b); !ok {
 		if errs := c.v.schemaV08(doc, op, body, sid, idx); len(errs) > 0 {
-			return nil, errs, false
+			return nil, errs
 		}
 		c.v.verdicts.remember(k)
 	}
@@ -142,15 +137,12 @@ func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Erro
 	if op == "deleteSurface" {
 		if sf != nil {
 			c.held -= len(sf.pending)
-			for _, p := range sf.pending {
-				p.a.put()
-			}
 		}
 		delete(c.surfaces, sid)
 		if sf == nil || !sf.begun {
-			return nil, nil, false // never shown: nothing to delete
+			return nil, nil // never shown: nothing to delete
 		}
-		return []Converted{{c.envelope(a, "deleteSurface", a.kv("surfaceId", sid)), idx}}, nil, false
+		return []Converted{{c.envelope(a, "deleteSurface", a.kv("surfaceId", sid)), idx}}, nil
 	}
 	if sf == nil {
 		sf = &v08Surface{templates: map[string]bool{}}
@@ -158,22 +150,19 @@ func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Erro
 	}
 	if op == "beginRendering" {
 		if sf.begun {
-			return nil, fail(RuleV08NotExpressible, sid, "/beginRendering", "beginRendering again on a surface already rendering: v0.9.1 cannot change a surface's root or theme; ignored"), false
+			return nil, fail(RuleV08NotExpressible, sid, "/beginRendering", "beginRendering again on a surface already rendering: v0.9.1 cannot change a surface's root or theme; ignored")
 		}
-		out, errs = c.begin(a, sf, sid, body, idx)
-		return out, errs, false
+		return c.begin(a, sf, sid, body, idx)
 	}
 	if !sf.begun {
 		if c.held >= c.v.opts.MaxHeldMessages {
-			return nil, fail(RuleTooLarge, sid, pointer(op, "surfaceId"), fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held)), false
+			return nil, fail(RuleTooLarge, sid, pointer(op, "surfaceId"), fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held))
 		}
 		c.held++
-		a.trim()
-		sf.pending = append(sf.pending, v08Pending{idx, op, body, len(b), a})
-		return nil, nil, true
+		sf.pending = append(sf.pending, v08Pending{idx, op, bytes.Clone(b)})
+		return nil, nil
 	}
-	out, errs = c.convertOp(a, sf, sid, op, body, idx)
-	return out, errs, false
+	return c.convertOp(a, sf, sid, op, body, idx)
 }
 
 // schemaV08 checks a v0.8 message against server_to_client.json and each
@@ -247,8 +236,8 @@ func (c *V08Converter) envelope(a *arena, op string, body map[string]any) json.R
 
 // begin turns beginRendering into createSurface and lets the held
 // messages out.
-// The messages held are converted with a (the beginRendering's arena),
-// then their own arenas go back to the pool.
+// The messages held are decoded again and converted with a (the
+// beginRendering's arena).
 func (c *V08Converter) begin(a *arena, sf *v08Surface, sid string, body map[string]any, idx int) ([]Converted, []Error) {
 	var errs []Error
 	sf.begun = true
@@ -279,19 +268,23 @@ func (c *V08Converter) begin(a *arena, sf *v08Surface, sid string, body map[stri
 	pending := sf.pending
 	sf.pending = nil
 	c.held -= len(pending)
+	bodies := make([]map[string]any, len(pending))
+	for i, p := range pending {
+		doc, _, _, _ := decodeMessageIn(p.raw, c.v.opts.MaxDepth, a) // decoded once already
+		obj, _ := doc.(map[string]any)
+		bodies[i], _ = obj[p.op].(map[string]any)
+	}
 	// Template paths first: data sent before the components still meets
 	// the templates that iterate it.
-	for _, p := range pending {
+	for i, p := range pending {
 		if p.op == "surfaceUpdate" {
-			sf.collectTemplates(p.body)
+			sf.collectTemplates(bodies[i])
 		}
 	}
-	for _, p := range pending {
-		o, e := c.convertOp(a, sf, sid, p.op, p.body, p.index)
+	for i, p := range pending {
+		o, e := c.convertOp(a, sf, sid, p.op, bodies[i], p.index)
 		out = append(out, o...)
-		p.a.ownErrors(e)
 		errs = append(errs, e...)
-		p.a.put()
 	}
 	return out, errs
 }
@@ -307,7 +300,7 @@ func (c *V08Converter) convertOp(a *arena, sf *v08Surface, sid, op string, body 
 		list, _ := body["components"].([]any)
 		comps := a.list(len(list))[:0]
 		for i, x := range list {
-			if m := cv.component(x.(map[string]any), a.join("/surfaceUpdate/components/", strconv.Itoa(i))); m != nil {
+			if m := cv.component(x.(map[string]any), join("/surfaceUpdate/components/", strconv.Itoa(i))); m != nil {
 				comps = append(comps, m)
 			}
 		}
@@ -481,7 +474,7 @@ func (cv *v08Conv) component(w map[string]any, at string) map[string]any {
 	if wt, ok := w["weight"]; ok {
 		out["weight"] = wt
 	}
-	pat := cv.a.join(at, "/component/", escape(typ))
+	pat := join(at, "/component/", escape(typ))
 	mapper := v08Catalog[typ]
 	if mapper == nil {
 		return nil // not in the standard catalog: the schema check refused it
@@ -503,7 +496,7 @@ func (cv *v08Conv) contents(entries []any, path, at string) any {
 		arr := cv.a.list(len(entries))[:0]
 		for i, e := range entries {
 			m, _ := e.(map[string]any)
-			arr = append(arr, cv.entryValue(m, cv.childPath(path, entryKey(e)), cv.a.join(at, "/", strconv.Itoa(i))))
+			arr = append(arr, cv.entryValue(m, cv.childPath(path, entryKey(e)), join(at, "/", strconv.Itoa(i))))
 		}
 		if len(entries) > 0 {
 			cv.lossy(at, "a template iterates %s, a map in v0.8: its %d values become an array in entry order (v0.9.1 templates iterate arrays); an absolute path through one of its keys no longer resolves", path, len(entries))
@@ -517,7 +510,7 @@ func (cv *v08Conv) contents(entries []any, path, at string) any {
 		if _, dup := obj[k]; dup {
 			cv.lossy(fmt.Sprintf("%s/%d/key", at, i), "key %q appears twice; the last value is kept", k)
 		}
-		obj[k] = cv.entryValue(m, cv.childPath(path, k), cv.a.join(at, "/", strconv.Itoa(i)))
+		obj[k] = cv.entryValue(m, cv.childPath(path, k), join(at, "/", strconv.Itoa(i)))
 	}
 	return obj
 }
@@ -525,9 +518,9 @@ func (cv *v08Conv) contents(entries []any, path, at string) any {
 // childPath is the data path of key in the map at path (a's).
 func (cv *v08Conv) childPath(path, key string) string {
 	if path == "/" {
-		return cv.a.join("/", escape(key))
+		return join("/", escape(key))
 	}
-	return cv.a.join(path, "/", escape(key))
+	return join(path, "/", escape(key))
 }
 
 // entryValue is the value of one adjacency-list entry. A string that
@@ -549,7 +542,7 @@ func (cv *v08Conv) entryValue(e map[string]any, path, at string) any {
 		switch k {
 		case "valueMap":
 			list, _ := x.([]any)
-			val = cv.contents(list, path, cv.a.join(at, "/valueMap"))
+			val = cv.contents(list, path, join(at, "/valueMap"))
 		case "valueString":
 			val = jsonInString(x)
 		default:
