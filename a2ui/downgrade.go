@@ -342,7 +342,7 @@ func (p *props8) copy(from, to string) {
 // kind ("string", "number", "boolean", "array").
 func (p *props8) bind(from, to, kind string) {
 	if x, ok := p.take(from); ok {
-		if b, ok := p.d.bound(x, kind, join(p.at, "/", escape(from))); ok {
+		if b, ok := p.d.bound(x, kind, p.at, "/", escape(from)); ok {
 			p.out[to] = b
 		}
 	}
@@ -447,7 +447,7 @@ var v091Catalog = map[string]func(p *props8) string{
 		for i, x := range list {
 			t, _ := x.(map[string]any)
 			it := p.d.a.kv("child", t["child"])
-			if b, ok := p.d.bound(t["title"], "string", join(p.at, "/tabs/", strconv.Itoa(i), "/title")); ok {
+			if b, ok := p.d.bound(t["title"], "string", p.at, "/tabs/", strconv.Itoa(i), "/title"); ok {
 				it["title"] = b
 			}
 			items = append(items, it)
@@ -514,7 +514,7 @@ var v091Catalog = map[string]func(p *props8) string{
 		for i, x := range list {
 			o, _ := x.(map[string]any)
 			opt := p.d.a.kv("value", o["value"])
-			if b, ok := p.d.bound(o["label"], "string", join(p.at, "/options/", strconv.Itoa(i), "/label")); ok {
+			if b, ok := p.d.bound(o["label"], "string", p.at, "/options/", strconv.Itoa(i), "/label"); ok {
 				opt["label"] = b
 			}
 			out = append(out, opt)
@@ -581,7 +581,7 @@ func (p *props8) action() {
 	if len(ctx) > 0 {
 		list := p.d.a.list(len(ctx))[:0]
 		for _, k := range sortedKeys(ctx) {
-			if b, ok := p.d.bound(ctx[k], "", join(at, "/", escape(k))); ok {
+			if b, ok := p.d.bound(ctx[k], "", at, "/", escape(k)); ok {
 				e := p.d.a.kv("key", k)
 				e["value"] = b
 				list = append(list, e)
@@ -596,8 +596,9 @@ func (p *props8) action() {
 // an action's context value, any scalar): a literal as literalString,
 // literalNumber, literalBoolean or literalArray, a binding as {path}, a
 // function call as the value it formats (see call). ok is false when
-// nothing of it can be said.
-func (d *down) bound(x any, kind, at string) (any, bool) {
+// nothing of it can be said. at is the parts of its JSON Pointer,
+// joined only for an issue.
+func (d *down) bound(x any, kind string, at ...string) (any, bool) {
 	switch t := x.(type) {
 	case map[string]any:
 		if p, ok := t["path"]; ok {
@@ -606,9 +607,9 @@ func (d *down) bound(x any, kind, at string) (any, bool) {
 			}
 		}
 		if _, ok := t["call"]; ok {
-			return d.call(t, kind, at)
+			return d.call(t, kind, join(at...))
 		}
-		d.lossy(at, "an object literal has no v0.8 form; sent as its JSON text")
+		d.lossy(join(at...), "an object literal has no v0.8 form; sent as its JSON text")
 		return d.a.kv("literalString", string(appendJSON(nil, t))), true
 	case string:
 		return d.a.kv("literalString", x), true // x, not t: boxed already
@@ -626,10 +627,10 @@ func (d *down) bound(x any, kind, at string) (any, bool) {
 		if kind == "array" {
 			return d.a.kv("literalArray", x), true
 		}
-		d.lossy(at, "a list literal has no v0.8 form here; sent as its JSON text")
+		d.lossy(join(at...), "a list literal has no v0.8 form here; sent as its JSON text")
 		return d.a.kv("literalString", string(appendJSON(nil, t))), true
 	case nil:
-		d.lossy(at, "null has no v0.8 form; left out")
+		d.lossy(join(at...), "null has no v0.8 form; left out")
 		return nil, false
 	}
 	return nil, false

@@ -421,8 +421,9 @@ func (cv *v08Conv) idValue(x any) any {
 // "literalBoolean"|"literalArray": x} and/or {"path": p}) to a v0.9.1
 // dynamic value: the literal, or {"path": p}. Both: the binding, and the
 // literal initialises the data at p. ok is false when there is nothing
-// to say.
-func (cv *v08Conv) bound(v any, at string) (any, bool) {
+// to say. at is the parts of its JSON Pointer, joined only for an
+// issue.
+func (cv *v08Conv) bound(v any, at ...string) (any, bool) {
 	m, isMap := v.(map[string]any)
 	if !isMap {
 		return v, true // not boxed (a schema-valid message never gets here)
@@ -432,7 +433,7 @@ func (cv *v08Conv) bound(v any, at string) (any, bool) {
 	for _, k := range [...]string{"literalString", "literalNumber", "literalBoolean", "literalArray"} {
 		if x, ok := m[k]; ok {
 			if hasLit {
-				cv.lossy(at+"/"+k, "a bound value has more than one literal; the first is kept")
+				cv.lossy(join(at...)+"/"+k, "a bound value has more than one literal; the first is kept")
 				continue
 			}
 			lit, hasLit = x, true
@@ -444,7 +445,7 @@ func (cv *v08Conv) bound(v any, at string) (any, bool) {
 		if strings.HasPrefix(p, "/") {
 			cv.inits = append(cv.inits, dataInit{p, lit})
 		} else {
-			cv.lossy(at, "a literal with a relative path %q initialises each template item's data in v0.8; v0.9.1 has no such initialisation, so the literal is left out", p)
+			cv.lossy(join(at...), "a literal with a relative path %q initialises each template item's data in v0.8; v0.9.1 has no such initialisation, so the literal is left out", p)
 		}
 		return cv.a.kv("path", m["path"]), true
 	case hasPath:
@@ -452,7 +453,7 @@ func (cv *v08Conv) bound(v any, at string) (any, bool) {
 	case hasLit:
 		return lit, true
 	}
-	cv.lossy(at, "a bound value with neither a literal nor a path; left out")
+	cv.lossy(join(at...), "a bound value with neither a literal nor a path; left out")
 	return nil, false
 }
 

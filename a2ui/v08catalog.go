@@ -59,7 +59,7 @@ var v08Catalog = map[string]v08Mapper{
 		for i, x := range items {
 			it, _ := x.(map[string]any)
 			tab := cv.a.obj()
-			if t, ok := cv.bound(it["title"], join(at, "/tabItems/", strconv.Itoa(i), "/title")); ok {
+			if t, ok := cv.bound(it["title"], at, "/tabItems/", strconv.Itoa(i), "/title"); ok {
 				tab["title"] = t
 			}
 			cv.ref(it, tab, "child", "child")
@@ -86,7 +86,7 @@ var v08Catalog = map[string]v08Mapper{
 				for i, x := range list {
 					e, _ := x.(map[string]any)
 					k, _ := e["key"].(string)
-					if v, ok := cv.bound(e["value"], join(at, "/action/context/", strconv.Itoa(i), "/value")); ok {
+					if v, ok := cv.bound(e["value"], at, "/action/context/", strconv.Itoa(i), "/value"); ok {
 						ctx[k] = v
 					}
 				}
@@ -126,7 +126,7 @@ var v08Catalog = map[string]v08Mapper{
 		for i, x := range opts {
 			o, _ := x.(map[string]any)
 			opt := cv.a.kv("value", o["value"])
-			if l, ok := cv.bound(o["label"], join(at, "/options/", strconv.Itoa(i), "/label")); ok {
+			if l, ok := cv.bound(o["label"], at, "/options/", strconv.Itoa(i), "/label"); ok {
 				opt["label"] = l
 			}
 			list = append(list, opt)
@@ -172,7 +172,7 @@ func layout(cv *v08Conv, in, out map[string]any, at string) {
 // bind copies a bound property, converted, under its v0.9.1 name.
 func (cv *v08Conv) bind(in, out map[string]any, at, from, to string) {
 	if x, ok := in[from]; ok {
-		if v, ok := cv.bound(x, join(at, "/", from)); ok {
+		if v, ok := cv.bound(x, at, "/", from); ok {
 			out[to] = v
 		}
 	}
