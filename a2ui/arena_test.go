@@ -153,8 +153,8 @@ func officialMessages(t *testing.T) [][]json.RawMessage {
 // TestArenasSameResults: every conversion of every official example
 // (v0.8 and v1.0 up, v0.9.1 down, up then down, one message at a time)
 // gives the same with arenas as without, converted again and after
-// other messages, with each arena's copy of its message overwritten
-// once it is back in the pool.
+// other messages (a map or list kept past put is cleared and lent again
+// then, so it shows).
 func TestArenasSameResults(t *testing.T) {
 	v := MustValidator(Options{})
 	all := officialMessages(t)
