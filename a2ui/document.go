@@ -34,7 +34,13 @@ func decodeDocument(b []byte) (any, error) {
 // to scanJSON and decodeDocument, which decide and word the error. rule
 // is "" when doc is the message.
 func decodeMessage(b []byte, maxDepth int) (doc any, rule, path, msg string) {
-	d := decoder{b: b, limit: min(maxDepth, maxDecodeDepth)}
+	return decodeMessageIn(b, maxDepth, nil)
+}
+
+// decodeMessageIn is decodeMessage with the maps and lists of doc lent by
+// a.
+func decodeMessageIn(b []byte, maxDepth int, a *arena) (doc any, rule, path, msg string) {
+	d := decoder{b: b, limit: min(maxDepth, maxDecodeDepth), a: a}
 	if v, ok := d.whole(); ok {
 		return v, "", "", ""
 	}
@@ -82,6 +88,8 @@ type decoder struct {
 	// limit, when not 0, is the nesting past which the decoder gives up,
 	// and it gives up on a duplicate key too (decodeMessage).
 	limit int
+	// a lends the maps and lists decoded (nil: they are made).
+	a *arena
 }
 
 // maxDecodeDepth is the nesting past which the decoder gives up (scanJSON
@@ -91,6 +99,10 @@ const maxDecodeDepth = 1000
 // whole decodes the one value b holds, with nothing after it.
 func (d *decoder) whole() (any, bool) {
 	d.s = string(d.b)
+	if d.a != nil {
+		d.items = d.a.items[:0]
+		defer func() { d.a.items = d.items[:0] }()
+	}
 	v, ok := d.value(0)
 	if !ok {
 		return nil, false
@@ -162,7 +174,12 @@ func (d *decoder) value(depth int) (any, bool) {
 			return nil, false
 		}
 		d.i++
-		m := map[string]any{}
+		var m map[string]any
+		if d.ordered {
+			m = map[string]any{}
+		} else {
+			m = d.a.obj()
+		}
 		var keys []string
 		for more := !d.empty('}'); more; {
 			d.ws()
@@ -213,7 +230,7 @@ func (d *decoder) value(depth int) (any, bool) {
 				return nil, false
 			}
 		}
-		arr := make([]any, len(d.items)-start)
+		arr := d.a.list(len(d.items) - start)
 		copy(arr, d.items[start:])
 		clear(d.items[start:])
 		d.items = d.items[:start]

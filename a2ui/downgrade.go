@@ -1,6 +1,7 @@
 package a2ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -73,6 +74,15 @@ var v09Ops = map[string]string{
 
 // downgrade converts one message (see Validator.Downgrade).
 func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
+	a := getArena()
+	out, errs := v.downgradeIn(a, m, idx)
+	a.put() // out is encoded: none of it is a's
+	return out, errs
+}
+
+// downgradeIn is downgrade with the maps and lists of the
+// message decoded and converted lent by a.
+func (v *Validator) downgradeIn(a *arena, m []byte, idx int) (json.RawMessage, []Error) {
 	ver, sid, _ := probeVersion(m)
 	fail := func(rule, path, msg string) []Error {
 		return []Error{{Rule: rule, SurfaceID: sid, Path: path, Message: msg, Index: idx}}
@@ -86,7 +96,7 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	if len(m) > v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
 	}
-	doc, rule, path, why := decodeMessage(m, v.opts.MaxDepth)
+	doc, rule, path, why := decodeMessageIn(m, v.opts.MaxDepth, a)
 	if rule != "" {
 		return nil, fail(rule, path, why)
 	}
@@ -101,7 +111,7 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 		return nil, fail(RuleUnknownMessage, "", "no v0.9 operation (createSurface, updateComponents, updateDataModel or deleteSurface) to convert to v0.8; left out")
 	}
 	body, _ := obj[op].(map[string]any)
-	dc := down{v: v, sid: sid, idx: idx}
+	dc := down{v: v, a: a, sid: sid, idx: idx}
 	var out map[string]any
 	switch op {
 	case "createSurface":
@@ -111,16 +121,17 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	case "updateDataModel":
 		out = dc.updateDataModel(body)
 	case "deleteSurface":
-		out = map[string]any{"surfaceId": sid}
+		out = a.kv("surfaceId", sid)
 	}
 	if out == nil {
 		return nil, dc.errs
 	}
-	msg := map[string]any{v09Ops[op]: out}
-	enc := appendJSON(make([]byte, 0, len(m)/2+256), msg)
+	msg := a.kv(v09Ops[op], out)
+	enc := appendJSON(a.scratch(), msg)
+	a.keep(enc)
 	k, passed := v.verdicts.passed(v.v08, checkV08Output, enc)
 	if passed {
-		return enc, dc.errs
+		return bytes.Clone(enc), dc.errs
 	}
 	if op == "updateComponents" && !dc.checkComponents(out) {
 		return nil, dc.errs
@@ -133,16 +144,17 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 		return nil, append(dc.errs, errs...)
 	}
 	if dc.refused > 0 {
-		return appendJSON(enc[:0], msg), dc.errs
+		return appendJSON(nil, msg), dc.errs
 	}
 	v.verdicts.remember(k)
-	return enc, dc.errs
+	return bytes.Clone(enc), dc.errs
 }
 
 // down converts the parts of one v0.9.1 message to v0.8, collecting what
 // it cannot say.
 type down struct {
 	v    *Validator
+	a    *arena // lends the maps built
 	sid  string
 	idx  int
 	errs []Error
@@ -152,6 +164,8 @@ type down struct {
 	checks []componentCheck
 	// refused counts the components checkComponents left out.
 	refused int
+	// props is the component being converted.
+	props props8
 }
 
 // componentCheck is one converted component waiting for its v0.8
@@ -211,12 +225,13 @@ func v08CatalogOf(id string) string {
 }
 
 func (d *down) createSurface(in map[string]any) map[string]any {
-	out := map[string]any{"surfaceId": d.sid, "root": "root"}
+	out := d.a.kv("surfaceId", d.sid)
+	out["root"] = "root"
 	if c, ok := in["catalogId"].(string); ok {
 		out["catalogId"] = v08CatalogOf(c)
 	}
 	if th, ok := in["theme"].(map[string]any); ok {
-		styles := map[string]any{}
+		styles := d.a.obj()
 		for _, k := range sortedKeys(th) {
 			switch k {
 			case "primaryColor":
@@ -239,11 +254,11 @@ func (d *down) createSurface(in map[string]any) map[string]any {
 
 func (d *down) updateComponents(in map[string]any) map[string]any {
 	list, _ := in["components"].([]any)
-	comps := make([]any, 0, len(list))
-	d.checks = make([]componentCheck, 0, len(list))
+	comps := d.a.list(len(list))[:0]
+	d.checks = d.a.componentChecks(len(list))
 	for i, x := range list {
 		c, _ := x.(map[string]any)
-		if w := d.component(c, pointer("updateComponents", "components", i)); w != nil {
+		if w := d.component(c, join("/updateComponents/components/", strconv.Itoa(i))); w != nil {
 			comps = append(comps, w)
 		}
 	}
@@ -251,7 +266,9 @@ func (d *down) updateComponents(in map[string]any) map[string]any {
 		d.lossy(pointer("updateComponents", "components"), "no component of this message can be said in v0.8; left out")
 		return nil
 	}
-	return map[string]any{"surfaceId": d.sid, "components": comps}
+	out := d.a.kv("surfaceId", d.sid)
+	out["components"] = comps
+	return out
 }
 
 // component wraps one flat v0.9.1 component as a v0.8 one, to be checked
@@ -266,16 +283,23 @@ func (d *down) component(in map[string]any, at string) map[string]any {
 			Message: fmt.Sprintf("component %q (%s) is not in the v0.8 standard catalog; left out", id, typ)})
 		return nil
 	}
-	rest := in // the decoded message is the conversion's own to take apart
+	// The decoded message is the conversion's own to take apart; its id
+	// is boxed already.
+	rest := in
+	boxedID := rest["id"]
+	if _, ok := boxedID.(string); !ok {
+		boxedID = ""
+	}
 	delete(rest, "id")
 	delete(rest, "component")
-	w := map[string]any{"id": id}
+	w := d.a.kv("id", boxedID)
 	if wt, ok := rest["weight"]; ok {
 		w["weight"] = wt
 		delete(rest, "weight")
 	}
-	props := map[string]any{}
-	typ8 := mapper(&props8{d: d, in: rest, out: props, at: at})
+	props := d.a.obj()
+	d.props = props8{d: d, in: rest, out: props, at: at}
+	typ8 := mapper(&d.props)
 	for _, k := range sortedKeys(rest) {
 		switch k {
 		case "accessibility":
@@ -287,7 +311,7 @@ func (d *down) component(in map[string]any, at string) map[string]any {
 		}
 	}
 	d.checks = append(d.checks, componentCheck{id: id, typ8: typ8, at: at, props: props, errAt: len(d.errs)})
-	w["component"] = map[string]any{typ8: props}
+	w["component"] = d.a.kv(typ8, props)
 	return w
 }
 
@@ -318,7 +342,7 @@ func (p *props8) copy(from, to string) {
 // kind ("string", "number", "boolean", "array").
 func (p *props8) bind(from, to, kind string) {
 	if x, ok := p.take(from); ok {
-		if b, ok := p.d.bound(x, kind, p.at+"/"+escape(from)); ok {
+		if b, ok := p.d.bound(x, kind, p.at, "/", escape(from)); ok {
 			p.out[to] = b
 		}
 	}
@@ -356,9 +380,11 @@ func (p *props8) children() {
 	}
 	switch c := x.(type) {
 	case []any:
-		p.out["children"] = map[string]any{"explicitList": c}
+		p.out["children"] = p.d.a.kv("explicitList", x) // x, not c: boxed already
 	case map[string]any:
-		p.out["children"] = map[string]any{"template": map[string]any{"componentId": c["componentId"], "dataBinding": c["path"]}}
+		t := p.d.a.kv("componentId", c["componentId"])
+		t["dataBinding"] = c["path"]
+		p.out["children"] = p.d.a.kv("template", t)
 	}
 }
 
@@ -386,7 +412,7 @@ var v091Catalog = map[string]func(p *props8) string{
 		if s, ok := p.in["name"].(string); ok && v091OnlyIcons[s] {
 			delete(p.in, "name")
 			p.d.lossy(p.at+"/name", "icon %q is not in the v0.8 icon set; shown as the text %q", s, s)
-			p.out["text"] = map[string]any{"literalString": s}
+			p.out["text"] = p.d.a.kv("literalString", s)
 			p.out["usageHint"] = "caption"
 			return "Text"
 		}
@@ -417,11 +443,11 @@ var v091Catalog = map[string]func(p *props8) string{
 	"Tabs": func(p *props8) string {
 		tabs, _ := p.take("tabs")
 		list, _ := tabs.([]any)
-		items := make([]any, 0, len(list))
+		items := p.d.a.list(len(list))[:0]
 		for i, x := range list {
 			t, _ := x.(map[string]any)
-			it := map[string]any{"child": t["child"]}
-			if b, ok := p.d.bound(t["title"], "string", fmt.Sprintf("%s/tabs/%d/title", p.at, i)); ok {
+			it := p.d.a.kv("child", t["child"])
+			if b, ok := p.d.bound(t["title"], "string", p.at, "/tabs/", strconv.Itoa(i), "/title"); ok {
 				it["title"] = b
 			}
 			items = append(items, it)
@@ -459,7 +485,7 @@ var v091Catalog = map[string]func(p *props8) string{
 	"TextField": func(p *props8) string {
 		p.bind("label", "label", "string")
 		if _, ok := p.out["label"]; !ok {
-			p.out["label"] = map[string]any{"literalString": ""} // required in v0.8
+			p.out["label"] = p.d.a.kv("literalString", "") // required in v0.8
 		}
 		p.bind("value", "text", "string")
 		p.copy("variant", "textFieldType")
@@ -480,15 +506,15 @@ var v091Catalog = map[string]func(p *props8) string{
 	"ChoicePicker": func(p *props8) string {
 		p.bind("value", "selections", "array")
 		if _, ok := p.out["selections"]; !ok {
-			p.out["selections"] = map[string]any{"literalArray": []any{}} // required in v0.8
+			p.out["selections"] = p.d.a.kv("literalArray", []any{}) // required in v0.8
 		}
 		opts, _ := p.take("options")
 		list, _ := opts.([]any)
-		out := make([]any, 0, len(list))
+		out := p.d.a.list(len(list))[:0]
 		for i, x := range list {
 			o, _ := x.(map[string]any)
-			opt := map[string]any{"value": o["value"]}
-			if b, ok := p.d.bound(o["label"], "string", fmt.Sprintf("%s/options/%d/label", p.at, i)); ok {
+			opt := p.d.a.kv("value", o["value"])
+			if b, ok := p.d.bound(o["label"], "string", p.at, "/options/", strconv.Itoa(i), "/label"); ok {
 				opt["label"] = b
 			}
 			out = append(out, opt)
@@ -538,25 +564,27 @@ func (p *props8) action() {
 		return
 	}
 	a, _ := x.(map[string]any)
-	at := p.at + "/action"
+	at := join(p.at, "/action")
 	var name any
 	var ctx map[string]any
 	if ev, ok := a["event"].(map[string]any); ok {
 		name = ev["name"]
 		ctx, _ = ev["context"].(map[string]any)
-		at += "/event/context"
+		at = join(at, "/event/context")
 	} else if fc, ok := a["functionCall"].(map[string]any); ok {
 		name = fc["call"]
 		ctx, _ = fc["args"].(map[string]any)
 		p.d.lossy(at+"/functionCall", "v0.8 buttons cannot run a client function: a click sends the action %q with its arguments to the agent instead", name)
-		at += "/functionCall/args"
+		at = join(at, "/functionCall/args")
 	}
-	out := map[string]any{"name": name}
+	out := p.d.a.kv("name", name)
 	if len(ctx) > 0 {
-		list := make([]any, 0, len(ctx))
+		list := p.d.a.list(len(ctx))[:0]
 		for _, k := range sortedKeys(ctx) {
-			if b, ok := p.d.bound(ctx[k], "", at+"/"+escape(k)); ok {
-				list = append(list, map[string]any{"key": k, "value": b})
+			if b, ok := p.d.bound(ctx[k], "", at, "/", escape(k)); ok {
+				e := p.d.a.kv("key", k)
+				e["value"] = b
+				list = append(list, e)
 			}
 		}
 		out["context"] = list
@@ -568,38 +596,41 @@ func (p *props8) action() {
 // an action's context value, any scalar): a literal as literalString,
 // literalNumber, literalBoolean or literalArray, a binding as {path}, a
 // function call as the value it formats (see call). ok is false when
-// nothing of it can be said.
-func (d *down) bound(x any, kind, at string) (any, bool) {
+// nothing of it can be said. at is the parts of its JSON Pointer,
+// joined only for an issue.
+func (d *down) bound(x any, kind string, at ...string) (any, bool) {
 	switch t := x.(type) {
 	case map[string]any:
-		if p, ok := t["path"].(string); ok {
-			return map[string]any{"path": p}, true
+		if p, ok := t["path"]; ok {
+			if _, ok := p.(string); ok {
+				return d.a.kv("path", p), true
+			}
 		}
 		if _, ok := t["call"]; ok {
-			return d.call(t, kind, at)
+			return d.call(t, kind, join(at...))
 		}
-		d.lossy(at, "an object literal has no v0.8 form; sent as its JSON text")
-		return map[string]any{"literalString": string(appendJSON(nil, t))}, true
+		d.lossy(join(at...), "an object literal has no v0.8 form; sent as its JSON text")
+		return d.a.kv("literalString", string(appendJSON(nil, t))), true
 	case string:
-		return map[string]any{"literalString": t}, true
+		return d.a.kv("literalString", x), true // x, not t: boxed already
 	case json.Number:
 		if kind == "string" {
-			return map[string]any{"literalString": t.String()}, true
+			return d.a.kv("literalString", t.String()), true
 		}
-		return map[string]any{"literalNumber": t}, true
+		return d.a.kv("literalNumber", x), true
 	case bool:
 		if kind == "string" {
-			return map[string]any{"literalString": strconv.FormatBool(t)}, true
+			return d.a.kv("literalString", strconv.FormatBool(t)), true
 		}
-		return map[string]any{"literalBoolean": t}, true
+		return d.a.kv("literalBoolean", t), true
 	case []any:
 		if kind == "array" {
-			return map[string]any{"literalArray": t}, true
+			return d.a.kv("literalArray", x), true
 		}
-		d.lossy(at, "a list literal has no v0.8 form here; sent as its JSON text")
-		return map[string]any{"literalString": string(appendJSON(nil, t))}, true
+		d.lossy(join(at...), "a list literal has no v0.8 form here; sent as its JSON text")
+		return d.a.kv("literalString", string(appendJSON(nil, t))), true
 	case nil:
-		d.lossy(at, "null has no v0.8 form; left out")
+		d.lossy(join(at...), "null has no v0.8 form; left out")
 		return nil, false
 	}
 	return nil, false
@@ -628,10 +659,10 @@ func (d *down) call(fc map[string]any, kind, at string) (any, bool) {
 		}
 		if p, ok := onlyInterpolation(tmpl); ok {
 			d.lossy(at, "v0.8 has no formatString; its one interpolation %q is bound as a path", tmpl)
-			return map[string]any{"path": p}, true
+			return d.a.kv("path", p), true
 		}
 		d.lossy(at, "v0.8 has no formatString: the template %q is shown as it is, uninterpolated", tmpl)
-		return map[string]any{"literalString": tmpl}, true
+		return d.a.kv("literalString", tmpl), true
 	}
 	d.lossy(at, "v0.8 has no client functions: the value of %q is left out", name)
 	return nil, false
@@ -662,7 +693,8 @@ func (d *down) updateDataModel(in map[string]any) map[string]any {
 		return nil
 	}
 	at := pointer("updateDataModel", "value")
-	out := map[string]any{"surfaceId": d.sid, "path": path}
+	out := d.a.kv("surfaceId", d.sid)
+	out["path"] = path
 	if obj, ok := val.(map[string]any); ok {
 		out["contents"] = d.entries(obj, 0, at)
 		return out
@@ -679,12 +711,12 @@ func (d *down) updateDataModel(in map[string]any) map[string]any {
 
 // entries is a map as a v0.8 adjacency list, keys sorted.
 func (d *down) entries(obj map[string]any, depth int, at string) []any {
-	out := make([]any, 0, len(obj))
+	out := d.a.list(len(obj))[:0]
 	for _, k := range sortedKeys(obj) {
 		if strings.ContainsAny(k, "./[") {
 			d.lossy(at+"/"+escape(k), "key %q: the official v0.8 renderer reads '.', '/' and '[n]' in a key as a path, so this value lands elsewhere", k)
 		}
-		out = append(out, d.entry(k, obj[k], depth, at+"/"+escape(k)))
+		out = append(out, d.entry(k, obj[k], depth, join(at, "/", escape(k))))
 	}
 	return out
 }
@@ -693,15 +725,15 @@ func (d *down) entries(obj map[string]any, depth int, at string) []any {
 // valueBoolean, valueMap (one level, as the v0.8 schema allows), or JSON
 // text in valueString for a list or a deeper map.
 func (d *down) entry(k string, x any, depth int, at string) map[string]any {
-	e := map[string]any{"key": k}
+	e := d.a.kv("key", k)
 	switch t := x.(type) {
 	case string:
 		if s := strings.TrimSpace(t); len(s) >= 2 && ((s[0] == '{' && s[len(s)-1] == '}') || (s[0] == '[' && s[len(s)-1] == ']')) {
 			d.lossy(at, "a string that looks like JSON is read as JSON by the official v0.8 renderer")
 		}
-		e["valueString"] = t
+		e["valueString"] = x // x, not t: boxed already
 	case json.Number:
-		e["valueNumber"] = t
+		e["valueNumber"] = x
 	case bool:
 		e["valueBoolean"] = t
 	case map[string]any:

@@ -3,7 +3,7 @@ package a2ui
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
+	"strconv"
 )
 
 // Stable rule codes of validation errors, aligned with @ag-ui/a2ui-toolkit
@@ -86,15 +86,27 @@ func (e Error) ClientMessage(version string) []byte {
 
 // pointer joins JSON Pointer segments, escaping ~ and /.
 func pointer(segs ...any) string {
-	var b strings.Builder
+	var buf [128]byte
+	b := buf[:0]
 	for _, s := range segs {
-		b.WriteByte('/')
+		b = append(b, '/')
 		switch x := s.(type) {
 		case string:
-			b.WriteString(strings.ReplaceAll(strings.ReplaceAll(x, "~", "~0"), "/", "~1"))
+			for i := 0; i < len(x); i++ {
+				switch c := x[i]; c {
+				case '~':
+					b = append(b, "~0"...)
+				case '/':
+					b = append(b, "~1"...)
+				default:
+					b = append(b, c)
+				}
+			}
+		case int:
+			b = strconv.AppendInt(b, int64(x), 10)
 		default:
-			fmt.Fprint(&b, x)
+			b = fmt.Append(b, x)
 		}
 	}
-	return b.String()
+	return string(b)
 }

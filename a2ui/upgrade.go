@@ -135,6 +135,15 @@ func (up *Upgrader) Finish() []Error {
 // converts it (convertV10); a message that fails the schema is left out
 // and reported.
 func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
+	a := getArena()
+	out, errs := v.upgradeV10In(a, m, sid, idx, version)
+	a.put() // out is encoded: none of it is a's
+	return out, errs
+}
+
+// upgradeV10In is upgradeV10 with the maps and lists of the
+// message decoded and converted lent by a.
+func (v *Validator) upgradeV10In(a *arena, m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
 	if version == "" {
 		version = DefaultVersion
 	}
@@ -144,7 +153,7 @@ func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([
 	if len(m) > v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
 	}
-	doc, rule, path, msg := decodeMessage(m, v.opts.MaxDepth)
+	doc, rule, path, msg := decodeMessageIn(m, v.opts.MaxDepth, a)
 	if rule != "" {
 		return nil, fail(rule, path, msg)
 	}
@@ -173,16 +182,36 @@ func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([
 		}
 		v.verdicts.remember(k)
 	}
-	msgs, issues := v.convertV10(obj, sid, idx, version)
+	msgs, issues := v.convertV10(a, obj, sid, idx, version)
 	out := make([]json.RawMessage, len(msgs))
-	buf := make([]byte, 0, len(m)/2+256)
+	ends := make([]int, len(msgs))
+	buf := a.scratch()
 	for i, o := range msgs {
-		start := len(buf)
 		buf = appendJSON(buf, o)
-		out[i] = buf[start:len(buf):len(buf)]
+		ends[i] = len(buf)
+	}
+	a.keep(buf)
+	own := append([]byte(nil), buf...)
+	start := 0
+	for i, end := range ends {
+		out[i] = own[start:end:end]
+		start = end
 	}
 	return out, issues
 }
+
+// knownNames are the operations and versions probeVersion reads most.
+var knownNames = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{schemas.V08, schemas.V10, "beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface",
+		"createSurface", "updateComponents", "updateDataModel"} {
+		m[s] = s
+	}
+	for _, s := range schemas.Versions {
+		m[s] = s
+	}
+	return m
+}()
 
 func joinVersions() string {
 	var b bytes.Buffer
@@ -204,7 +233,10 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 	var stack [64]bool // open containers: true for an object
 	depth := 0
 	expectKey := false
-	key1, key2 := "", "" // the last key at depth 1 and 2
+	// The last key at depth 1 is "version" (inVersion) or the operation
+	// (inOp, also before any); the last at depth 2 is "surfaceId"
+	// (key2SID).
+	inVersion, inOp, key2SID := false, true, false
 	hasVersion := false
 	for i := 0; i < len(m); i++ {
 		switch c := m[i]; c {
@@ -233,26 +265,39 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 				i = j
 				continue
 			}
-			str := string(m[i+1 : j])
-			if escaped && json.Unmarshal(m[i:j+1], &str) != nil {
-				return "", "", ""
+			// The string, made only where it is kept (a name most
+			// messages use is not made).
+			raw := m[i+1 : j]
+			str := func() string {
+				if s, ok := knownNames[string(raw)]; ok {
+					return s
+				}
+				return string(raw)
 			}
-			i = j
+			if escaped {
+				var s string
+				if json.Unmarshal(m[i:j+1], &s) != nil {
+					return "", "", ""
+				}
+				str = func() string { return s }
+			}
+			isVersion := !escaped && string(raw) == "version" || escaped && str() == "version"
 			switch {
 			case expectKey && depth == 1:
-				key1, key2, expectKey = str, "", false
-				if str == "version" {
-					hasVersion = true
+				expectKey, inOp, key2SID = false, false, false
+				if isVersion {
+					hasVersion, inVersion = true, true
 				} else {
-					op = str
+					op, inOp, inVersion = str(), true, false
 				}
 			case expectKey && depth == 2:
-				key2, expectKey = str, false
-			case depth == 1 && key1 == "version":
-				version = str
-			case depth == 2 && key1 == op && key2 == "surfaceId":
-				surfaceID = str
+				key2SID, expectKey = !escaped && string(raw) == "surfaceId" || escaped && str() == "surfaceId", false
+			case depth == 1 && inVersion:
+				version = str()
+			case depth == 2 && inOp && key2SID:
+				surfaceID = str()
 			}
+			i = j
 		}
 	}
 	if depth != 0 || len(m) == 0 {

@@ -1,6 +1,7 @@
 package a2ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -60,11 +61,13 @@ type v08Surface struct {
 	templates map[string]bool
 }
 
+// v08Pending is a message held for its surface's beginRendering: its
+// own copy of the message, decoded again then, so that what it holds is
+// its size, and no arena.
 type v08Pending struct {
 	index int
 	op    string
-	body  map[string]any
-	size  int // the message's bytes
+	raw   []byte
 }
 
 // NewV08Converter starts a converter whose output carries version
@@ -80,6 +83,15 @@ func (v *Validator) NewV08Converter(version string) *V08Converter {
 // messages it becomes (none while its surface waits for beginRendering;
 // the held ones when it comes) and what could not be converted.
 func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
+	a := getArena()
+	out, errs := c.convert(a, b)
+	a.put() // out is encoded, a message held is copied: none of it is a's
+	return out, errs
+}
+
+// convert is Convert with the maps and lists of the message decoded and
+// converted lent by a.
+func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Error) {
 	idx := c.index
 	c.index++
 	fail := func(rule, sid, path, msg string) []Error {
@@ -88,7 +100,7 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 	if len(b) > c.v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), c.v.opts.MaxMessageBytes))
 	}
-	doc, rule, path, msg := decodeMessage(b, c.v.opts.MaxDepth)
+	doc, rule, path, msg := decodeMessageIn(b, c.v.opts.MaxDepth, a)
 	if rule != "" {
 		return nil, fail(rule, "", path, msg)
 	}
@@ -130,27 +142,27 @@ func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
 		if sf == nil || !sf.begun {
 			return nil, nil // never shown: nothing to delete
 		}
-		return []Converted{{c.envelope("deleteSurface", map[string]any{"surfaceId": sid}, 64+len(sid)), idx}}, nil
+		return []Converted{{c.envelope(a, "deleteSurface", a.kv("surfaceId", sid)), idx}}, nil
 	}
 	if sf == nil {
 		sf = &v08Surface{templates: map[string]bool{}}
-		c.surfaces[sid] = sf
+		c.surfaces[strings.Clone(sid)] = sf
 	}
 	if op == "beginRendering" {
 		if sf.begun {
 			return nil, fail(RuleV08NotExpressible, sid, "/beginRendering", "beginRendering again on a surface already rendering: v0.9.1 cannot change a surface's root or theme; ignored")
 		}
-		return c.begin(sf, sid, body, idx)
+		return c.begin(a, sf, sid, body, idx)
 	}
 	if !sf.begun {
 		if c.held >= c.v.opts.MaxHeldMessages {
 			return nil, fail(RuleTooLarge, sid, pointer(op, "surfaceId"), fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held))
 		}
 		c.held++
-		sf.pending = append(sf.pending, v08Pending{idx, op, body, len(b)})
+		sf.pending = append(sf.pending, v08Pending{idx, op, bytes.Clone(b)})
 		return nil, nil
 	}
-	return c.convertOp(sf, sid, op, body, idx, len(b))
+	return c.convertOp(a, sf, sid, op, body, idx)
 }
 
 // schemaV08 checks a v0.8 message against server_to_client.json and each
@@ -215,27 +227,31 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// envelope encodes a converted message; size is the v0.8 message's (the
-// v0.9.1 one takes about half as many bytes when that is indented, and
-// as many when not: the buffer grows then).
-func (c *V08Converter) envelope(op string, body map[string]any, size int) json.RawMessage {
-	return appendJSON(make([]byte, 0, size/2+256), map[string]any{"version": c.version, op: body})
+// envelope encodes a converted message (a lends the envelope).
+func (c *V08Converter) envelope(a *arena, op string, body map[string]any) json.RawMessage {
+	m := a.kv("version", c.version)
+	m[op] = body
+	return a.encode(m)
 }
 
 // begin turns beginRendering into createSurface and lets the held
 // messages out.
-func (c *V08Converter) begin(sf *v08Surface, sid string, body map[string]any, idx int) ([]Converted, []Error) {
+// The messages held are decoded again and converted with a (the
+// beginRendering's arena).
+func (c *V08Converter) begin(a *arena, sf *v08Surface, sid string, body map[string]any, idx int) ([]Converted, []Error) {
 	var errs []Error
 	sf.begun = true
-	sf.root, _ = body["root"].(string)
+	root, _ := body["root"].(string)
+	sf.root = strings.Clone(root)
 	cat, _ := body["catalogId"].(string)
 	switch cat {
 	case "", schemas.V08StandardCatalogID, schemas.V08MinimalCatalogID:
 		cat = schemas.BasicCatalogID
 	}
-	cs := map[string]any{"surfaceId": sid, "catalogId": cat}
+	cs := a.kv("surfaceId", sid)
+	cs["catalogId"] = cat
 	if styles, ok := body["styles"].(map[string]any); ok {
-		theme := map[string]any{}
+		theme := a.obj()
 		for _, k := range sortedKeys(styles) {
 			if k == "primaryColor" {
 				theme[k] = styles[k]
@@ -248,43 +264,55 @@ func (c *V08Converter) begin(sf *v08Surface, sid string, body map[string]any, id
 			cs["theme"] = theme
 		}
 	}
-	out := []Converted{{c.envelope("createSurface", cs, 256), idx}}
+	out := []Converted{{c.envelope(a, "createSurface", cs), idx}}
 	pending := sf.pending
 	sf.pending = nil
 	c.held -= len(pending)
+	bodies := make([]map[string]any, len(pending))
+	for i, p := range pending {
+		doc, _, _, _ := decodeMessageIn(p.raw, c.v.opts.MaxDepth, a) // decoded once already
+		obj, _ := doc.(map[string]any)
+		bodies[i], _ = obj[p.op].(map[string]any)
+	}
 	// Template paths first: data sent before the components still meets
 	// the templates that iterate it.
-	for _, p := range pending {
+	for i, p := range pending {
 		if p.op == "surfaceUpdate" {
-			sf.collectTemplates(p.body)
+			sf.collectTemplates(bodies[i])
 		}
 	}
-	for _, p := range pending {
-		o, e := c.convertOp(sf, sid, p.op, p.body, p.index, p.size)
+	for i, p := range pending {
+		o, e := c.convertOp(a, sf, sid, p.op, bodies[i], p.index)
 		out = append(out, o...)
 		errs = append(errs, e...)
 	}
 	return out, errs
 }
 
-func (c *V08Converter) convertOp(sf *v08Surface, sid, op string, body map[string]any, idx, size int) ([]Converted, []Error) {
-	cv := v08Conv{sid: sid, idx: idx, sf: sf}
+// convertOp converts one message of a surface that began rendering; the
+// maps it builds are a's.
+func (c *V08Converter) convertOp(a *arena, sf *v08Surface, sid, op string, body map[string]any, idx int) ([]Converted, []Error) {
+	cv := v08Conv{sid: sid, idx: idx, sf: sf, a: a}
 	var out []Converted
 	switch op {
 	case "surfaceUpdate":
 		sf.collectTemplates(body)
 		list, _ := body["components"].([]any)
-		comps := make([]any, 0, len(list))
+		comps := a.list(len(list))[:0]
 		for i, x := range list {
-			if m := cv.component(x.(map[string]any), "/surfaceUpdate/components/"+strconv.Itoa(i)); m != nil {
+			if m := cv.component(x.(map[string]any), join("/surfaceUpdate/components/", strconv.Itoa(i))); m != nil {
 				comps = append(comps, m)
 			}
 		}
 		if len(comps) > 0 {
-			out = append(out, Converted{c.envelope("updateComponents", map[string]any{"surfaceId": sid, "components": comps}, size), idx})
+			body := a.kv("surfaceId", sid)
+			body["components"] = comps
+			out = append(out, Converted{c.envelope(a, "updateComponents", body), idx})
 		}
 		for _, in := range cv.inits {
-			out = append(out, Converted{c.envelope("updateDataModel", map[string]any{"surfaceId": sid, "path": in.path, "value": in.value}, 128), idx})
+			body := a.kv("surfaceId", sid)
+			body["path"], body["value"] = in.path, in.value
+			out = append(out, Converted{c.envelope(a, "updateDataModel", body), idx})
 		}
 	case "dataModelUpdate":
 		p, _ := body["path"].(string)
@@ -297,7 +325,9 @@ func (c *V08Converter) convertOp(sf *v08Surface, sid, op string, body map[string
 		} else {
 			value = cv.contents(entries, p, pointer("dataModelUpdate", "contents"))
 		}
-		out = append(out, Converted{c.envelope("updateDataModel", map[string]any{"surfaceId": sid, "path": p, "value": value}, size), idx})
+		body := a.kv("surfaceId", sid)
+		body["path"], body["value"] = p, value
+		out = append(out, Converted{c.envelope(a, "updateDataModel", body), idx})
 	}
 	sort.SliceStable(cv.errs, func(i, j int) bool { return cv.errs[i].Path < cv.errs[j].Path })
 	return out, cv.errs
@@ -332,8 +362,8 @@ func (sf *v08Surface) collectTemplates(body map[string]any) {
 			pm, _ := props.(map[string]any)
 			ch, _ := pm["children"].(map[string]any)
 			t, _ := ch["template"].(map[string]any)
-			if p, ok := t["dataBinding"].(string); ok && strings.HasPrefix(p, "/") {
-				sf.templates[p] = true
+			if p, ok := t["dataBinding"].(string); ok && strings.HasPrefix(p, "/") && !sf.templates[p] {
+				sf.templates[strings.Clone(p)] = true
 			}
 		}
 	}
@@ -341,6 +371,7 @@ func (sf *v08Surface) collectTemplates(body map[string]any) {
 
 // v08Conv converts the parts of one message, collecting what it cannot.
 type v08Conv struct {
+	a     *arena // lends the maps built
 	sid   string
 	idx   int
 	sf    *v08Surface
@@ -371,12 +402,28 @@ func (cv *v08Conv) id(id string) string {
 	return id
 }
 
+// idValue is id for a decoded value x (its string, else ""), given as x
+// itself when it stays the same: boxed already.
+func (cv *v08Conv) idValue(x any) any {
+	s, ok := x.(string)
+	switch id := cv.id(s); {
+	case id == "root":
+		return "root"
+	case id == "root~v08":
+		return "root~v08"
+	case ok:
+		return x
+	}
+	return ""
+}
+
 // bound converts a v0.8 bound value ({"literalString"|"literalNumber"|
 // "literalBoolean"|"literalArray": x} and/or {"path": p}) to a v0.9.1
 // dynamic value: the literal, or {"path": p}. Both: the binding, and the
 // literal initialises the data at p. ok is false when there is nothing
-// to say.
-func (cv *v08Conv) bound(v any, at string) (any, bool) {
+// to say. at is the parts of its JSON Pointer, joined only for an
+// issue.
+func (cv *v08Conv) bound(v any, at ...string) (any, bool) {
 	m, isMap := v.(map[string]any)
 	if !isMap {
 		return v, true // not boxed (a schema-valid message never gets here)
@@ -386,7 +433,7 @@ func (cv *v08Conv) bound(v any, at string) (any, bool) {
 	for _, k := range [...]string{"literalString", "literalNumber", "literalBoolean", "literalArray"} {
 		if x, ok := m[k]; ok {
 			if hasLit {
-				cv.lossy(at+"/"+k, "a bound value has more than one literal; the first is kept")
+				cv.lossy(join(at...)+"/"+k, "a bound value has more than one literal; the first is kept")
 				continue
 			}
 			lit, hasLit = x, true
@@ -398,22 +445,21 @@ func (cv *v08Conv) bound(v any, at string) (any, bool) {
 		if strings.HasPrefix(p, "/") {
 			cv.inits = append(cv.inits, dataInit{p, lit})
 		} else {
-			cv.lossy(at, "a literal with a relative path %q initialises each template item's data in v0.8; v0.9.1 has no such initialisation, so the literal is left out", p)
+			cv.lossy(join(at...), "a literal with a relative path %q initialises each template item's data in v0.8; v0.9.1 has no such initialisation, so the literal is left out", p)
 		}
-		return map[string]any{"path": p}, true
+		return cv.a.kv("path", m["path"]), true
 	case hasPath:
-		return map[string]any{"path": p}, true
+		return cv.a.kv("path", m["path"]), true // boxed already
 	case hasLit:
 		return lit, true
 	}
-	cv.lossy(at, "a bound value with neither a literal nor a path; left out")
+	cv.lossy(join(at...), "a bound value with neither a literal nor a path; left out")
 	return nil, false
 }
 
 // component flattens one v0.8 component wrapper and maps its catalog
 // type and properties. nil when there is nothing to convert.
 func (cv *v08Conv) component(w map[string]any, at string) map[string]any {
-	id, _ := w["id"].(string)
 	comp, _ := w["component"].(map[string]any)
 	if len(comp) != 1 {
 		cv.lossy(at+"/component", "a component wrapper holds exactly one component type, got %d; left out", len(comp))
@@ -425,16 +471,16 @@ func (cv *v08Conv) component(w map[string]any, at string) map[string]any {
 		typ = k
 		props, _ = v.(map[string]any)
 	}
-	out := map[string]any{"id": cv.id(id)}
+	out := cv.a.kv("id", cv.idValue(w["id"]))
 	if wt, ok := w["weight"]; ok {
 		out["weight"] = wt
 	}
-	pat := at + "/component/" + escape(typ)
+	pat := join(at, "/component/", escape(typ))
 	mapper := v08Catalog[typ]
 	if mapper == nil {
 		return nil // not in the standard catalog: the schema check refused it
 	}
-	out["component"] = typ
+	out["component"] = v08Types[typ]
 	mapper(cv, props, out, pat)
 	return out
 }
@@ -448,33 +494,34 @@ func escape(s string) string {
 // templates iterate arrays only).
 func (cv *v08Conv) contents(entries []any, path, at string) any {
 	if cv.sf.templates[path] {
-		arr := make([]any, 0, len(entries))
+		arr := cv.a.list(len(entries))[:0]
 		for i, e := range entries {
 			m, _ := e.(map[string]any)
-			arr = append(arr, cv.entryValue(m, childPath(path, entryKey(e)), fmt.Sprintf("%s/%d", at, i)))
+			arr = append(arr, cv.entryValue(m, cv.childPath(path, entryKey(e)), join(at, "/", strconv.Itoa(i))))
 		}
 		if len(entries) > 0 {
 			cv.lossy(at, "a template iterates %s, a map in v0.8: its %d values become an array in entry order (v0.9.1 templates iterate arrays); an absolute path through one of its keys no longer resolves", path, len(entries))
 		}
 		return arr
 	}
-	obj := make(map[string]any, len(entries))
+	obj := cv.a.obj()
 	for i, e := range entries {
 		m, _ := e.(map[string]any)
 		k := entryKey(e)
 		if _, dup := obj[k]; dup {
 			cv.lossy(fmt.Sprintf("%s/%d/key", at, i), "key %q appears twice; the last value is kept", k)
 		}
-		obj[k] = cv.entryValue(m, childPath(path, k), fmt.Sprintf("%s/%d", at, i))
+		obj[k] = cv.entryValue(m, cv.childPath(path, k), join(at, "/", strconv.Itoa(i)))
 	}
 	return obj
 }
 
-func childPath(path, key string) string {
+// childPath is the data path of key in the map at path (a's).
+func (cv *v08Conv) childPath(path, key string) string {
 	if path == "/" {
-		return "/" + escape(key)
+		return join("/", escape(key))
 	}
-	return path + "/" + escape(key)
+	return join(path, "/", escape(key))
 }
 
 // entryValue is the value of one adjacency-list entry. A string that
@@ -496,7 +543,7 @@ func (cv *v08Conv) entryValue(e map[string]any, path, at string) any {
 		switch k {
 		case "valueMap":
 			list, _ := x.([]any)
-			val = cv.contents(list, path, at+"/valueMap")
+			val = cv.contents(list, path, join(at, "/valueMap"))
 		case "valueString":
 			val = jsonInString(x)
 		default:

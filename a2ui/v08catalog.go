@@ -2,7 +2,7 @@ package a2ui
 
 import (
 	"encoding/json"
-	"fmt"
+	"strconv"
 )
 
 // v08Mapper moves a v0.8 standard-catalog component's properties into its
@@ -55,11 +55,11 @@ var v08Catalog = map[string]v08Mapper{
 	},
 	"Tabs": func(cv *v08Conv, in, out map[string]any, at string) {
 		items, _ := in["tabItems"].([]any)
-		tabs := make([]any, 0, len(items))
+		tabs := cv.a.list(len(items))[:0]
 		for i, x := range items {
 			it, _ := x.(map[string]any)
-			tab := map[string]any{}
-			if t, ok := cv.bound(it["title"], fmt.Sprintf("%s/tabItems/%d/title", at, i)); ok {
+			tab := cv.a.obj()
+			if t, ok := cv.bound(it["title"], at, "/tabItems/", strconv.Itoa(i), "/title"); ok {
 				tab["title"] = t
 			}
 			cv.ref(it, tab, "child", "child")
@@ -80,19 +80,19 @@ var v08Catalog = map[string]v08Mapper{
 			out["variant"] = "primary"
 		}
 		if a, ok := in["action"].(map[string]any); ok {
-			ev := map[string]any{"name": a["name"]}
+			ev := cv.a.kv("name", a["name"])
 			if list, ok := a["context"].([]any); ok {
-				ctx := make(map[string]any, len(list))
+				ctx := cv.a.obj()
 				for i, x := range list {
 					e, _ := x.(map[string]any)
 					k, _ := e["key"].(string)
-					if v, ok := cv.bound(e["value"], fmt.Sprintf("%s/action/context/%d/value", at, i)); ok {
+					if v, ok := cv.bound(e["value"], at, "/action/context/", strconv.Itoa(i), "/value"); ok {
 						ctx[k] = v
 					}
 				}
 				ev["context"] = ctx
 			}
-			out["action"] = map[string]any{"event": ev}
+			out["action"] = cv.a.kv("event", ev)
 		}
 	},
 	"CheckBox": func(cv *v08Conv, in, out map[string]any, at string) {
@@ -122,11 +122,11 @@ var v08Catalog = map[string]v08Mapper{
 		copyProp(in, out, "variant", "displayStyle")
 		copyProp(in, out, "filterable", "filterable")
 		opts, _ := in["options"].([]any)
-		list := make([]any, 0, len(opts))
+		list := cv.a.list(len(opts))[:0]
 		for i, x := range opts {
 			o, _ := x.(map[string]any)
-			opt := map[string]any{"value": o["value"]}
-			if l, ok := cv.bound(o["label"], fmt.Sprintf("%s/options/%d/label", at, i)); ok {
+			opt := cv.a.kv("value", o["value"])
+			if l, ok := cv.bound(o["label"], at, "/options/", strconv.Itoa(i), "/label"); ok {
 				opt["label"] = l
 			}
 			list = append(list, opt)
@@ -153,6 +153,15 @@ var v08Catalog = map[string]v08Mapper{
 	},
 }
 
+// v08Types are the types of v08Catalog, each boxed once.
+var v08Types = func() map[string]any {
+	m := make(map[string]any, len(v08Catalog))
+	for typ := range v08Catalog {
+		m[typ] = typ
+	}
+	return m
+}()
+
 // layout maps Row and Column.
 func layout(cv *v08Conv, in, out map[string]any, at string) {
 	cv.children(in, out, at)
@@ -163,7 +172,7 @@ func layout(cv *v08Conv, in, out map[string]any, at string) {
 // bind copies a bound property, converted, under its v0.9.1 name.
 func (cv *v08Conv) bind(in, out map[string]any, at, from, to string) {
 	if x, ok := in[from]; ok {
-		if v, ok := cv.bound(x, at+"/"+from); ok {
+		if v, ok := cv.bound(x, at, "/", from); ok {
 			out[to] = v
 		}
 	}
@@ -178,8 +187,8 @@ func copyProp(in, out map[string]any, from, to string) {
 
 // ref copies a component reference, mapping the id.
 func (cv *v08Conv) ref(in, out map[string]any, from, to string) {
-	if id, ok := in[from].(string); ok {
-		out[to] = cv.id(id)
+	if _, ok := in[from].(string); ok {
+		out[to] = cv.idValue(in[from])
 	}
 }
 
@@ -188,10 +197,10 @@ func (cv *v08Conv) ref(in, out map[string]any, from, to string) {
 func (cv *v08Conv) children(in, out map[string]any, at string) {
 	ch, _ := in["children"].(map[string]any)
 	if list, ok := ch["explicitList"].([]any); ok {
-		ids := make([]any, 0, len(list))
+		ids := cv.a.list(len(list))[:0]
 		for _, x := range list {
-			if id, ok := x.(string); ok {
-				ids = append(ids, cv.id(id))
+			if _, ok := x.(string); ok {
+				ids = append(ids, cv.idValue(x))
 			}
 		}
 		out["children"] = ids
@@ -201,8 +210,9 @@ func (cv *v08Conv) children(in, out map[string]any, at string) {
 		return
 	}
 	if t, ok := ch["template"].(map[string]any); ok {
-		id, _ := t["componentId"].(string)
-		out["children"] = map[string]any{"componentId": cv.id(id), "path": t["dataBinding"]}
+		m := cv.a.kv("componentId", cv.idValue(t["componentId"]))
+		m["path"] = t["dataBinding"]
+		out["children"] = m
 		return
 	}
 	cv.lossy(at+"/children", "children has neither explicitList nor template; no children")

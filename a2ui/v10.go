@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -225,15 +226,24 @@ func copyJSON(x any) any {
 //   - what v0.9.1 has no word for (metadata, Video posterUrl, TextField
 //     placeholder, Slider steps, an action's userMessage, @index) is left
 //     out and reported (RuleV10NotExpressible).
-func (v *Validator) convertV10(obj map[string]any, sid string, idx int, version string) ([]map[string]any, []Error) {
+//
+// The maps it builds are a's.
+func (v *Validator) convertV10(a *arena, obj map[string]any, sid string, idx int, version string) ([]map[string]any, []Error) {
 	cv := v10Conv{v: v, sid: sid, idx: idx}
 	env := func(op string, body map[string]any) map[string]any {
-		return map[string]any{"version": version, op: body}
+		m := a.obj()
+		m["version"], m[op] = version, body
+		return m
+	}
+	kv := func(k string, v any) map[string]any {
+		m := a.obj()
+		m[k] = v
+		return m
 	}
 	switch {
 	case obj["createSurface"] != nil:
 		in, _ := obj["createSurface"].(map[string]any)
-		cs := map[string]any{"surfaceId": sid}
+		cs := kv("surfaceId", sid)
 		cat, _ := in["catalogId"].(string)
 		cv.catalog = cat
 		if cat == "" || cat == schemas.V10BasicCatalogID {
@@ -246,22 +256,28 @@ func (v *Validator) convertV10(obj map[string]any, sid string, idx int, version 
 		if th, ok := in["theme"]; ok {
 			cs["theme"] = th
 		}
-		cv.drop(in, "metadata", "/createSurface/metadata", "surface metadata")
+		cv.drop(in, "metadata", func() string { return "/createSurface" }, "surface metadata")
 		out := []map[string]any{env("createSurface", cs)}
 		if list, ok := in["components"].([]any); ok {
-			out = append(out, env("updateComponents", map[string]any{"surfaceId": sid, "components": cv.components(list, "/createSurface/components")}))
+			body := kv("surfaceId", sid)
+			body["components"] = cv.components(a, list, "/createSurface/components")
+			out = append(out, env("updateComponents", body))
 		}
 		if dm, ok := in["dataModel"]; ok {
-			out = append(out, env("updateDataModel", map[string]any{"surfaceId": sid, "path": "/", "value": dm}))
+			body := kv("surfaceId", sid)
+			body["path"], body["value"] = "/", dm
+			out = append(out, env("updateDataModel", body))
 		}
 		return out, cv.errs
 	case obj["updateComponents"] != nil:
 		in, _ := obj["updateComponents"].(map[string]any)
 		list, _ := in["components"].([]any)
-		return []map[string]any{env("updateComponents", map[string]any{"surfaceId": sid, "components": cv.components(list, "/updateComponents/components")})}, cv.errs
+		body := kv("surfaceId", sid)
+		body["components"] = cv.components(a, list, "/updateComponents/components")
+		return []map[string]any{env("updateComponents", body)}, cv.errs
 	case obj["updateDataModel"] != nil:
 		in, _ := obj["updateDataModel"].(map[string]any)
-		body := map[string]any{"surfaceId": sid}
+		body := kv("surfaceId", sid)
 		if p, ok := in["path"]; ok {
 			body["path"] = p
 		}
@@ -270,7 +286,7 @@ func (v *Validator) convertV10(obj map[string]any, sid string, idx int, version 
 		} // null deletes: v0.9.1 deletes when value is absent
 		return []map[string]any{env("updateDataModel", body)}, nil
 	case obj["deleteSurface"] != nil:
-		return []map[string]any{env("deleteSurface", map[string]any{"surfaceId": sid})}, nil
+		return []map[string]any{env("deleteSurface", kv("surfaceId", sid))}, nil
 	}
 	return nil, nil
 }
@@ -294,40 +310,40 @@ func (cv *v10Conv) lossy(path, format string, args ...any) {
 	cv.errs = append(cv.errs, Error{Rule: RuleV10NotExpressible, SurfaceID: cv.sid, Path: path, Message: fmt.Sprintf(format, args...), Index: cv.idx})
 }
 
-// drop removes key from m, reporting it.
-func (cv *v10Conv) drop(m map[string]any, key, at, what string) {
+// drop removes key from m, reporting it (at is where m is).
+func (cv *v10Conv) drop(m map[string]any, key string, at func() string, what string) {
 	if _, ok := m[key]; ok {
 		delete(m, key)
-		cv.lossy(at, "%s has no v0.9.1 form; left out", what)
+		cv.lossy(at()+"/"+key, "%s has no v0.9.1 form; left out", what)
 	}
 }
 
 // v10NewProps are the basic catalog's v1.0 properties v0.9.1 lacks.
 var v10NewProps = map[string][]string{"Video": {"posterUrl"}, "TextField": {"placeholder"}, "Slider": {"steps"}}
 
-func (cv *v10Conv) components(list []any, at string) []any {
-	out := make([]any, 0, len(list))
+func (cv *v10Conv) components(a *arena, list []any, at string) []any {
+	out := a.list(len(list))[:0]
 	for i, x := range list {
 		c, _ := x.(map[string]any)
-		cat := fmt.Sprintf("%s/%d", at, i)
+		cat := func() string { return at + "/" + strconv.Itoa(i) }
 		if id, ok := c["catalogId"].(string); ok {
 			delete(c, "catalogId")
 			if id != schemas.V10BasicCatalogID && id != cv.catalog {
-				cv.lossy(cat+"/catalogId", "component %v names its own catalog %q; a v0.9.1 surface has one catalog, so it is checked against the surface's", c["id"], id)
+				cv.lossy(cat()+"/catalogId", "component %v names its own catalog %q; a v0.9.1 surface has one catalog, so it is checked against the surface's", c["id"], id)
 			}
 		}
-		cv.drop(c, "metadata", cat+"/metadata", "component metadata")
+		cv.drop(c, "metadata", cat, "component metadata")
 		typ, _ := c["component"].(string)
 		for _, p := range v10NewProps[typ] {
-			cv.drop(c, p, cat+"/"+p, fmt.Sprintf("%s %s", typ, p))
+			cv.drop(c, p, cat, typ+" "+p)
 		}
 		if a, ok := c["action"].(map[string]any); ok {
 			if ev, ok := a["event"].(map[string]any); ok {
-				cv.drop(ev, "userMessage", cat+"/action/event/userMessage", "an action's userMessage")
+				cv.drop(ev, "userMessage", func() string { return cat() + "/action/event" }, "an action's userMessage")
 			}
 		}
 		if callsToMend(c) {
-			cv.calls(c, cat)
+			cv.calls(c, cat())
 		}
 		out = append(out, c)
 	}
