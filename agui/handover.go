@@ -297,11 +297,7 @@ func (h *Handover) Checkpoint(backend func() json.RawMessage) {
 		if len(snaps) > 0 {
 			st.Parts = make(map[string]json.RawMessage, len(snaps))
 			for k, f := range snaps {
-				b, err := json.Marshal(f())
-				if err != nil {
-					b = nil // Restore reports it as unreadable
-				}
-				st.Parts[k] = b
+				st.Parts[k] = partJSON(f())
 			}
 		}
 		return st
@@ -318,11 +314,17 @@ type Rejoiner interface {
 
 // KeepPartOf records v, as JSON, as middleware name's state (KeepPart).
 func (h *Handover) KeepPartOf(name string, v any) {
+	h.KeepPart(name, partJSON(v))
+}
+
+// partJSON is v as a part's JSON; nil if it has none, which Restore
+// reports as unreadable.
+func partJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
-		b = nil // Restore reports it as unreadable
+		return nil
 	}
-	h.KeepPart(name, b)
+	return b
 }
 
 // Restore reads middleware name's state of the run being rejoined into v.

@@ -264,14 +264,21 @@ func TestHandoverDrainedRunGoesOnElsewhere(t *testing.T) {
 		t.Fatalf("run record after the take-over: %+v, %v", run, err)
 	}
 	// The history holds the whole answer, both instances' parts.
-	h, err := b.history(context.Background(), runlog.Ref{Owner: "p", ID: "t-r1"})
+	checkHistoryText(t, b, "r1", n)
+}
+
+// checkHistoryText checks that the rejoiner's run of n deltas has its
+// whole answer in its thread's history on m.
+func checkHistoryText(t *testing.T, m *Manager, run string, n int) {
+	t.Helper()
+	h, err := m.history(context.Background(), runlog.Ref{Owner: "p", ID: "t-" + run})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var text string
-	for _, m := range h.Messages {
-		if m.ID == "m-r1" {
-			text = m.Content.String()
+	for _, msg := range h.Messages {
+		if msg.ID == "m-"+run {
+			text = msg.Content.String()
 		}
 	}
 	var want strings.Builder
@@ -470,23 +477,7 @@ func TestOwnerDiedRunTakenOverFromCheckpoint(t *testing.T) {
 	}
 	// The history holds the whole answer: what the dead owner logged
 	// before the checkpoint, and what b streamed from there.
-	h, err := b.history(context.Background(), runlog.Ref{Owner: "p", ID: "t-dies"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text string
-	for _, m := range h.Messages {
-		if m.ID == "m-dies" {
-			text = m.Content.String()
-		}
-	}
-	var whole strings.Builder
-	for i := range n {
-		fmt.Fprintf(&whole, "d%d ", i)
-	}
-	if text != whole.String() {
-		t.Fatalf("history text %q, want %q", text, whole.String())
-	}
+	checkHistoryText(t, b, "dies", n)
 	<-served
 	a.Wait()
 	b.Wait()
