@@ -351,8 +351,10 @@ func TestChainCheckpoint(t *testing.T) {
 				if !strings.Contains(want[len(want)-1], "RUN_FINISHED") {
 					t.Fatalf("the run:\n%s", strings.Join(want, "\n"))
 				}
-				if len(cps) < 3 {
-					t.Fatalf("%d checkpoints", len(cps))
+				// Frames are paced so that most reads bring one; a loaded
+				// machine may bring several at once, so fewer checkpoints.
+				if len(cps) == 0 {
+					t.Fatal("no checkpoint")
 				}
 				if held != (name == "mcp") {
 					t.Fatalf("held off: %v", held)
