@@ -424,7 +424,10 @@ type RunLogConfig struct {
 	MaxRunBytes int64 `yaml:"maxRunBytes,omitempty"`
 	// LeaseTTL is a running run's owner lease with Redis (default 5 s): a
 	// stalled owner gives its runs up, and their threads are free again,
-	// within it.
+	// within it. Every lease TTL each instance looks for the runs of
+	// instances that died (leases lapsed a lease TTL ago or more) and
+	// ends them with RUN_ERROR owner_lost or offers them for a take-over,
+	// whether or not anyone reads them.
 	LeaseTTL Duration `yaml:"leaseTTL,omitempty"`
 	// OutageTolerance is how long runs go on while Redis does not answer
 	// (paused, restarting, unreachable; default 15 s, at least leaseTTL):
@@ -442,14 +445,14 @@ type RunLogConfig struct {
 	MaxHandoverBytes int `yaml:"maxHandoverBytes,omitempty"`
 	// HandoverClaimTimeout is how long a run handed over at a drain waits,
 	// running, for another instance to claim it (default 10 s): its
-	// lease and thread are held meanwhile. Unclaimed past it, a reader
-	// ends it with RUN_ERROR owner_lost.
+	// lease and thread are held meanwhile. Unclaimed past it, it ends
+	// with RUN_ERROR owner_lost.
 	HandoverClaimTimeout Duration `yaml:"handoverClaimTimeout,omitempty"`
 	// CheckpointInterval is how often, at most, a run that can be taken
 	// over (the langgraph backend) keeps a checkpoint in Redis, with the
 	// events it comes after (default 1 s): the state its backend and
-	// middlewares would keep at a drain. If its instance dies, a reader
-	// elsewhere offers it for a take-over from the latest checkpoint, and
+	// middlewares would keep at a drain. If its instance dies, another
+	// instance offers it for a take-over from the latest checkpoint, and
 	// the events after it come again from the upstream, written once.
 	CheckpointInterval Duration `yaml:"checkpointInterval,omitempty"`
 }

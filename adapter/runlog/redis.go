@@ -198,7 +198,8 @@ func flag(b bool) string {
 }
 
 // startScript registers a run: its record, counters and lease, and,
-// unless unlocked, its thread (for the lease's TTL).
+// unless unlocked, its thread (for the lease's TTL); it enters the run in
+// the index of live runs (KEYS[11]) with its lease's end (ARGV[9]).
 var startScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return {-1, ''} end
 local prev = ''
@@ -217,6 +218,8 @@ redis.call('SET', KEYS[2], 0, 'PX', ARGV[2])
 redis.call('SET', KEYS[3], ARGV[6], 'PX', ARGV[2])
 redis.call('SET', KEYS[5], ARGV[8], 'PX', ARGV[3])
 redis.call('SET', KEYS[6], ARGV[8], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[11], ARGV[9], KEYS[1])
+redis.call('PEXPIRE', KEYS[11], ARGV[2])
 return {0, prev}
 `)
 
@@ -228,8 +231,9 @@ func (r *Redis) Start(ctx context.Context, run Run, supersede bool) (string, err
 	b, _ := json.Marshal(run)
 	k := r.keys(run)
 	res, err := startScript.Run(ctx, r.rdb,
-		[]string{k.meta, k.seq, k.seen, k.active, k.lease, k.leased, k.stream, k.end, k.bytes, k.cancel},
+		[]string{k.meta, k.seq, k.seen, k.active, k.lease, k.leased, k.stream, k.end, k.bytes, k.cancel, r.liveKey()},
 		b, ms(r.opts.Retention), ms(r.opts.LeaseTTL), flag(supersede), run.ID, time.Now().UnixMilli(), flag(!run.Unlocked), run.Instance,
+		time.Now().Add(r.opts.LeaseTTL).UnixMilli(),
 	).Slice()
 	if err != nil {
 		return "", err
@@ -716,11 +720,14 @@ if not c then c = '' end
 return {c, lost}
 `)
 
-// Lease stamps the outage clock and renews every run's lease, in one
-// round trip (the scripts by their hashes; sent whole only when Redis's
+// Lease stamps the outage clock and renews every run's lease, moving the
+// runs' lease ends on in the index of live runs (Orphans), in one round
+// trip (the scripts by their hashes; sent whole only when Redis's
 // script cache lost them).
 func (r *Redis) Lease(ctx context.Context, runs []Run, instance string, ttl time.Duration) ([]LeaseResult, error) {
 	cmds := make([]*redis.Cmd, len(runs))
+	live := make([]redis.Z, len(runs))
+	lapse := time.Now().Add(ttl).UnixMilli()
 	send := func(whole bool) (*redis.Cmd, error) {
 		call := (*redis.Script).EvalSha
 		if whole {
@@ -732,6 +739,11 @@ func (r *Redis) Lease(ctx context.Context, runs []Run, instance string, ttl time
 			k := r.keys(run)
 			cmds[i] = call(leaseScript, ctx, pipe, []string{k.lease, k.leased, k.active, k.cancel, k.end, k.meta},
 				instance, ms(ttl), ms(r.opts.Retention), run.ID, flag(!run.Unlocked))
+			live[i] = redis.Z{Score: float64(lapse), Member: k.meta}
+		}
+		if len(live) > 0 {
+			pipe.ZAdd(ctx, r.liveKey(), live...)
+			pipe.PExpire(ctx, r.liveKey(), r.opts.Retention)
 		}
 		_, err := pipe.Exec(ctx)
 		return clock, err

@@ -486,6 +486,72 @@ func TestOwnerDiedRunTakenOverFromCheckpoint(t *testing.T) {
 	}
 }
 
+// A run nobody reads is found when its instance dies: a live instance's
+// reaper offers it, another takes it over from its checkpoint, and a
+// client that comes back later reads the whole uninterrupted run.
+func TestOwnerDiedUnreadRunTakenOver(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	const n = 40
+	agent := rejoiner(n, 15*time.Millisecond)
+	prefix := testPrefix()
+	cfg := Config{LeaseTTL: 400 * time.Millisecond, OutageTolerance: time.Second, CheckpointInterval: 50 * time.Millisecond}
+	a, la := redisInstanceLog(t, prefix, "a", cfg)
+	b := redisInstance(t, prefix, "b", cfg)
+	claimsB := &takeOvers{agent: agent}
+	b.AcceptHandovers(claimsB.rejoin)
+
+	served := startRejoinable(t, a, "unread", agent)
+	time.Sleep(200 * time.Millisecond) // a few deltas and a checkpoint
+	la.Close()
+	waitFor(t, "the take-over", func() bool { return claimsB.count("unread") == 1 })
+	got, done := follow(t, b, "unread")
+	<-done
+	if want, have := uninterrupted(n), eventsOf(t, got.entries); strings.Join(have, "|") != strings.Join(want, "|") {
+		t.Fatalf("events across the take-over:\n%v\nwant\n%v", have, want)
+	}
+	<-served
+	a.Wait()
+	b.Wait()
+}
+
+// A run that cannot be taken over, nobody reading it, ends owner_lost
+// within a few lease TTLs of its instance's death: it does not stay
+// running (its thread's list showing it live) until a client comes back.
+func TestOwnerDiedUnreadRunEnds(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	prefix := testPrefix()
+	cfg := Config{LeaseTTL: 400 * time.Millisecond, OutageTolerance: time.Second}
+	a, la := redisInstanceLog(t, prefix, "a", cfg)
+	b := redisInstance(t, prefix, "b", cfg)
+	st, err := a.Start(context.Background(), StartRequest{Principal: "p", AgentID: "plain", Agent: rejoiner(400, 15*time.Millisecond), Input: input("t-plain", "plain")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan struct{})
+	go func() { defer close(served); st.Serve(context.Background(), &collector{}) }()
+	time.Sleep(100 * time.Millisecond)
+	la.Close()
+	died := time.Now()
+	ref := runlog.Ref{Owner: "p", ID: "plain"}
+	waitFor(t, "the run's end", func() bool {
+		r, err := b.log.Get(context.Background(), ref)
+		return err == nil && r.Status != runlog.StatusRunning
+	})
+	if d := time.Since(died); d > 10*cfg.LeaseTTL {
+		t.Fatalf("ended %v after its instance died", d)
+	}
+	got, done := follow(t, b, "plain")
+	<-done
+	ev := eventsOf(t, got.entries)
+	if last := ev[len(ev)-1]; last != "RUN_ERROR owner_lost" {
+		t.Fatalf("the unread run ended with %q, want RUN_ERROR owner_lost", last)
+	}
+	<-served
+	a.Wait()
+}
+
 // holding is agent with the run's hand-over held off from its at-th
 // event on, as an MCP tool call holds it.
 func holding(agent agui.Agent, at int) agui.Agent {

@@ -30,9 +30,10 @@
 //     runs with run_log_unavailable. A run whose lease lapsed and whose
 //     thread another run took, or that another instance took over, is
 //     fenced: it writes nothing more and ends with owner_lost, as does
-//     the run of an instance that died (a reader elsewhere ends it once
-//     its lease lapsed), unless it kept a checkpoint another instance
-//     takes it over from (see handover.go).
+//     the run of an instance that died (once its lease lapsed, a reader
+//     elsewhere or, read or not, the reaper of a live instance ends it),
+//     unless it kept a checkpoint another instance takes it over from
+//     (see handover.go).
 //
 // A direct run (StartDirect) is the exception: an agent run for its
 // client's stream alone, with no record, thread or history, bounded in
@@ -149,8 +150,8 @@ type Config struct {
 	MaxHandoverBytes int
 	// HandoverClaimTimeout is how long a run handed over keeps its lease
 	// and thread while it waits for another instance to claim it
-	// (default DefaultHandoverClaimTimeout); unclaimed past it, a reader
-	// ends it with owner_lost.
+	// (default DefaultHandoverClaimTimeout); unclaimed past it, it ends
+	// with owner_lost.
 	HandoverClaimTimeout time.Duration
 	// CheckpointInterval is how often, at most, a run that can be handed
 	// over keeps a checkpoint in the log (default
@@ -345,6 +346,10 @@ func New(log runlog.Log, cfg Config) (*Manager, error) {
 	m.bg.Add(2)
 	go func() { defer m.bg.Done(); m.supervise(ctx) }()
 	go func() { defer m.bg.Done(); m.tail(ctx) }()
+	if orphans, ok := log.(runlog.Orphans); ok {
+		m.bg.Add(1)
+		go func() { defer m.bg.Done(); m.reap(ctx, orphans) }()
+	}
 	if cfg.Batch {
 		for range appendWorkers {
 			m.bg.Add(1)

@@ -227,25 +227,91 @@ func (m *Manager) checkRemote(ctx context.Context, ref runlog.Ref, h *hub) {
 	if !idle {
 		return
 	}
-	if m.handovers != nil {
-		// A run that can be taken over from a checkpoint goes on in the
-		// instance that claims it.
-		switch offered, err := m.handovers.OfferLost(lctx, run, m.cfg.HandoverClaimTimeout); {
-		case errors.Is(err, runlog.ErrOwnerAlive):
-			return // as EndIfOwnerLost would find: nothing to end
-		case err != nil:
-			return
-		case offered:
-			m.logger.Info("the run's instance stopped; offered its run for a take-over", "runId", run.ID, "instance", run.Instance)
-			return
-		}
-	}
-	if _, err := m.log.EndIfOwnerLost(lctx, run, ownerLostEvent(run)); err != nil {
+	if !m.endOrphan(lctx, run) {
 		return
 	}
 	// An ended run whose terminal event the tail did not bring (its
 	// stream expired): readers read what the log still has, then end.
 	if cur, err := m.log.Get(lctx, ref); errors.Is(err, runlog.ErrUnknownRun) || (err == nil && cur.Status != runlog.StatusRunning) {
 		h.finish(nil)
+	}
+}
+
+// endOrphan offers for a take-over (from its checkpoint) or ends with
+// owner_lost a running run of another instance if its owner is gone: its
+// lease lapsed, and Redis has answered for a lease TTL. It reports
+// whether the run may have ended (not offered, owner not known alive).
+func (m *Manager) endOrphan(lctx context.Context, run runlog.Run) bool {
+	if m.handovers != nil {
+		// A run that can be taken over from a checkpoint goes on in the
+		// instance that claims it.
+		switch offered, err := m.handovers.OfferLost(lctx, run, m.cfg.HandoverClaimTimeout); {
+		case errors.Is(err, runlog.ErrOwnerAlive):
+			return false // as EndIfOwnerLost would find: nothing to end
+		case err != nil:
+			return false
+		case offered:
+			m.logger.Info("the run's instance stopped; offered its run for a take-over", "runId", run.ID, "instance", run.Instance)
+			return false
+		}
+	}
+	ended, err := m.log.EndIfOwnerLost(lctx, run, ownerLostEvent(run))
+	if ended {
+		m.logger.Warn("the run's instance stopped; ended its run", "runId", run.ID, "instance", run.Instance, "code", agui.CodeOwnerLost)
+	}
+	return err == nil
+}
+
+// reapBatch is how many orphans one call of the reaper asks the log for;
+// a full batch is followed by the next at once.
+const reapBatch = 128
+
+// reap is the goroutine that, every lease TTL, finds the runs of
+// instances that died (their leases lapsed a lease TTL ago or more) and
+// ends them or offers them for a take-over (endOrphan), whether or not
+// anyone reads them. Every instance reaps; the log's scripts let exactly
+// one end or offer each run. It runs until ctx ends.
+func (m *Manager) reap(ctx context.Context, orphans runlog.Orphans) {
+	t := time.NewTicker(m.cfg.LeaseTTL)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if m.isDraining() {
+			continue // its runs are another instance's to judge
+		}
+		m.reapOnce(ctx, orphans)
+	}
+}
+
+// reapOnce is one round of the reaper: batches of orphans until one is
+// not full. A run whose owner is alive after all (Redis answered again
+// recently) stays in the index; it is asked about again next round.
+func (m *Manager) reapOnce(ctx context.Context, orphans runlog.Orphans) {
+	seen := map[runlog.Ref]bool{}
+	for {
+		lctx, cancel := context.WithTimeout(ctx, m.cfg.OpTimeout)
+		runs, err := orphans.Orphans(lctx, m.cfg.LeaseTTL, reapBatch)
+		cancel()
+		if err != nil {
+			return
+		}
+		fresh := 0
+		for _, run := range runs {
+			if seen[run.Ref()] {
+				continue
+			}
+			seen[run.Ref()] = true
+			fresh++
+			lctx, cancel := context.WithTimeout(ctx, m.cfg.OpTimeout)
+			m.endOrphan(lctx, run)
+			cancel()
+		}
+		if len(runs) < reapBatch || fresh == 0 || ctx.Err() != nil {
+			return
+		}
 	}
 }
