@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,4 +148,127 @@ func TestCommitLateWhenTheRunBlocksElsewhere(t *testing.T) {
 	close(release)
 	<-done
 	checkRun(t, c.got(), 5)
+}
+
+// gatedLog is a log whose batched appends can be held at a gate.
+type gatedLog struct {
+	runlog.Log
+	mu      sync.Mutex
+	closed  bool
+	open    chan struct{}
+	held    int // calls waiting at the gate
+	heldN   int // their requests
+	started map[string]bool
+}
+
+func (l *gatedLog) AppendBatch(ctx context.Context, reqs []runlog.AppendRequest) []runlog.AppendResult {
+	l.mu.Lock()
+	for _, q := range reqs {
+		if q.First == 1 {
+			l.started[q.Run.ID] = true
+		}
+	}
+	gate := l.open
+	if !l.closed {
+		gate = nil
+	}
+	if gate != nil {
+		l.held++
+		l.heldN += len(reqs)
+	}
+	l.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	return l.Log.AppendBatch(ctx, reqs)
+}
+
+func (l *gatedLog) state() (started, held, heldN int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.started), l.held, l.heldN
+}
+
+func (l *gatedLog) setGate(closed bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed && !closed {
+		close(l.open)
+	}
+	l.closed = closed
+}
+
+// A run's first append (its RUN_STARTED) goes ahead of the appends of
+// the runs already streaming: with every appender held and the appends
+// of 1,200 runs queued, a run started then is the next the appenders
+// take, not the 1,201st.
+func TestFirstAppendGoesAhead(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	mem := runlog.NewMemory(runlog.MemoryOptions{})
+	defer mem.Close()
+	l := &gatedLog{Log: mem, open: make(chan struct{}), started: map[string]bool{}}
+	m, err := New(l, Config{Instance: "i", Batch: true, DetachGrace: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	step := make(chan struct{})
+	// Each streaming run yields RUN_STARTED, then one more event once
+	// step closes, then waits for its end.
+	streaming := agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) {
+			if !yield(&agui.RunStarted{ThreadID: req.Input.ThreadID, RunID: req.Input.RunID}, nil) {
+				return
+			}
+			select {
+			case <-step:
+			case <-ctx.Done():
+				return
+			}
+			if yield(&agui.TextMessageStart{MessageID: "m", Role: "assistant"}, nil) {
+				<-ctx.Done()
+			}
+		}
+	})
+	const n = 1200
+	var served sync.WaitGroup
+	start := func(id string, agent agui.Agent) {
+		st, err := m.Start(context.Background(), StartRequest{Principal: "p", AgentID: "a", Agent: agent, Input: input("t-"+id, id)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		served.Add(1)
+		go func() { defer served.Done(); st.Serve(context.Background(), &collector{}) }()
+	}
+	defer func() {
+		m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
+		l.setGate(false)
+		m.Wait()
+		served.Wait()
+	}()
+	for i := range n {
+		start(fmt.Sprint("s", i), streaming)
+	}
+	waitFor(t, "every run's first append", func() bool { s, _, _ := l.state(); return s == n })
+	l.setGate(true)
+	close(step)
+	queued := func() int {
+		m.qmu.Lock()
+		defer m.qmu.Unlock()
+		return len(m.queue) + len(m.first)
+	}
+	waitFor(t, "every appender held and the other runs' appends queued", func() bool {
+		_, held, heldN := l.state()
+		return held == appendWorkers && queued()+heldN == n
+	})
+	start("late", hooked(0, false, nil))
+	waitFor(t, "the late run's first append queued", func() bool { _, _, heldN := l.state(); return queued()+heldN == n+1 })
+	next := m.dequeue(nil, 1)
+	m.enqueueFirst(next[0]) // back at the head, where the test found it
+	l.setGate(false)
+	if id := next[0].lr.run.ID; id != "late" {
+		t.Fatalf("the appenders' next append is run %s's, with %d queued; want the late run's first", id, n+1)
+	}
+	waitFor(t, "the late run's first append", func() bool { s, _, _ := l.state(); return s == n+1 })
 }

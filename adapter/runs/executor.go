@@ -389,6 +389,7 @@ type committer struct {
 	start    []byte // the run's start record, until an append stored it
 	ckptHeld int    // bytes of checkpoints held or in flight, in the Manager's unwritten
 	inflight bool
+	taken    bool      // an append was taken: the run's first is not waiting
 	failing  time.Time // the first of the failed appends in a row
 	err      error
 }
@@ -469,10 +470,18 @@ func (c *committer) add(data []byte, term bool) error {
 	c.held += len(data)
 	c.m.unwritten.Add(int64(len(data)))
 	send := !c.inflight
+	first := !c.taken
 	c.inflight = true
 	c.mu.Unlock()
 	if send {
-		c.m.enqueue(c)
+		if first {
+			// The run's first append (its RUN_STARTED) goes ahead of
+			// the runs streaming: a new run waits for one batch in
+			// flight, not for every run's.
+			c.m.enqueueFirst(c)
+		} else {
+			c.m.enqueue(c)
+		}
 	}
 	return nil
 }
@@ -647,6 +656,7 @@ func (c *committer) take() runlog.AppendRequest {
 	}
 	c.next += int64(len(c.pending))
 	c.pending, c.term, c.bytes, c.ckpt = nil, false, 0, nil
+	c.taken = true
 	c.cond.Broadcast()
 	return q
 }
@@ -724,27 +734,48 @@ func (m *Manager) enqueue(c *committer) {
 	m.qmu.Lock()
 	m.queue = append(m.queue, c)
 	m.qmu.Unlock()
+	m.wakeAppender()
+}
+
+// enqueueFirst queues a committer ahead of those in the queue: dequeue
+// takes the first queue before the other.
+func (m *Manager) enqueueFirst(c *committer) {
+	m.qmu.Lock()
+	m.first = append(m.first, c)
+	m.qmu.Unlock()
+	m.wakeAppender()
+}
+
+func (m *Manager) wakeAppender() {
 	select {
 	case m.qwake <- struct{}{}:
 	default:
 	}
 }
 
-// dequeue takes up to n queued committers.
+// dequeue takes up to n queued committers, those queued first first.
 func (m *Manager) dequeue(batch []*committer, n int) []*committer {
 	m.qmu.Lock()
 	defer m.qmu.Unlock()
-	k := min(n, len(m.queue))
-	batch = append(batch, m.queue[:k]...)
-	clear(m.queue[:k])
-	m.queue = m.queue[k:]
-	if len(m.queue) == 0 {
-		m.queue = nil
-	} else {
+	batch = takeQueued(batch, &m.first, n)
+	batch = takeQueued(batch, &m.queue, n-len(batch))
+	if len(m.queue) > 0 || len(m.first) > 0 {
 		select {
 		case m.qwake <- struct{}{}: // another appender takes the rest
 		default:
 		}
+	}
+	return batch
+}
+
+// takeQueued moves up to n committers from the head of q to batch.
+func takeQueued(batch []*committer, q *[]*committer, n int) []*committer {
+	k := min(n, len(*q))
+	batch = append(batch, (*q)[:k]...)
+	clear((*q)[:k])
+	*q = (*q)[k:]
+	if len(*q) == 0 {
+		*q = nil
 	}
 	return batch
 }

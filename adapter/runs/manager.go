@@ -230,8 +230,9 @@ type Manager struct {
 	tailBytes atomic.Int64 // bytes of all hubs' rings
 	wakeTail  chan struct{}
 
-	// The appenders' queue (Batch).
+	// The appenders' queues (Batch): runs' first appends, then the rest.
 	qmu   sync.Mutex
+	first []*committer
 	queue []*committer
 	qwake chan struct{}
 	// recordSlots bounds the hand-over records built at once at a drain:
