@@ -237,18 +237,12 @@ func (s *Stream) Validate(b []byte) []Error {
 	if !ok {
 		return fail(RuleInvalidEnvelope, "", "", "a message is a JSON object")
 	}
-	var op string
-	for k := range obj {
-		switch k {
-		case "version":
-		case "createSurface", "updateComponents", "updateDataModel", "deleteSurface":
-			if op != "" {
-				return fail(RuleInvalidEnvelope, "", "", "a message carries exactly one operation, got "+op+" and "+k)
-			}
-			op = k
-		default:
-			return fail(RuleUnknownMessage, "", pointer(k), fmt.Sprintf("unknown message key %q", k))
-		}
+	op, several := operation(obj, isV09Op, idx)
+	if several != nil {
+		return []Error{*several}
+	}
+	if unknown, ok := unknownKey(obj); ok {
+		return fail(RuleUnknownMessage, "", pointer(unknown), fmt.Sprintf("unknown message key %q", unknown))
 	}
 	if op == "" {
 		return fail(RuleInvalidEnvelope, "", "", "no operation (createSurface, updateComponents, updateDataModel or deleteSurface)")
@@ -300,6 +294,17 @@ func (s *Stream) Validate(b []byte) []Error {
 		return s.applyData(sf, body, sid, idx)
 	}
 	return s.applyComponents(sf, body, sid, idx)
+}
+
+// unknownKey returns the first key of a v0.9 message (in sorted order)
+// that is neither version nor an operation.
+func unknownKey(obj map[string]any) (first string, ok bool) {
+	for k := range obj {
+		if k != "version" && !isV09Op(k) && (!ok || k < first) {
+			first, ok = k, true
+		}
+	}
+	return first, ok
 }
 
 func (s *Stream) schemaComponents(body map[string]any, sid string, idx int) []Error {
