@@ -72,6 +72,8 @@ var v09Ops = map[string]string{
 	"deleteSurface":    "deleteSurface",
 }
 
+func isV09Op(k string) bool { _, ok := v09Ops[k]; return ok }
+
 // downgrade converts one message (see Validator.Downgrade).
 func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	a := getArena()
@@ -101,11 +103,10 @@ func (v *Validator) downgradeIn(a *arena, m []byte, idx int) (json.RawMessage, [
 		return nil, fail(rule, path, why)
 	}
 	obj, _ := doc.(map[string]any)
-	var op string
-	for k := range obj {
-		if _, ok := v09Ops[k]; ok {
-			op = k
-		}
+	op, several := operation(obj, isV09Op, idx)
+	if several != nil {
+		several.Message += "; left out"
+		return nil, []Error{*several}
 	}
 	if op == "" {
 		return nil, fail(RuleUnknownMessage, "", "no v0.9 operation (createSurface, updateComponents, updateDataModel or deleteSurface) to convert to v0.8; left out")

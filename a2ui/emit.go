@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"maps"
 	"regexp"
 	"slices"
 
@@ -52,7 +53,8 @@ func ClientVersion(in *agui.RunAgentInput) (string, error) {
 		}
 		return nil
 	}
-	for k, b := range caps {
+	for _, k := range slices.Sorted(maps.Keys(caps)) { // the same error every time
+		b := caps[k]
 		switch {
 		case k == "supportedCatalogIds":
 			if err := catalogs("", b); err != nil {

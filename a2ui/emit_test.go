@@ -44,6 +44,21 @@ func TestClientVersion(t *testing.T) {
 	}
 }
 
+// TestClientVersionSameError: a declaration with several faults is
+// refused with the same error every time.
+func TestClientVersionSameError(t *testing.T) {
+	in := &agui.RunAgentInput{ForwardedProps: agui.JSON(`{"a2uiClientCapabilities": {"v0.8": true, "v0.9": 1, "v0.9.1": "x", "supportedCatalogIds": 2}}`)}
+	_, first := a2ui.ClientVersion(in)
+	for i := 0; i < runs; i++ {
+		if _, err := a2ui.ClientVersion(in); err == nil || err.Error() != first.Error() {
+			t.Fatalf("run %d: %v, then %v", i, first, err)
+		}
+	}
+	if want := `forwardedProps.a2uiClientCapabilities.supportedCatalogIds is not a list of strings`; first.Error() != want {
+		t.Errorf("err = %v, want %s", first, want)
+	}
+}
+
 // events is a backend that emits the given events between RUN_STARTED and
 // RUN_FINISHED.
 type events []agui.Event

@@ -3,6 +3,9 @@ package a2ui
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 )
 
 // DefaultVersion is the version string emitted unless configured
@@ -102,4 +105,44 @@ type ClientError struct {
 	SurfaceID string `json:"surfaceId"`
 	Path      string `json:"path,omitempty"`
 	Message   string `json:"message"`
+}
+
+// operation returns the operation of the decoded message obj: its one key
+// isOp accepts ("" when none). A message that carries several is
+// refused: several is then its error, naming the message, its surface
+// and the keys (sorted, so that the same message always gets the same
+// error; a map gives its keys in no fixed order), and op is "". The
+// caller adds what becomes of the message to several.Message.
+func operation(obj map[string]any, isOp func(string) bool, idx int) (op string, several *Error) {
+	n := 0
+	for k := range obj {
+		if isOp(k) {
+			op = k
+			n++
+		}
+	}
+	if n <= 1 {
+		return op, nil
+	}
+	ops := make([]string, 0, n)
+	for k := range obj {
+		if isOp(k) {
+			ops = append(ops, k)
+		}
+	}
+	slices.Sort(ops)
+	sid := ""
+	for _, k := range ops {
+		body, _ := obj[k].(map[string]any)
+		if s, ok := body["surfaceId"].(string); ok && s != "" {
+			sid = s
+			break
+		}
+	}
+	on := ""
+	if sid != "" {
+		on = fmt.Sprintf(" on surface %q", sid)
+	}
+	return "", &Error{Rule: RuleInvalidEnvelope, SurfaceID: sid, Index: idx,
+		Message: fmt.Sprintf("message %d%s carries %d operations (%s): exactly one operation per message", idx, on, n, strings.Join(ops, ", "))}
 }

@@ -158,16 +158,14 @@ func (v *Validator) upgradeV10In(a *arena, m []byte, sid string, idx int, versio
 		return nil, fail(rule, path, msg)
 	}
 	obj, _ := doc.(map[string]any)
-	op := ""
-	for k := range obj {
-		switch {
-		case v10Functions[k]:
-			return nil, []Error{refuseV10Function(k, sid, idx)}
-		case v.v10[k] != nil:
-			op = k
-		}
-	}
-	if op == "" {
+	op, several := operation(obj, func(k string) bool { return v10Functions[k] || v.v10[k] != nil }, idx)
+	switch {
+	case several != nil:
+		several.Message += "; left out, the rest of the surface is kept"
+		return nil, []Error{*several}
+	case v10Functions[op]:
+		return nil, []Error{refuseV10Function(op, sid, idx)}
+	case op == "":
 		return nil, fail(RuleUnknownMessage, "", fmt.Sprintf("message %d has no v1.0 operation (createSurface, updateComponents, updateDataModel, deleteSurface); left out, the rest of the surface is kept", idx))
 	}
 	if k, ok := v.verdicts.passed(v.v10[op], checkDecoded, m); !ok {
@@ -226,9 +224,10 @@ func joinVersions() string {
 
 // probeVersion returns a message's version (schemas.V08 for a v0.8
 // operation without a version field; "" when neither), its surface id
-// and its operation (a top-level key other than version), in one pass
-// over the bytes without decoding them. What is not a JSON object gives
-// "", for the validator to report.
+// and its operation (its one top-level key other than version; "" when
+// it has several, which its converter or the validator refuses), in one
+// pass over the bytes without decoding them. What is not a JSON object
+// gives "", for the validator to report.
 func probeVersion(m []byte) (version, surfaceID, op string) {
 	var stack [64]bool // open containers: true for an object
 	depth := 0
@@ -238,6 +237,7 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 	// (key2SID).
 	inVersion, inOp, key2SID := false, true, false
 	hasVersion := false
+	keys, v08 := 0, false // top-level keys other than version; one is a v0.8 operation
 	for i := 0; i < len(m); i++ {
 		switch c := m[i]; c {
 		case ' ', '\t', '\n', '\r':
@@ -289,6 +289,8 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 					hasVersion, inVersion = true, true
 				} else {
 					op, inOp, inVersion = str(), true, false
+					keys++
+					v08 = v08 || isV08Op(op)
 				}
 			case expectKey && depth == 2:
 				key2SID, expectKey = !escaped && string(raw) == "surfaceId" || escaped && str() == "surfaceId", false
@@ -303,14 +305,16 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 	if depth != 0 || len(m) == 0 {
 		return "", "", ""
 	}
+	if keys > 1 {
+		op = ""
+	}
 	if hasVersion {
 		if version == "" {
 			version = "(empty or not a string)"
 		}
 		return version, surfaceID, op
 	}
-	switch op {
-	case "beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface":
+	if v08 {
 		return schemas.V08, surfaceID, op
 	}
 	return "", surfaceID, op

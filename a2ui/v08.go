@@ -112,15 +112,10 @@ func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Erro
 		// Not in the v0.8 schema, yet some emitters stamp it.
 		delete(obj, "version")
 	}
-	var op string
-	for k := range obj {
-		switch k {
-		case "beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface":
-			if op != "" {
-				return nil, fail(RuleInvalidEnvelope, "", "", "a v0.8 message carries exactly one operation, got "+op+" and "+k)
-			}
-			op = k
-		}
+	op, several := operation(obj, isV08Op, idx)
+	if several != nil {
+		several.Message = "v0.8: " + several.Message + "; left out"
+		return nil, []Error{*several}
 	}
 	if op == "" {
 		return nil, fail(RuleInvalidEnvelope, "", "", "no v0.8 operation (beginRendering, surfaceUpdate, dataModelUpdate or deleteSurface)")
@@ -163,6 +158,14 @@ func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Erro
 		return nil, nil
 	}
 	return c.convertOp(a, sf, sid, op, body, idx)
+}
+
+func isV08Op(k string) bool {
+	switch k {
+	case "beginRendering", "surfaceUpdate", "dataModelUpdate", "deleteSurface":
+		return true
+	}
+	return false
 }
 
 // schemaV08 checks a v0.8 message against server_to_client.json and each

@@ -230,7 +230,7 @@ func TestUpgradeRefusals(t *testing.T) {
 		`{"version":"v0.9","createSurface":{"surfaceId":"nine","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}}`,
 		`{"dataModelUpdate":{"surfaceId":"nine","contents":[]}}`,
 	), "v0.9.1")
-	want := []string{"mixed_versions@2", "invalid_version@3/version", "missing_required_prop@4/surfaceUpdate/components/0/component/Text/text", "unknown_prop@4/surfaceUpdate/components/0/component/Text", "mixed_versions@8", "v08_not_rendered@6/surfaceUpdate/surfaceId"}
+	want := []string{"mixed_versions@2", "invalid_version@3/version", "unknown_prop@4/surfaceUpdate/components/0/component/Text", "missing_required_prop@4/surfaceUpdate/components/0/component/Text/text", "mixed_versions@8", "v08_not_rendered@6/surfaceUpdate/surfaceId"}
 	got := rules(u.Issues)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("issues = %v\nwant %v\n%v", got, want, u.Issues)

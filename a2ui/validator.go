@@ -1,12 +1,14 @@
 package a2ui
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -237,18 +239,12 @@ func (s *Stream) Validate(b []byte) []Error {
 	if !ok {
 		return fail(RuleInvalidEnvelope, "", "", "a message is a JSON object")
 	}
-	var op string
-	for k := range obj {
-		switch k {
-		case "version":
-		case "createSurface", "updateComponents", "updateDataModel", "deleteSurface":
-			if op != "" {
-				return fail(RuleInvalidEnvelope, "", "", "a message carries exactly one operation, got "+op+" and "+k)
-			}
-			op = k
-		default:
-			return fail(RuleUnknownMessage, "", pointer(k), fmt.Sprintf("unknown message key %q", k))
-		}
+	op, several := operation(obj, isV09Op, idx)
+	if several != nil {
+		return []Error{*several}
+	}
+	if unknown, ok := unknownKey(obj); ok {
+		return fail(RuleUnknownMessage, "", pointer(unknown), fmt.Sprintf("unknown message key %q", unknown))
 	}
 	if op == "" {
 		return fail(RuleInvalidEnvelope, "", "", "no operation (createSurface, updateComponents, updateDataModel or deleteSurface)")
@@ -302,6 +298,17 @@ func (s *Stream) Validate(b []byte) []Error {
 	return s.applyComponents(sf, body, sid, idx)
 }
 
+// unknownKey returns the first key of a v0.9 message (in sorted order)
+// that is neither version nor an operation.
+func unknownKey(obj map[string]any) (first string, ok bool) {
+	for k := range obj {
+		if k != "version" && !isV09Op(k) && (!ok || k < first) {
+			first, ok = k, true
+		}
+	}
+	return first, ok
+}
+
 func (s *Stream) schemaComponents(body map[string]any, sid string, idx int) []Error {
 	fail := func(rule, path, msg string) []Error {
 		return []Error{{Rule: rule, SurfaceID: sid, Path: path, Message: msg, Index: idx}}
@@ -345,7 +352,10 @@ func (s *Stream) schemaComponents(body map[string]any, sid string, idx int) []Er
 
 // schemaErrors turns a jsonschema error tree into one Error per leaf,
 // dropping the "false schema" noise unevaluatedProperties adds when a
-// sibling fails.
+// sibling fails. The validator finds the leaves in no fixed order (it
+// walks the instance's maps), so they are sorted (compareLeaves) and the
+// properties an additionalProperties leaf names too: the same message
+// always gets the same errors in the same order.
 func schemaErrors(err error, base, sid string, idx int) []Error {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
@@ -355,6 +365,9 @@ func schemaErrors(err error, base, sid string, idx int) []Error {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
+			if k, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+				slices.Sort(k.Properties)
+			}
 			leaves = append(leaves, e)
 		}
 		for _, c := range e.Causes {
@@ -362,6 +375,7 @@ func schemaErrors(err error, base, sid string, idx int) []Error {
 		}
 	}
 	walk(ve)
+	slices.SortStableFunc(leaves, compareLeaves)
 	meaningful := 0
 	for _, l := range leaves {
 		if _, ok := l.ErrorKind.(*kind.FalseSchema); !ok {
@@ -413,6 +427,37 @@ func schemaErrors(err error, base, sid string, idx int) []Error {
 		out = append(out, Error{Rule: RuleSchema, SurfaceID: sid, Path: base, Message: ve.Error(), Index: idx})
 	}
 	return out
+}
+
+// compareLeaves orders schema errors by instance location (segment by
+// segment, array indexes as numbers), then by the schema keyword that
+// failed, then by message.
+func compareLeaves(a, b *jsonschema.ValidationError) int {
+	if c := compareLocations(a.InstanceLocation, b.InstanceLocation); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.SchemaURL, b.SchemaURL); c != 0 {
+		return c
+	}
+	if c := slices.Compare(a.ErrorKind.KeywordPath(), b.ErrorKind.KeywordPath()); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ErrorKind.LocalizedString(printer), b.ErrorKind.LocalizedString(printer))
+}
+
+func compareLocations(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] == b[i] {
+			continue
+		}
+		x, errX := strconv.Atoi(a[i])
+		y, errY := strconv.Atoi(b[i])
+		if errX == nil && errY == nil {
+			return cmp.Compare(x, y)
+		}
+		return strings.Compare(a[i], b[i])
+	}
+	return cmp.Compare(len(a), len(b))
 }
 
 func toAny(s []string) []any {
