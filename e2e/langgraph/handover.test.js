@@ -139,7 +139,17 @@ async function handedOver() {
 // instance rejoins the Agent Server's run from the checkpoint, and each
 // client gets every event of its run exactly once, ending with
 // RUN_FINISHED: the same events as an uninterrupted run.
-test("runs of an instance killed with SIGKILL are taken over from their checkpoints, every event once", async () => {
+for (const unread of [false, true]) {
+  const name = unread
+    ? "runs nobody reads when their instance is killed are taken over all the same; clients that come back later get every event once"
+    : "runs of an instance killed with SIGKILL are taken over from their checkpoints, every event once";
+  test(name, () => killTest(unread));
+}
+
+// killTest runs killed with three instances of their own; unread: the
+// clients leave with the instance and come back only once the live
+// instances took the runs over by themselves.
+async function killTest(unread) {
   const yaml = `runlog: {backend: redis, url: "${redisURL}", prefix: "killed-${randomBytes(4).toString("hex")}:", leaseTTL: 1s}
 agents:
   paced: {type: langgraph, url: "${lg.url}", graph: paced}
@@ -148,7 +158,7 @@ agents:
   try {
     let timer;
     const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the runs did not end within 60 s")), 60000)));
-    await Promise.race([killed(trio), late]).finally(() => clearTimeout(timer));
+    await Promise.race([killed(trio, unread), late]).finally(() => clearTimeout(timer));
   } catch (e) {
     const tail = (x) => x.logs().split("\n").filter((l) => /taken over|offered|owner|claim|lease|runId/.test(l)).slice(-40).join("\n");
     e.message += "\n" + trio.map((x, i) => `--- instance ${"abc"[i]}\n${tail(x)}`).join("\n");
@@ -156,9 +166,9 @@ agents:
   } finally {
     for (const x of trio) await x.stop();
   }
-});
+}
 
-async function killed([a, b, c]) {
+async function killed([a, b, c], unread) {
   const whole = [];
   const wholeDone = start(b, "t-" + randomUUID(), "whole-" + randomUUID()).then((res) => sse(res, (_, e) => (whole.push(e), terminal(e))));
   const moved = [0, 1, 2].map(() => ({ runId: "killed-" + randomUUID(), seen: new Map(), lastId: 0, deltas: 0 }));
@@ -179,6 +189,12 @@ async function killed([a, b, c]) {
   }));
   assert.ok(killedAt, "the runs streamed five deltas each");
   for (const r of moved) assert.ok(![...r.seen.values()].some(terminal), "the killed instance ended no run");
+  const takenOver = () => (b.logs() + c.logs()).match(/run taken over/g)?.length ?? 0;
+  if (unread) {
+    // No reader anywhere: the live instances' reapers find the runs.
+    for (const until = Date.now() + 30000; takenOver() < moved.length && Date.now() < until; ) await new Promise((r) => setTimeout(r, 200));
+    assert.equal(takenOver(), moved.length, "runs taken over with no reader within 30 s");
+  }
 
   await Promise.all(moved.map(async (r) => {
     const res = await fetch(`${c.url}/runs/${r.runId}/events`, { headers: { accept: "text/event-stream", "last-event-id": String(r.lastId) } });
@@ -195,5 +211,5 @@ async function killed([a, b, c]) {
     assert.deepEqual(ids, ids.map((_, i) => i + 1), "every sequence number once, in order");
     assert.deepEqual(shape([...r.seen.values()]), shape(whole), "the events of the uninterrupted run");
   }
-  assert.equal((b.logs() + c.logs()).match(/run taken over/g)?.length, moved.length);
+  assert.equal(takenOver(), moved.length);
 }
