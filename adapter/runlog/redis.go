@@ -42,7 +42,8 @@ type RedisOptions struct {
 // Redis is the run log on Redis Streams: one stream per run (ids
 // "<seq>-0"), XREAD for tails, one pub/sub channel per instance for
 // cancels, an owner lease per running run (its thread's key expires with
-// the lease), and TTLs on everything. Ids are escaped in keys (see key),
+// the lease), an index of live runs by lease end (Orphans), and TTLs on
+// everything. Ids are escaped in keys (see key),
 // so no id can address another run's keys.
 //
 // Redis pausing or restarting costs latency, not runs. Leases lapse
