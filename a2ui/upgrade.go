@@ -83,8 +83,18 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 			u.Issues = append(u.Issues, Error{Rule: RuleMixedVersions, SurfaceID: sid, Path: "", Index: i,
 				Message: fmt.Sprintf("message %d is %s on surface %q, which %s messages started; one surface speaks one version, so it is left out and the rest of the surface is kept", i, ver, sid, family[sid])})
 			continue
-		case sid != "" && family[sid] == "":
-			family[sid] = fam
+		}
+		// A surface speaks the version of the first message on it that is
+		// not refused, until a deleteSurface that is not refused.
+		claims := sid != "" && family[sid] == ""
+		settle := func(refused bool) {
+			switch {
+			case refused:
+			case op == "deleteSurface":
+				delete(family, sid)
+			case claims:
+				family[sid] = fam
+			}
 		}
 		if fam == schemas.V10 {
 			out, issues := up.v.upgradeV10(m, sid, i, up.version)
@@ -93,16 +103,14 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 				u.Messages = append(u.Messages, o)
 				u.Sources = append(u.Sources, i)
 			}
-			if op == "deleteSurface" {
-				delete(family, sid)
-			}
+			settle(len(out) == 0 && len(issues) > 0)
 			continue
 		}
 		if fam != schemas.V08 {
 			u.Messages = append(u.Messages, m)
 			u.Sources = append(u.Sources, i)
-			if fam == "v0.9" && op == "deleteSurface" {
-				delete(family, sid)
+			if fam == "v0.9" {
+				settle(false) // judged by the v0.9.1 validator
 			}
 			continue
 		}
@@ -116,9 +124,9 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 			u.Messages = append(u.Messages, o.Message)
 			u.Sources = append(u.Sources, o.Source)
 		}
-		if op == "deleteSurface" {
-			delete(family, sid)
-		}
+		// A v0.8 message held for beginRendering gives nothing yet and
+		// no issue: not refused.
+		settle(len(out) == 0 && len(issues) > 0)
 	}
 	return u
 }
