@@ -20,67 +20,72 @@ func (r *Redis) threadsKey(owner string) string {
 // updateRetries bounds UpdateThread's optimistic retries.
 const updateRetries = 16
 
+// updateThreadScript writes a thread's record (KEYS[1]) if it is still
+// the one read (ARGV[1]: '1' if there was one, ARGV[2] its bytes), and
+// enters the thread in its owner's set (KEYS[2]) with its score (ARGV[5]);
+// it returns the set's size, or -1 if the record changed meanwhile.
+var updateThreadScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if cur ~= ARGV[2] then return -1 end
+elseif cur then
+  return -1
+end
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return redis.call('ZCARD', KEYS[2])
+`)
+
+// UpdateThread reads the record and writes it back with a script that
+// checks it is unchanged (optimistic, retried): two round trips, the
+// owner's thread count coming back with the write, so that a new thread
+// costs capOwner a round trip only when the owner is over its cap.
 func (r *Redis) UpdateThread(ctx context.Context, thread Ref, update func(t *ThreadInfo, found bool) error) (ThreadInfo, error) {
 	key := r.key("thread", thread, "info")
-	var out ThreadInfo
-	var created bool
-	txf := func(tx *redis.Tx) error {
-		b, err := tx.Get(ctx, key).Bytes()
-		found := err == nil
+	for range updateRetries {
+		b, err := r.rdb.Get(ctx, key).Bytes()
+		exists := err == nil
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return err
+			return ThreadInfo{}, err
 		}
 		var t ThreadInfo
-		if found {
-			if json.Unmarshal(b, &t) != nil || t.Owner != thread.Owner || t.ID != thread.ID {
-				found, t = false, ThreadInfo{}
-			}
+		found := exists && json.Unmarshal(b, &t) == nil && t.Owner == thread.Owner && t.ID == thread.ID
+		if !found {
+			t = ThreadInfo{}
 		}
 		if err := update(&t, found); err != nil {
-			return err
+			return ThreadInfo{}, err
 		}
 		t.ID, t.Owner = thread.ID, thread.Owner
 		nb, err := json.Marshal(t)
 		if err != nil {
-			return err
+			return ThreadInfo{}, err
 		}
-		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.Set(ctx, key, nb, r.opts.HistoryRetention)
-			p.ZAdd(ctx, r.threadsKey(thread.Owner), redis.Z{Score: float64(t.LastRun.UnixMilli()), Member: thread.ID})
-			p.PExpire(ctx, r.threadsKey(thread.Owner), r.opts.HistoryRetention)
-			return nil
-		})
-		out, created = t, !found
-		return err
-	}
-	for range updateRetries {
-		err := r.rdb.Watch(ctx, txf, key)
-		if errors.Is(err, redis.TxFailedErr) {
-			continue
-		}
+		n, err := updateThreadScript.Run(ctx, r.rdb, []string{key, r.threadsKey(thread.Owner)},
+			flag(exists), b, nb, ms(r.opts.HistoryRetention), t.LastRun.UnixMilli(), thread.ID).Int64()
 		if err != nil {
 			return ThreadInfo{}, err
 		}
-		if created {
-			if err := r.capOwner(ctx, thread.Owner); err != nil {
-				return out, err
+		if n < 0 {
+			continue
+		}
+		if !found && n > int64(r.opts.MaxThreadsPerOwner) {
+			if err := r.capOwner(ctx, thread.Owner, n); err != nil {
+				return t, err
 			}
 		}
-		return out, nil
+		return t, nil
 	}
 	return ThreadInfo{}, fmt.Errorf("runlog: thread %q changed %d times while being updated", thread.ID, updateRetries)
 }
 
-// capOwner removes the owner's threads beyond MaxThreadsPerOwner, those
+// capOwner removes the owner's n threads beyond MaxThreadsPerOwner, those
 // whose last run is oldest first, at most capBatch of them: each new
 // thread adds one, so the set stays within a few of the cap, and a burst
 // of a principal's new threads (each making room at once, for the same
 // oldest ones) costs each start a few deletions, not the whole excess.
-func (r *Redis) capOwner(ctx context.Context, owner string) error {
-	n, err := r.rdb.ZCard(ctx, r.threadsKey(owner)).Result()
-	if err != nil || n <= int64(r.opts.MaxThreadsPerOwner) {
-		return err
-	}
+func (r *Redis) capOwner(ctx context.Context, owner string, n int64) error {
 	ids, err := r.rdb.ZRange(ctx, r.threadsKey(owner), 0, min(n-int64(r.opts.MaxThreadsPerOwner), capBatch)-1).Result()
 	if err != nil {
 		return err
