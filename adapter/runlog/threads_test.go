@@ -202,21 +202,34 @@ func TestRedisCapOwnerIsBounded(t *testing.T) {
 }
 
 // roundTrips counts the client's round trips to Redis: a command or a
-// pipeline each.
+// pipeline each, a new connection's handshake aside.
 type roundTrips struct{ n atomic.Int64 }
+
+// handshake: a command a new connection sends first.
+func handshake(cmd redis.Cmder) bool {
+	switch cmd.Name() {
+	case "hello", "select", "client", "auth":
+		return true
+	}
+	return false
+}
 
 func (*roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (c *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		c.n.Add(1)
+		if !handshake(cmd) {
+			c.n.Add(1)
+		}
 		return next(ctx, cmd)
 	}
 }
 
 func (c *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		c.n.Add(1)
+		if len(cmds) > 0 && !handshake(cmds[0]) {
+			c.n.Add(1)
+		}
 		return next(ctx, cmds)
 	}
 }
@@ -276,5 +289,43 @@ func TestUpdateThreadConcurrent(t *testing.T) {
 				t.Errorf("thread = %+v, %v; want 8 runs", got, err)
 			}
 		})
+	}
+}
+
+// TestRedisCapOwnerRoundTrips: a new thread over its owner's cap costs
+// four round trips (the read, the checked write, which names the threads
+// to remove, one read of those and one deletion), whatever it removes;
+// a thread with an active run stays.
+func TestRedisCapOwnerRoundTrips(t *testing.T) {
+	l := backends()[1].new(t, MemoryOptions{}, RedisOptions{MaxThreadsPerOwner: 2}).(*Redis)
+	ctx := context.Background()
+	rt := &roundTrips{}
+	l.rdb.AddHook(rt)
+	now := time.Now().Truncate(time.Millisecond)
+	busy := run("alice", "r0", "busy")
+	if _, err := l.Start(ctx, busy, false); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []string{"busy", "old", "mid", "gone", "new"} {
+		r := run("alice", fmt.Sprint("r", i), id)
+		before := rt.n.Load()
+		if _, err := l.UpdateThread(ctx, r.Thread(), func(ti *ThreadInfo, _ bool) error {
+			ti.AddRun(r, now.Add(time.Duration(i)*time.Second), 10)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n := rt.n.Load() - before; n > 4 {
+			t.Errorf("new thread %s: %d round trips, want at most 4", id, n)
+		}
+		if id == "gone" {
+			// Its record expired: capOwner drops it from the set.
+			l.rdb.Del(ctx, l.key("thread", r.Thread(), "info"))
+			l.rdb.ZAdd(ctx, l.threadsKey("alice"), redis.Z{Score: 0, Member: "gone"})
+		}
+	}
+	got, err := l.Threads(ctx, "alice")
+	if err != nil || !slices.Equal(threadIDs(got), []string{"busy", "mid", "new"}) {
+		t.Errorf("threads = %v, %v; want busy (its run is active), mid and new", threadIDs(got), err)
 	}
 }
