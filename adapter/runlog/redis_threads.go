@@ -20,82 +20,120 @@ func (r *Redis) threadsKey(owner string) string {
 // updateRetries bounds UpdateThread's optimistic retries.
 const updateRetries = 16
 
+// updateThreadScript writes a thread's record (KEYS[1]) if it is still
+// the one read (ARGV[1]: '1' if there was one, ARGV[2] its bytes), and
+// enters the thread in its owner's set (KEYS[2]) with its score (ARGV[5]).
+// It returns {-1} if the record changed meanwhile, else the set's size
+// and, for a new thread (ARGV[7]) over the cap (ARGV[8]), the ids of the
+// oldest threads beyond it, at most ARGV[9] of them.
+var updateThreadScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if cur ~= ARGV[2] then return {-1} end
+elseif cur then
+  return {-1}
+end
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+local n = redis.call('ZCARD', KEYS[2])
+local cap = tonumber(ARGV[8])
+if ARGV[7] ~= '1' or n <= cap then return {n} end
+local out = redis.call('ZRANGE', KEYS[2], 0, math.min(n - cap, tonumber(ARGV[9])) - 1)
+table.insert(out, 1, n)
+return out
+`)
+
+// UpdateThread reads the record and writes it back with a script that
+// checks it is unchanged (optimistic, retried): two round trips, and for
+// a new thread over its owner's cap the script names the threads
+// capOwner removes.
 func (r *Redis) UpdateThread(ctx context.Context, thread Ref, update func(t *ThreadInfo, found bool) error) (ThreadInfo, error) {
 	key := r.key("thread", thread, "info")
-	var out ThreadInfo
-	var created bool
-	txf := func(tx *redis.Tx) error {
-		b, err := tx.Get(ctx, key).Bytes()
-		found := err == nil
+	for range updateRetries {
+		b, err := r.rdb.Get(ctx, key).Bytes()
+		exists := err == nil
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return err
+			return ThreadInfo{}, err
 		}
 		var t ThreadInfo
-		if found {
-			if json.Unmarshal(b, &t) != nil || t.Owner != thread.Owner || t.ID != thread.ID {
-				found, t = false, ThreadInfo{}
-			}
+		found := exists && json.Unmarshal(b, &t) == nil && t.Owner == thread.Owner && t.ID == thread.ID
+		if !found {
+			t = ThreadInfo{}
 		}
 		if err := update(&t, found); err != nil {
-			return err
+			return ThreadInfo{}, err
 		}
 		t.ID, t.Owner = thread.ID, thread.Owner
 		nb, err := json.Marshal(t)
 		if err != nil {
-			return err
+			return ThreadInfo{}, err
 		}
-		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.Set(ctx, key, nb, r.opts.HistoryRetention)
-			p.ZAdd(ctx, r.threadsKey(thread.Owner), redis.Z{Score: float64(t.LastRun.UnixMilli()), Member: thread.ID})
-			p.PExpire(ctx, r.threadsKey(thread.Owner), r.opts.HistoryRetention)
-			return nil
-		})
-		out, created = t, !found
-		return err
-	}
-	for range updateRetries {
-		err := r.rdb.Watch(ctx, txf, key)
-		if errors.Is(err, redis.TxFailedErr) {
-			continue
-		}
+		res, err := updateThreadScript.Run(ctx, r.rdb, []string{key, r.threadsKey(thread.Owner)},
+			flag(exists), b, nb, ms(r.opts.HistoryRetention), t.LastRun.UnixMilli(), thread.ID,
+			flag(!found), r.opts.MaxThreadsPerOwner, capBatch).Slice()
 		if err != nil {
 			return ThreadInfo{}, err
 		}
-		if created {
-			if err := r.capOwner(ctx, thread.Owner); err != nil {
-				return out, err
+		if n, _ := res[0].(int64); n < 0 {
+			continue
+		}
+		if len(res) > 1 {
+			if err := r.capOwner(ctx, thread.Owner, res[1:]); err != nil {
+				return t, err
 			}
 		}
-		return out, nil
+		return t, nil
 	}
 	return ThreadInfo{}, fmt.Errorf("runlog: thread %q changed %d times while being updated", thread.ID, updateRetries)
 }
 
-// capOwner removes the owner's threads beyond MaxThreadsPerOwner, those
-// whose last run is oldest first, at most capBatch of them: each new
-// thread adds one, so the set stays within a few of the cap, and a burst
-// of a principal's new threads (each making room at once, for the same
-// oldest ones) costs each start a few deletions, not the whole excess.
-func (r *Redis) capOwner(ctx context.Context, owner string) error {
-	n, err := r.rdb.ZCard(ctx, r.threadsKey(owner)).Result()
-	if err != nil || n <= int64(r.opts.MaxThreadsPerOwner) {
-		return err
-	}
-	ids, err := r.rdb.ZRange(ctx, r.threadsKey(owner), 0, min(n-int64(r.opts.MaxThreadsPerOwner), capBatch)-1).Result()
-	if err != nil {
-		return err
-	}
+// capOwner removes the owner's threads ids (the oldest beyond
+// MaxThreadsPerOwner, at most capBatch of them: each new thread adds one,
+// so the set stays within a few of the cap, and a burst of a principal's
+// new threads, each making room at once for the same oldest ones, costs
+// each start a few deletions, not the whole excess) but those with an
+// active run, in two round trips: one reads their records and active
+// runs, one deletes.
+func (r *Redis) capOwner(ctx context.Context, owner string, ids []any) error {
+	refs := make([]Ref, 0, len(ids))
+	pipe := r.rdb.Pipeline()
+	var infos, actives []*redis.StringCmd
 	for _, id := range ids {
-		switch err := r.DeleteThread(ctx, Ref{Owner: owner, ID: id}); {
-		case errors.Is(err, ErrUnknownThread):
-			if err := r.rdb.ZRem(ctx, r.threadsKey(owner), id).Err(); err != nil {
-				return err
-			}
-		case err != nil && !errors.Is(err, ErrThreadBusy):
+		s, _ := id.(string)
+		ref := Ref{Owner: owner, ID: s}
+		refs = append(refs, ref)
+		infos = append(infos, pipe.Get(ctx, r.key("thread", ref, "info")))
+		actives = append(actives, pipe.Get(ctx, r.key("thread", ref, "active")))
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	del := r.rdb.TxPipeline()
+	for i, ref := range refs {
+		b, err := infos[i].Bytes()
+		var t ThreadInfo
+		switch {
+		case err != nil && !errors.Is(err, redis.Nil):
+			return err
+		case err != nil || json.Unmarshal(b, &t) != nil || t.Owner != owner || t.ID != ref.ID:
+			del.ZRem(ctx, r.threadsKey(owner), ref.ID) // its record expired
+			continue
+		}
+		switch a, err := actives[i].Result(); {
+		case err == nil && a != "":
+			continue // busy
+		case err != nil && !errors.Is(err, redis.Nil):
 			return err
 		}
+		del.Del(ctx, r.threadKeys(t)...)
+		del.ZRem(ctx, r.threadsKey(owner), ref.ID)
 	}
-	return nil
+	if del.Len() == 0 {
+		return nil
+	}
+	_, err := del.Exec(ctx)
+	return err
 }
 
 // capBatch is how many threads one capOwner removes at most.
@@ -163,14 +201,20 @@ func (r *Redis) DeleteThread(ctx context.Context, thread Ref) error {
 	if active != "" {
 		return ErrThreadBusy
 	}
+	pipe := r.rdb.TxPipeline()
+	pipe.Del(ctx, r.threadKeys(t)...)
+	pipe.ZRem(ctx, r.threadsKey(thread.Owner), thread.ID)
+	_, err = pipe.Exec(ctx)
+	return err
+}
+
+// threadKeys are a thread's keys: its record, its history and its runs'.
+func (r *Redis) threadKeys(t ThreadInfo) []string {
+	thread := t.Ref()
 	keys := []string{r.key("thread", thread, "info"), r.key("thread", thread, "history")}
 	for _, id := range t.Runs {
 		k := r.keys(Run{ID: id, Owner: thread.Owner, ThreadID: thread.ID})
 		keys = append(keys, k.meta, k.seq, k.stream, k.end, k.seen, k.lease, k.leased, k.cancel, k.bytes)
 	}
-	pipe := r.rdb.TxPipeline()
-	pipe.Del(ctx, keys...)
-	pipe.ZRem(ctx, r.threadsKey(thread.Owner), thread.ID)
-	_, err = pipe.Exec(ctx)
-	return err
+	return keys
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -196,5 +198,134 @@ func TestRedisCapOwnerIsBounded(t *testing.T) {
 	}
 	if s, err := l.rdb.ZScore(ctx, l.threadsKey("crowd"), "old-0").Result(); err == nil {
 		t.Fatalf("the oldest thread is still there (score %v)", s)
+	}
+}
+
+// roundTrips counts the client's round trips to Redis: a command or a
+// pipeline each, a new connection's handshake aside.
+type roundTrips struct{ n atomic.Int64 }
+
+// handshake: a command a new connection sends first.
+func handshake(cmd redis.Cmder) bool {
+	switch cmd.Name() {
+	case "hello", "select", "client", "auth":
+		return true
+	}
+	return false
+}
+
+func (*roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if !handshake(cmd) {
+			c.n.Add(1)
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (c *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if len(cmds) > 0 && !handshake(cmds[0]) {
+			c.n.Add(1)
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// TestRedisUpdateThreadRoundTrips: recording a run in its thread, a new
+// one or not, costs two round trips while the owner is within its cap
+// (the read and the checked write); each one waits behind Redis's backlog
+// of appends, in a run's start.
+func TestRedisUpdateThreadRoundTrips(t *testing.T) {
+	l := backends()[1].new(t, MemoryOptions{}, RedisOptions{MaxThreadsPerOwner: 5}).(*Redis)
+	ctx := context.Background()
+	rt := &roundTrips{}
+	l.rdb.AddHook(rt)
+	now := time.Now()
+	for i, id := range []string{"t1", "t2", "t1"} {
+		r := run("alice", fmt.Sprint("r", i), id)
+		before := rt.n.Load()
+		if _, err := l.UpdateThread(ctx, r.Thread(), func(ti *ThreadInfo, found bool) error {
+			if !found {
+				ti.Created = now
+			}
+			ti.AddRun(r, now, 10)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n := rt.n.Load() - before; n > 2 {
+			t.Errorf("run %d on %s: %d round trips, want at most 2", i, id, n)
+		}
+	}
+	got, err := l.GetThread(ctx, Ref{Owner: "alice", ID: "t1"})
+	if err != nil || !slices.Equal(got.Runs, []string{"r0", "r2"}) {
+		t.Errorf("t1 = %+v, %v; want runs r0, r2", got, err)
+	}
+}
+
+// TestUpdateThreadConcurrent: updates of one thread made at once each
+// apply to the record the others left (none is lost).
+func TestUpdateThreadConcurrent(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			l := b.new(t, MemoryOptions{}, RedisOptions{})
+			ctx := context.Background()
+			now := time.Now()
+			var wg sync.WaitGroup
+			for i := range 8 {
+				wg.Go(func() {
+					r := run("alice", fmt.Sprint("r", i), "t")
+					if _, err := l.UpdateThread(ctx, r.Thread(), func(ti *ThreadInfo, _ bool) error { ti.AddRun(r, now, 100); return nil }); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			got, err := l.GetThread(ctx, Ref{Owner: "alice", ID: "t"})
+			if err != nil || len(got.Runs) != 8 {
+				t.Errorf("thread = %+v, %v; want 8 runs", got, err)
+			}
+		})
+	}
+}
+
+// TestRedisCapOwnerRoundTrips: a new thread over its owner's cap costs
+// four round trips (the read, the checked write, which names the threads
+// to remove, one read of those and one deletion), whatever it removes;
+// a thread with an active run stays.
+func TestRedisCapOwnerRoundTrips(t *testing.T) {
+	l := backends()[1].new(t, MemoryOptions{}, RedisOptions{MaxThreadsPerOwner: 2}).(*Redis)
+	ctx := context.Background()
+	rt := &roundTrips{}
+	l.rdb.AddHook(rt)
+	now := time.Now().Truncate(time.Millisecond)
+	busy := run("alice", "r0", "busy")
+	if _, err := l.Start(ctx, busy, false); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []string{"busy", "old", "mid", "gone", "new"} {
+		r := run("alice", fmt.Sprint("r", i), id)
+		before := rt.n.Load()
+		if _, err := l.UpdateThread(ctx, r.Thread(), func(ti *ThreadInfo, _ bool) error {
+			ti.AddRun(r, now.Add(time.Duration(i)*time.Second), 10)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n := rt.n.Load() - before; n > 4 {
+			t.Errorf("new thread %s: %d round trips, want at most 4", id, n)
+		}
+		if id == "gone" {
+			// Its record expired: capOwner drops it from the set.
+			l.rdb.Del(ctx, l.key("thread", r.Thread(), "info"))
+			l.rdb.ZAdd(ctx, l.threadsKey("alice"), redis.Z{Score: 0, Member: "gone"})
+		}
+	}
+	got, err := l.Threads(ctx, "alice")
+	if err != nil || !slices.Equal(threadIDs(got), []string{"busy", "mid", "new"}) {
+		t.Errorf("threads = %v, %v; want busy (its run is active), mid and new", threadIDs(got), err)
 	}
 }

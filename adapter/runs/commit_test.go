@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -271,4 +272,75 @@ func TestFirstAppendGoesAhead(t *testing.T) {
 		t.Fatalf("the appenders' next append is run %s's, with %d queued; want the late run's first", id, n+1)
 	}
 	waitFor(t, "the late run's first append", func() bool { s, _, _ := l.state(); return s == n+1 })
+}
+
+// slowThreads is a log whose thread updates wait until release closes.
+type slowThreads struct {
+	runlog.Log
+	release chan struct{}
+}
+
+func (l *slowThreads) UpdateThread(ctx context.Context, thread runlog.Ref, update func(*runlog.ThreadInfo, bool) error) (runlog.ThreadInfo, error) {
+	select {
+	case <-l.release:
+	case <-ctx.Done():
+		return runlog.ThreadInfo{}, ctx.Err()
+	}
+	return l.Log.UpdateThread(ctx, thread, update)
+}
+
+// With a batching log a run's record in its thread is written alongside
+// its first events, not before them: each call to a log across the
+// network waits behind the appends in flight. The run's client reads
+// RUN_STARTED while the record is still being written, and the run ends
+// only once its thread lists it.
+func TestRecordRunAlongsideFirstEvents(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	mem := runlog.NewMemory(runlog.MemoryOptions{})
+	defer mem.Close()
+	l := &slowThreads{Log: mem, release: make(chan struct{})}
+	m, err := New(l, Config{Instance: "i", Batch: true, DetachGrace: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var release sync.Once
+	defer release.Do(func() { close(l.release) })
+	c := &collector{}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		st, err := m.Start(context.Background(), StartRequest{Principal: "p", AgentID: "a", Agent: script(0), Input: input("t", "r")})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		st.Serve(context.Background(), c)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(c.got()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := c.got(); len(got) == 0 {
+		t.Error("RUN_STARTED waited for the run's record in its thread")
+	}
+	time.Sleep(50 * time.Millisecond) // time to end, were it not held
+	got := c.got()
+	if len(got) > 0 && got[len(got)-1].Terminal {
+		t.Error("the run ended before its thread listed it")
+	}
+	if run, err := mem.Get(context.Background(), runlog.Ref{Owner: "p", ID: "r"}); err != nil || run.Status != runlog.StatusRunning {
+		t.Errorf("run before its record = %+v, %v; want running", run, err)
+	}
+	release.Do(func() { close(l.release) })
+	<-served
+	if got := c.got(); len(got) != 2 || !got[1].Terminal {
+		t.Errorf("the client got %+v, want RUN_STARTED and the terminal event", got)
+	}
+	if ti, err := mem.GetThread(context.Background(), runlog.Ref{Owner: "p", ID: "t"}); err != nil || !slices.Equal(ti.Runs, []string{"r"}) {
+		t.Errorf("thread = %+v, %v; want it to list r", ti, err)
+	}
+	m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
+	m.Wait()
 }

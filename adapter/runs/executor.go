@@ -442,6 +442,10 @@ func (c *committer) add(data []byte, term bool) error {
 		}
 		return nil
 	}
+	if term && c.lr.recorded != nil {
+		// The thread lists the run before the run can end.
+		<-c.lr.recorded
+	}
 	c.mu.Lock()
 	// Wait for room: this run's, and (while it has events waiting, whose
 	// append wakes it) all runs' together.

@@ -269,6 +269,9 @@ type localRun struct {
 	// saveStart: the run's start record is to be stored (a run started
 	// here that can be handed over).
 	saveStart bool
+	// recorded, if set, closes once the run is in its thread's record
+	// (see Start): its terminal event waits for it.
+	recorded chan struct{}
 }
 
 // New starts a Manager on log. Close it after Shutdown and Wait.
@@ -410,7 +413,9 @@ type StartRequest struct {
 
 // Start registers a run; Serve executes it. The starting client counts
 // as a reader from here on, so a detach grace of 0 never ends a run whose
-// client is connected.
+// client is connected. With a batching log (Redis) the run's record in
+// its thread is written while its first events are: its thread lists it
+// before it ends, not necessarily before its RUN_STARTED.
 func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error) {
 	in := req.Input
 	m.mu.Lock()
@@ -432,15 +437,24 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	run.Status = runlog.StatusRunning
-	if !req.Unlocked {
-		m.recordRun(lctx, run)
-	}
-	if prev != "" {
-		if p, err := m.log.Get(lctx, runlog.Ref{Owner: req.Principal, ID: prev}); err == nil {
-			_ = m.log.RequestCancel(lctx, p, ReasonSupersede)
-		}
-	}
 	lr := &localRun{run: run, hub: newHub(1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(), first: 1}
+	if m.cfg.Batch && (!req.Unlocked || prev != "") {
+		// Across the network each call waits behind the appends in
+		// flight: the run's record in its thread and the superseded
+		// run's cancel go alongside its first events, and its terminal
+		// event waits for them (committer.add).
+		lr.recorded = make(chan struct{})
+		m.executors.Add(1)
+		go func() {
+			defer m.executors.Done()
+			defer close(lr.recorded)
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.OpTimeout)
+			defer cancel()
+			m.recordStart(rctx, run, prev, req.Unlocked)
+		}()
+	} else {
+		m.recordStart(lctx, run, prev, req.Unlocked)
+	}
 	if req.Rejoinable && m.handovers != nil {
 		lr.handover, lr.input, lr.saveStart = agui.NewHandover(), in, true
 	}
@@ -449,6 +463,19 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 	m.obs.RunStarted(req.AgentID)
 	m.logger.InfoContext(rctx, "run started", "agent", req.AgentID, "threadId", in.ThreadID, "runId", in.RunID, "principal", req.Principal, "unlocked", req.Unlocked)
 	return &Started{m: m, lr: lr, req: req, ctx: rctx}, nil
+}
+
+// recordStart adds a started run to its thread's record (unless it is
+// unlocked) and asks the run it supersedes, if any, to stop.
+func (m *Manager) recordStart(ctx context.Context, run runlog.Run, prev string, unlocked bool) {
+	if !unlocked {
+		m.recordRun(ctx, run)
+	}
+	if prev != "" {
+		if p, err := m.log.Get(ctx, runlog.Ref{Owner: run.Owner, ID: prev}); err == nil {
+			_ = m.log.RequestCancel(ctx, p, ReasonSupersede)
+		}
+	}
 }
 
 // Started is a registered run that Serve executes.
