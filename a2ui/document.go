@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -40,7 +41,18 @@ func decodeMessage(b []byte, maxDepth int) (doc any, rule, path, msg string) {
 // decodeMessageIn is decodeMessage with the maps and lists of doc lent by
 // a.
 func decodeMessageIn(b []byte, maxDepth int, a *arena) (doc any, rule, path, msg string) {
-	d := decoder{b: b, limit: min(maxDepth, maxDecodeDepth), a: a}
+	return decodeIn(decoder{b: b, limit: min(maxDepth, maxDecodeDepth), a: a}, maxDepth)
+}
+
+// decodeStringIn is decodeMessageIn for a message already held as a
+// string: its strings are substrings of s, with no second copy. The
+// decoder and the checks after it only read the bytes they are given.
+func decodeStringIn(s string, maxDepth int, a *arena) (doc any, rule, path, msg string) {
+	return decodeIn(decoder{b: unsafe.Slice(unsafe.StringData(s), len(s)), s: s, limit: min(maxDepth, maxDecodeDepth), a: a}, maxDepth)
+}
+
+func decodeIn(d decoder, maxDepth int) (doc any, rule, path, msg string) {
+	b := d.b
 	if v, ok := d.whole(); ok {
 		return v, "", "", ""
 	}
@@ -98,7 +110,9 @@ const maxDecodeDepth = 1000
 
 // whole decodes the one value b holds, with nothing after it.
 func (d *decoder) whole() (any, bool) {
-	d.s = string(d.b)
+	if d.s == "" {
+		d.s = string(d.b)
+	}
 	if d.a != nil {
 		d.items = d.a.items[:0]
 		defer func() { d.a.items = d.items[:0] }()

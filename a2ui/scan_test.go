@@ -230,7 +230,7 @@ func sameOrdered(ord, doc any) bool {
 
 // FuzzDecodeMessage holds decodeMessage, which checks while it decodes, to
 // scanJSON then decodeDocument: the same rule, path and message, or the
-// same document.
+// same document; and decodeStringIn to decodeMessage.
 func FuzzDecodeMessage(f *testing.F) {
 	for _, c := range scanCases {
 		f.Add([]byte(c.in), 4)
@@ -260,6 +260,11 @@ func FuzzDecodeMessage(f *testing.F) {
 		}
 		if !reflect.DeepEqual(doc, want) {
 			t.Fatalf("document %#v; decodeDocument %#v", doc, want)
+		}
+		// A held v0.8 message is decoded again from its string.
+		sdoc, srule, spath, smsg := decodeStringIn(string(b), depth, nil)
+		if srule != rule || spath != path || smsg != msg || !reflect.DeepEqual(sdoc, doc) {
+			t.Fatalf("decodeStringIn: %q %q %q %#v; decodeMessage: %q %q %q %#v", srule, spath, smsg, sdoc, rule, path, msg, doc)
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package a2ui
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -67,7 +66,7 @@ type v08Surface struct {
 type v08Pending struct {
 	index int
 	op    string
-	raw   []byte
+	raw   string
 }
 
 // NewV08Converter starts a converter whose output carries version
@@ -154,7 +153,7 @@ func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Erro
 			return nil, fail(RuleTooLarge, sid, pointer(op, "surfaceId"), fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held))
 		}
 		c.held++
-		sf.pending = append(sf.pending, v08Pending{idx, op, bytes.Clone(b)})
+		sf.pending = append(sf.pending, v08Pending{idx, op, string(b)})
 		return nil, nil
 	}
 	return c.convertOp(a, sf, sid, op, body, idx)
@@ -273,7 +272,7 @@ func (c *V08Converter) begin(a *arena, sf *v08Surface, sid string, body map[stri
 	c.held -= len(pending)
 	bodies := make([]map[string]any, len(pending))
 	for i, p := range pending {
-		doc, _, _, _ := decodeMessageIn(p.raw, c.v.opts.MaxDepth, a) // decoded once already
+		doc, _, _, _ := decodeStringIn(p.raw, c.v.opts.MaxDepth, a) // decoded once already
 		obj, _ := doc.(map[string]any)
 		bodies[i], _ = obj[p.op].(map[string]any)
 	}
