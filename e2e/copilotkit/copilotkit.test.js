@@ -82,6 +82,45 @@ async function clickInFrames(page, selector, timeout = 20000) {
   return false;
 }
 
+// toolCalls counts the tools/call requests the cards' bridges received
+// (the bridge logs each message it parses).
+const toolCalls = (page) => page.consoleLines.filter((l) => l.includes("method: tools/call")).length;
+
+// clickUntilCalled clicks a card's button until the card sends a
+// tools/call: a click while CopilotKit scrolls the chat can land beside
+// the moving iframe and reach nothing, so it is repeated, at most five
+// times, only while no request has left the card.
+async function clickUntilCalled(page, selector) {
+  const before = toolCalls(page);
+  let clicks = 0;
+  for (; clicks < 5 && toolCalls(page) === before; clicks++) {
+    assert.ok(await clickInFrames(page, selector), `no ${selector} in a card`);
+    for (let j = 0; j < 20 && toolCalls(page) === before; j++) await page.waitForTimeout(100);
+  }
+  if (clicks > 1) console.log(`# ${selector} took ${clicks} clicks`);
+  assert.ok(toolCalls(page) > before, `clicking ${selector} sent no tools/call`);
+}
+
+// checkInFrames checks the first radio or checkbox matching selector in
+// any frame; Playwright's check() fails (and is tried again) unless the
+// box ends up checked.
+async function checkInFrames(page, selector, timeout = 20000) {
+  const end = Date.now() + timeout;
+  while (Date.now() < end) {
+    for (const f of page.frames()) {
+      try {
+        const el = f.locator(selector);
+        if ((await el.count()) > 0) {
+          await el.first().check({ timeout: 2000 });
+          return true;
+        }
+      } catch {}
+    }
+    await page.waitForTimeout(200);
+  }
+  return false;
+}
+
 async function say(page, text) {
   const box = page.locator("textarea").first();
   await box.fill(text);
@@ -132,14 +171,7 @@ for (const single of [false, true]) {
       // run in four). The card's bridge logs every request it receives, so
       // the click is repeated only while no tools/call has left the card.
       await page.getByText("The refund review card is above", { exact: false }).first().waitFor({ timeout: 20000 });
-      const sent = () => page.consoleLines.some((l) => l.includes("method: tools/call"));
-      let clicks = 0;
-      for (; clicks < 5 && !sent(); clicks++) {
-        assert.ok(await clickInFrames(page, "#approve"), "no Approve button in the card");
-        for (let j = 0; j < 20 && !sent(); j++) await page.waitForTimeout(100);
-      }
-      if (clicks > 1) console.log(`# the Approve button took ${clicks} clicks`);
-      assert.ok(sent(), "the card's Approve click sent no tools/call");
+      await clickUntilCalled(page, "#approve");
       const approved = await anyFrameText(page, "approved by anonymous");
       if (!approved) {
         const frames = [];
@@ -290,8 +322,8 @@ test("the toolkit as MCP Apps cards: SVG charts, and ask_user answered in its ca
   assert.ok(await anyFrameText(page, "is not on this deployment's allowlist"), "render_url off the allowlist was not refused in its card");
   await say(page, "ask");
   assert.ok(await anyFrameText(page, "Which plan should I prepare?"), "no question card");
-  assert.ok(await clickInFrames(page, "input[value=Enterprise]"), "no Enterprise choice");
-  assert.ok(await clickInFrames(page, "form.ask button[type=submit]"), "no Send button");
+  assert.ok(await checkInFrames(page, "input[value=Enterprise]"), "no Enterprise choice");
+  await clickUntilCalled(page, "form.ask button[type=submit]");
   assert.ok(await anyFrameText(page, "Sent: Enterprise"), "the card's answer was refused");
   await page.getByText('you answered "Enterprise"', { exact: false }).first().waitFor({ timeout: 20000 });
   await page.screenshot({ path: join(artifacts, "copilotkit-toolkit-cards.png"), fullPage: true });
