@@ -51,6 +51,8 @@ func decodeStringIn(s string, maxDepth int, a *arena) (doc any, rule, path, msg 
 	return decodeIn(decoder{b: unsafe.Slice(unsafe.StringData(s), len(s)), s: s, limit: min(maxDepth, maxDecodeDepth), a: a}, maxDepth)
 }
 
+// decodeIn decodes with d, and on any doubt hands the bytes to scanJSON
+// and decodeDocument (see decodeMessage).
 func decodeIn(d decoder, maxDepth int) (doc any, rule, path, msg string) {
 	b := d.b
 	if v, ok := d.whole(); ok {

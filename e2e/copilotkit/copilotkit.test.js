@@ -64,15 +64,16 @@ async function open({ thread = randomUUID(), single = false, agent = "default" }
   return { page, thread, traffic, errors };
 }
 
-// clickInFrames clicks the first element matching selector in any frame.
-async function clickInFrames(page, selector, timeout = 20000) {
+// inFrames does act to the first enabled element matching selector in
+// any frame, trying again until act succeeds or timeout passes.
+async function inFrames(page, selector, act, timeout = 20000) {
   const end = Date.now() + timeout;
   while (Date.now() < end) {
     for (const f of page.frames()) {
       try {
         const el = f.locator(selector);
         if ((await el.count()) > 0 && (await el.first().isEnabled())) {
-          await el.first().click({ timeout: 2000 });
+          await act(el.first());
           return true;
         }
       } catch {}
@@ -81,6 +82,14 @@ async function clickInFrames(page, selector, timeout = 20000) {
   }
   return false;
 }
+
+// clickInFrames clicks the first element matching selector in any frame.
+const clickInFrames = (page, selector) => inFrames(page, selector, (el) => el.click({ timeout: 2000 }));
+
+// checkInFrames checks the first radio or checkbox matching selector in
+// any frame; Playwright's check() fails (and is tried again) unless the
+// box ends up checked.
+const checkInFrames = (page, selector) => inFrames(page, selector, (el) => el.check({ timeout: 2000 }));
 
 // toolCalls counts the tools/call requests the cards' bridges received
 // (the bridge logs each message it parses).
@@ -99,26 +108,6 @@ async function clickUntilCalled(page, selector) {
   }
   if (clicks > 1) console.log(`# ${selector} took ${clicks} clicks`);
   assert.ok(toolCalls(page) > before, `clicking ${selector} sent no tools/call`);
-}
-
-// checkInFrames checks the first radio or checkbox matching selector in
-// any frame; Playwright's check() fails (and is tried again) unless the
-// box ends up checked.
-async function checkInFrames(page, selector, timeout = 20000) {
-  const end = Date.now() + timeout;
-  while (Date.now() < end) {
-    for (const f of page.frames()) {
-      try {
-        const el = f.locator(selector);
-        if ((await el.count()) > 0) {
-          await el.first().check({ timeout: 2000 });
-          return true;
-        }
-      } catch {}
-    }
-    await page.waitForTimeout(200);
-  }
-  return false;
 }
 
 async function say(page, text) {
@@ -165,11 +154,8 @@ for (const single of [false, true]) {
     // the card's app-only tool works with no frontend change.
     assert.ok(traffic.some((t) => t.body && t.body.includes("__proxiedMCPRequest") && t.body.includes("gcap1.")), "the proxied requests did not carry the card's capability");
     if (!single) {
-      // Click once the run's text below the card has streamed in: while
-      // CopilotKit scrolls the chat, a click at the button's place can
-      // land beside the moving iframe and reach nothing (seen in about one
-      // run in four). The card's bridge logs every request it receives, so
-      // the click is repeated only while no tools/call has left the card.
+      // Click once the run's text below the card has streamed in, when
+      // the chat has stopped scrolling (see clickUntilCalled).
       await page.getByText("The refund review card is above", { exact: false }).first().waitFor({ timeout: 20000 });
       await clickUntilCalled(page, "#approve");
       const approved = await anyFrameText(page, "approved by anonymous");
