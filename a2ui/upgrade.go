@@ -118,7 +118,7 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 			up.conv = up.v.NewV08Converter(up.version)
 		}
 		up.conv.index = i
-		out, issues := up.conv.Convert(m)
+		out, issues := up.conv.convertProbed(m, sid, op)
 		u.Issues = append(u.Issues, issues...)
 		for _, o := range out {
 			u.Messages = append(u.Messages, o.Message)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/genui-adapter/genui-adapter/schemas"
 )
@@ -82,15 +83,23 @@ func (v *Validator) NewV08Converter(version string) *V08Converter {
 // messages it becomes (none while its surface waits for beginRendering;
 // the held ones when it comes) and what could not be converted.
 func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
+	return c.convertProbed(b, "", "")
+}
+
+// convertProbed is Convert for a message whose surface id and operation
+// probeVersion found ("" when not known).
+func (c *V08Converter) convertProbed(b []byte, sid, op string) ([]Converted, []Error) {
 	a := getArena()
-	out, errs := c.convert(a, b)
+	out, errs := c.convert(a, b, sid, op)
 	a.put() // out is encoded, a message held is copied: none of it is a's
 	return out, errs
 }
 
 // convert is Convert with the maps and lists of the message decoded and
-// converted lent by a.
-func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Error) {
+// converted lent by a. probedSID and probedOp are what probeVersion
+// found in b, if it was probed: a message that passed the v0.8 checks
+// before and that its surface will hold is held with no decoding.
+func (c *V08Converter) convert(a *arena, b []byte, probedSID, probedOp string) (out []Converted, errs []Error) {
 	idx := c.index
 	c.index++
 	fail := func(rule, sid, path, msg string) []Error {
@@ -99,7 +108,19 @@ func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Erro
 	if len(b) > c.v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), c.v.opts.MaxMessageBytes))
 	}
-	doc, rule, path, msg := decodeMessageIn(b, c.v.opts.MaxDepth, a)
+	k, checked := c.v.verdicts.passed(c.v.v08, checkV08Input, b)
+	if checked && (probedOp == "surfaceUpdate" || probedOp == "dataModelUpdate") && probedSID != "" && utf8.ValidString(probedSID) {
+		// These bytes decoded before, with this one v0.8 operation, and
+		// passed the schema and the catalog; the probe read the surface
+		// id as the decoder does (valid UTF-8).
+		if sf := c.surfaces[probedSID]; sf == nil || !sf.begun {
+			return nil, c.hold(sf, probedSID, probedOp, string(b), idx)
+		}
+	}
+	// One copy of the message: the decoded strings are substrings of s,
+	// and a message held keeps s.
+	s := string(b)
+	doc, rule, path, msg := decodeStringIn(s, c.v.opts.MaxDepth, a)
 	if rule != "" {
 		return nil, fail(rule, "", path, msg)
 	}
@@ -121,7 +142,7 @@ func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Erro
 	}
 	body, _ := obj[op].(map[string]any)
 	sid, _ := body["surfaceId"].(string)
-	if k, ok := c.v.verdicts.passed(c.v.v08, checkV08Input, b); !ok {
+	if !checked {
 		if errs := c.v.schemaV08(doc, op, body, sid, idx); len(errs) > 0 {
 			return nil, errs
 		}
@@ -138,25 +159,41 @@ func (c *V08Converter) convert(a *arena, b []byte) (out []Converted, errs []Erro
 		}
 		return []Converted{{c.envelope(a, "deleteSurface", a.kv("surfaceId", sid)), idx}}, nil
 	}
-	if sf == nil {
-		sf = &v08Surface{templates: map[string]bool{}}
-		c.surfaces[strings.Clone(sid)] = sf
-	}
 	if op == "beginRendering" {
+		if sf == nil {
+			sf = c.surface(sid)
+		}
 		if sf.begun {
 			return nil, fail(RuleV08NotExpressible, sid, "/beginRendering", "beginRendering again on a surface already rendering: v0.9.1 cannot change a surface's root or theme; ignored")
 		}
 		return c.begin(a, sf, sid, body, idx)
 	}
-	if !sf.begun {
-		if c.held >= c.v.opts.MaxHeldMessages {
-			return nil, fail(RuleTooLarge, sid, pointer(op, "surfaceId"), fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held))
-		}
-		c.held++
-		sf.pending = append(sf.pending, v08Pending{idx, op, string(b)})
-		return nil, nil
+	if sf == nil || !sf.begun {
+		return nil, c.hold(sf, sid, op, s, idx)
 	}
 	return c.convertOp(a, sf, sid, op, body, idx)
+}
+
+// surface starts the record of surface sid.
+func (c *V08Converter) surface(sid string) *v08Surface {
+	sf := &v08Surface{templates: map[string]bool{}}
+	c.surfaces[strings.Clone(sid)] = sf
+	return sf
+}
+
+// hold keeps message raw (message idx, operation op) for surface sid's
+// beginRendering; sf is the surface's record, nil if it has none yet.
+func (c *V08Converter) hold(sf *v08Surface, sid, op, raw string, idx int) []Error {
+	if c.held >= c.v.opts.MaxHeldMessages {
+		return []Error{{Rule: RuleTooLarge, SurfaceID: sid, Path: pointer(op, "surfaceId"), Index: idx,
+			Message: fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held)}}
+	}
+	if sf == nil {
+		sf = c.surface(sid)
+	}
+	c.held++
+	sf.pending = append(sf.pending, v08Pending{idx, op, raw})
+	return nil
 }
 
 func isV08Op(k string) bool {

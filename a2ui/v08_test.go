@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -386,4 +388,46 @@ func TestV08HeldMessagesCapped(t *testing.T) {
 	if len(u.Messages) != 3 || !slices.Equal(u.Sources, []int{3, 0, 1}) {
 		t.Errorf("messages %d, sources %v", len(u.Messages), u.Sources)
 	}
+}
+
+// TestV08HeldWarmSameAsCold converts each official v0.8 example, and
+// streams whose surface ids the byte probe and the decoder could read
+// differently, with the validator's verdicts forgotten (every message
+// decoded) and then remembered (a held message that passed before is
+// held without decoding): the results are the same.
+func TestV08HeldWarmSameAsCold(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	files, _ := filepath.Glob(filepath.Join(v08Examples, "*", "*.json"))
+	streams := map[string][]json.RawMessage{}
+	for _, f := range files {
+		streams[filepath.Base(f)] = v08Example(t, f)
+	}
+	for name, sid := range map[string]string{"escaped": `s\u0031`, "invalid UTF-8": "s\xff", "escaped invalid UTF-8": `s\udc00`} {
+		streams[name] = []json.RawMessage{
+			json.RawMessage(`{"surfaceUpdate":{"surfaceId":"` + sid + `","components":[{"id":"t","component":{"Text":{"text":{"literalString":"hi"}}}}]}}`),
+			json.RawMessage(`{"dataModelUpdate":{"surfaceId":"` + sid + `","contents":[{"key":"n","valueString":"x"}]}}`),
+			json.RawMessage(`{"beginRendering":{"surfaceId":"` + sid + `","root":"t"}}`),
+		}
+	}
+	for name, in := range streams {
+		v.ForgetVerdicts()
+		cold := v.Upgrade(in, "")
+		if len(cold.Messages) < len(in) {
+			t.Errorf("%s: %d messages in, %d out: %v", name, len(in), len(cold.Messages), cold.Issues)
+		}
+		warm := v.Upgrade(in, "")
+		if !reflect.DeepEqual(cold, warm) {
+			t.Errorf("%s: verdicts forgotten:\n%s\nremembered:\n%s", name, show(cold), show(warm))
+		}
+	}
+}
+
+func show(u a2ui.Upgrade) string {
+	var b strings.Builder
+	for _, m := range u.Messages {
+		b.Write(m)
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "issues: %v", u.Issues)
+	return b.String()
 }
