@@ -51,6 +51,13 @@ func decodeStringIn(s string, maxDepth int, a *arena) (doc any, rule, path, msg 
 	return decodeIn(decoder{b: unsafe.Slice(unsafe.StringData(s), len(s)), s: s, limit: min(maxDepth, maxDecodeDepth), a: a}, maxDepth)
 }
 
+// decodeViewIn is decodeMessageIn with no copy of b at all: the strings
+// decoded are b's bytes, so none of them may outlive the caller's use of
+// b, and b must not change while they are used.
+func decodeViewIn(b []byte, maxDepth int, a *arena) (doc any, rule, path, msg string) {
+	return decodeStringIn(unsafe.String(unsafe.SliceData(b), len(b)), maxDepth, a)
+}
+
 // decodeIn decodes with d, and on any doubt hands the bytes to scanJSON
 // and decodeDocument (see decodeMessage).
 func decodeIn(d decoder, maxDepth int) (doc any, rule, path, msg string) {

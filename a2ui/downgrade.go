@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/genui-adapter/genui-adapter/schemas"
 )
@@ -79,11 +80,30 @@ func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	a := getArena()
 	out, errs := v.downgradeIn(a, m, idx)
 	a.put() // out is encoded: none of it is a's
+	for i := range errs {
+		// Their strings may be m's (downgradeIn decodes a view of m).
+		e := &errs[i]
+		e.SurfaceID, e.Path, e.Message = own(e.SurfaceID, m), own(e.Path, m), own(e.Message, m)
+	}
 	return out, errs
 }
 
+// own returns s, or a copy of it if its bytes are in b.
+func own(s string, b []byte) string {
+	if len(s) == 0 || len(b) == 0 {
+		return s
+	}
+	p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if p >= lo && p < lo+uintptr(len(b)) {
+		return strings.Clone(s)
+	}
+	return s
+}
+
 // downgradeIn is downgrade with the maps and lists of the
-// message decoded and converted lent by a.
+// message decoded and converted lent by a. The message is decoded
+// without a copy: the strings decoded are m's bytes, so what it returns
+// is encoded afresh, and its errors' strings may be m's.
 func (v *Validator) downgradeIn(a *arena, m []byte, idx int) (json.RawMessage, []Error) {
 	ver, sid, _ := probeVersion(m)
 	fail := func(rule, path, msg string) []Error {
@@ -98,7 +118,7 @@ func (v *Validator) downgradeIn(a *arena, m []byte, idx int) (json.RawMessage, [
 	if len(m) > v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
 	}
-	doc, rule, path, why := decodeMessageIn(m, v.opts.MaxDepth, a)
+	doc, rule, path, why := decodeViewIn(m, v.opts.MaxDepth, a)
 	if rule != "" {
 		return nil, fail(rule, path, why)
 	}

@@ -126,7 +126,55 @@ func FuzzDowngrade(f *testing.F) {
 				t.Fatalf("converted message %d carries a version: %s", i, m)
 			}
 		}
+		checkOwnsStrings(t, in, d)
 	})
+}
+
+// checkOwnsStrings overwrites the input messages of d and checks that
+// nothing of d changes with them (but a v0.8 message passed through as
+// it is): Downgrade decodes its input without copying it.
+func checkOwnsStrings(t *testing.T, in []json.RawMessage, d a2ui.Downgrade) {
+	t.Helper()
+	issues, _ := json.Marshal(d.Issues)
+	msgs := make([][]byte, len(d.Messages))
+	for i, m := range d.Messages {
+		msgs[i] = bytes.Clone(m)
+	}
+	for _, m := range in {
+		for j := range m {
+			m[j] = '#'
+		}
+	}
+	if after, _ := json.Marshal(d.Issues); !bytes.Equal(after, issues) {
+		t.Fatalf("the issues changed with the input's bytes:\n%s\n%s", issues, after)
+	}
+	for i, m := range d.Messages {
+		src := in[d.Sources[i]]
+		if len(m) > 0 && len(src) > 0 && &m[0] == &src[0] {
+			continue // a v0.8 message, passed on as it is
+		}
+		if !bytes.Equal(m, msgs[i]) {
+			t.Fatalf("output %d changed with the input's bytes:\n%s\n%s", i, msgs[i], m)
+		}
+	}
+}
+
+// TestDowngradeOwnsItsStrings: what Downgrade returns shares no bytes
+// with its input, whose buffer the caller may reuse; above all the
+// issues, whose surface ids and paths come from the decoded message.
+func TestDowngradeOwnsItsStrings(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	in := []json.RawMessage{
+		json.RawMessage(`{"version":"v0.9","createSurface":{"surfaceId":"card","catalogId":"c"},"deleteSurface":{"surfaceId":"card"}}`),
+		json.RawMessage(`{"version":"v0.9","updateComponents":{"surfaceId":"card","components":[{"id":"root","component":"Text","text":"hi","x-extra":{"call":"now"}}]}}`),
+		json.RawMessage(`{"version":"v0.9","updateDataModel":{"surfaceId":"card","path":"/a","value":{"b":[{"c":[1]}]}}}`),
+		json.RawMessage(`{"beginRendering":{"surfaceId":"card","root":"root"}}`),
+	}
+	d := v.Downgrade(in)
+	if len(d.Issues) == 0 || d.Issues[0].SurfaceID != "card" {
+		t.Fatalf("want an issue on surface card first: %v", d.Issues)
+	}
+	checkOwnsStrings(t, in, d)
 }
 
 // TestDowngradeCatalogRefuses: a converted component the v0.8 standard
