@@ -79,13 +79,19 @@ func isV09Op(k string) bool { _, ok := v09Ops[k]; return ok }
 func (v *Validator) downgrade(m []byte, idx int) (json.RawMessage, []Error) {
 	a := getArena()
 	out, errs := v.downgradeIn(a, m, idx)
-	a.put() // out is encoded: none of it is a's
-	for i := range errs {
-		// Their strings may be m's (downgradeIn decodes a view of m).
-		e := &errs[i]
-		e.SurfaceID, e.Path, e.Message = own(e.SurfaceID, m), own(e.Path, m), own(e.Message, m)
-	}
+	a.put()            // out is encoded: none of it is a's
+	ownErrors(errs, m) // downgradeIn decodes a view of m
 	return out, errs
+}
+
+// ownErrors copies each string of errs whose bytes are b's: errors made
+// while a message is decoded without a copy (decodeViewIn) may hold its
+// bytes, which the caller may reuse.
+func ownErrors(errs []Error, b []byte) {
+	for i := range errs {
+		e := &errs[i]
+		e.SurfaceID, e.Path, e.Message = own(e.SurfaceID, b), own(e.Path, b), own(e.Message, b)
+	}
 }
 
 // own returns s, or a copy of it if its bytes are in b.

@@ -126,18 +126,18 @@ func FuzzDowngrade(f *testing.F) {
 				t.Fatalf("converted message %d carries a version: %s", i, m)
 			}
 		}
-		checkOwnsStrings(t, in, d)
+		checkOwnsStrings(t, in, d.Messages, d.Sources, d.Issues)
 	})
 }
 
-// checkOwnsStrings overwrites the input messages of d and checks that
-// nothing of d changes with them (but a v0.8 message passed through as
-// it is): Downgrade decodes its input without copying it.
-func checkOwnsStrings(t *testing.T, in []json.RawMessage, d a2ui.Downgrade) {
+// checkOwnsStrings overwrites the input messages of a conversion and
+// checks that nothing it returned changes with them (but a message passed
+// on as it is): the conversions decode their input without copying it.
+func checkOwnsStrings(t *testing.T, in, out []json.RawMessage, sources []int, issues []a2ui.Error, versions ...string) {
 	t.Helper()
-	issues, _ := json.Marshal(d.Issues)
-	msgs := make([][]byte, len(d.Messages))
-	for i, m := range d.Messages {
+	before, _ := json.Marshal([]any{issues, versions})
+	msgs := make([][]byte, len(out))
+	for i, m := range out {
 		msgs[i] = bytes.Clone(m)
 	}
 	for _, m := range in {
@@ -145,13 +145,13 @@ func checkOwnsStrings(t *testing.T, in []json.RawMessage, d a2ui.Downgrade) {
 			m[j] = '#'
 		}
 	}
-	if after, _ := json.Marshal(d.Issues); !bytes.Equal(after, issues) {
-		t.Fatalf("the issues changed with the input's bytes:\n%s\n%s", issues, after)
+	if after, _ := json.Marshal([]any{issues, versions}); !bytes.Equal(after, before) {
+		t.Fatalf("the issues changed with the input's bytes:\n%s\n%s", before, after)
 	}
-	for i, m := range d.Messages {
-		src := in[d.Sources[i]]
+	for i, m := range out {
+		src := in[sources[i]]
 		if len(m) > 0 && len(src) > 0 && &m[0] == &src[0] {
-			continue // a v0.8 message, passed on as it is
+			continue // passed on as it is
 		}
 		if !bytes.Equal(m, msgs[i]) {
 			t.Fatalf("output %d changed with the input's bytes:\n%s\n%s", i, msgs[i], m)
@@ -174,7 +174,7 @@ func TestDowngradeOwnsItsStrings(t *testing.T) {
 	if len(d.Issues) == 0 || d.Issues[0].SurfaceID != "card" {
 		t.Fatalf("want an issue on surface card first: %v", d.Issues)
 	}
-	checkOwnsStrings(t, in, d)
+	checkOwnsStrings(t, in, d.Messages, d.Sources, d.Issues)
 }
 
 // TestDowngradeCatalogRefuses: a converted component the v0.8 standard

@@ -145,12 +145,14 @@ func (up *Upgrader) Finish() []Error {
 func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
 	a := getArena()
 	out, errs := v.upgradeV10In(a, m, sid, idx, version)
-	a.put() // out is encoded: none of it is a's
+	a.put()            // out is encoded: none of it is a's
+	ownErrors(errs, m) // upgradeV10In decodes a view of m
 	return out, errs
 }
 
 // upgradeV10In is upgradeV10 with the maps and lists of the
-// message decoded and converted lent by a.
+// message decoded and converted lent by a; m is decoded without a copy
+// (decodeViewIn), so its errors' strings may be m's.
 func (v *Validator) upgradeV10In(a *arena, m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
 	if version == "" {
 		version = DefaultVersion
@@ -161,7 +163,7 @@ func (v *Validator) upgradeV10In(a *arena, m []byte, sid string, idx int, versio
 	if len(m) > v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", fmt.Sprintf("message is %d bytes, more than %d", len(m), v.opts.MaxMessageBytes))
 	}
-	doc, rule, path, msg := decodeMessageIn(m, v.opts.MaxDepth, a)
+	doc, rule, path, msg := decodeViewIn(m, v.opts.MaxDepth, a)
 	if rule != "" {
 		return nil, fail(rule, path, msg)
 	}

@@ -92,13 +92,16 @@ func (c *V08Converter) convertProbed(b []byte, sid, op string) ([]Converted, []E
 	a := getArena()
 	out, errs := c.convert(a, b, sid, op)
 	a.put() // out is encoded, a message held is copied: none of it is a's
+	ownErrors(errs, b)
 	return out, errs
 }
 
 // convert is Convert with the maps and lists of the message decoded and
 // converted lent by a. probedSID and probedOp are what probeVersion
 // found in b, if it was probed: a message that passed the v0.8 checks
-// before and that its surface will hold is held with no decoding.
+// before and that its surface will hold is held with no decoding. b is
+// decoded without a copy (decodeViewIn): what the converter keeps of it
+// is copied, and its errors' strings may be b's.
 func (c *V08Converter) convert(a *arena, b []byte, probedSID, probedOp string) (out []Converted, errs []Error) {
 	idx := c.index
 	c.index++
@@ -117,10 +120,7 @@ func (c *V08Converter) convert(a *arena, b []byte, probedSID, probedOp string) (
 			return nil, c.hold(sf, probedSID, probedOp, string(b), idx)
 		}
 	}
-	// One copy of the message: the decoded strings are substrings of s,
-	// and a message held keeps s.
-	s := string(b)
-	doc, rule, path, msg := decodeStringIn(s, c.v.opts.MaxDepth, a)
+	doc, rule, path, msg := decodeViewIn(b, c.v.opts.MaxDepth, a)
 	if rule != "" {
 		return nil, fail(rule, "", path, msg)
 	}
@@ -169,7 +169,7 @@ func (c *V08Converter) convert(a *arena, b []byte, probedSID, probedOp string) (
 		return c.begin(a, sf, sid, body, idx)
 	}
 	if sf == nil || !sf.begun {
-		return nil, c.hold(sf, sid, op, s, idx)
+		return nil, c.hold(sf, sid, op, string(b), idx)
 	}
 	return c.convertOp(a, sf, sid, op, body, idx)
 }
@@ -192,7 +192,7 @@ func (c *V08Converter) hold(sf *v08Surface, sid, op, raw string, idx int) []Erro
 		sf = c.surface(sid)
 	}
 	c.held++
-	sf.pending = append(sf.pending, v08Pending{idx, op, raw})
+	sf.pending = append(sf.pending, v08Pending{idx, knownNames[op], raw}) // the name's constant, not the message's bytes
 	return nil
 }
 

@@ -272,6 +272,13 @@ func FuzzV08Convert(f *testing.F) {
 		b, _ := os.ReadFile(p)
 		f.Add(b)
 	}
+	v10, _ := filepath.Glob(filepath.Join(v10Examples, "*.json"))
+	for _, p := range v10[:2] { // Upgrade takes v1.0 too
+		var sample struct{ Messages json.RawMessage }
+		b, _ := os.ReadFile(p)
+		_ = json.Unmarshal(b, &sample)
+		f.Add([]byte(sample.Messages))
+	}
 	f.Add([]byte(`[{"beginRendering":{"surfaceId":"s","root":"r"}},{"dataModelUpdate":{"surfaceId":"s","path":"x","contents":[{"key":".","valueString":"[1,2]"}]}}]`))
 	f.Add([]byte(`[{"surfaceUpdate":{"surfaceId":"s","components":[{"id":"r","component":{"List":{"children":{"template":{"componentId":"r","dataBinding":"/l"}}}}}]}},{"beginRendering":{"surfaceId":"s","root":"r"}},{"deleteSurface":{"surfaceId":"s"}}]`))
 	v := a2ui.MustValidator(a2ui.Options{})
@@ -329,7 +336,42 @@ func FuzzV08Convert(f *testing.F) {
 				t.Fatalf("converted message %d has no v0.9 version: %s", i, m)
 			}
 		}
+		checkOwnsStrings(t, in, u.Messages, u.Sources, u.Issues, u.Versions...)
 	})
+}
+
+// TestUpgradeOwnsItsStrings: what Upgrade returns shares no bytes with
+// its input, whose buffer the caller may reuse: the issues of v0.8 and
+// v1.0 messages, whose surface ids and paths come from the decoded
+// message, and the converted messages.
+func TestUpgradeOwnsItsStrings(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	for name, in := range map[string][]string{
+		"v0.8": {
+			`{"beginRendering":{"surfaceId":"card","root":"t","styles":{"font":"x"}},"deleteSurface":{"surfaceId":"card"}}`,
+			`{"surfaceUpdate":{"surfaceId":"card","components":[{"id":"t","component":{"Text":{"text":{"literalString":"hi"},"x":1}}}]}}`,
+			`{"beginRendering":{"surfaceId":"card","root":"t","styles":{"font":"x"}}}`,
+			`{"surfaceUpdate":{"surfaceId":"card","components":[{"id":"t","component":{"Text":{"text":{"literalString":"hi"}}}}]}}`,
+		},
+		"v1.0": {
+			`{"version":"v1.0","createSurface":{"surfaceId":"card","catalogId":"c"},"deleteSurface":{"surfaceId":"card"}}`,
+			`{"version":"v1.0","updateComponents":{"surfaceId":"card","components":[{"id":"root","component":"Nope"}]}}`,
+			`{"version":"v1.0","createSurface":{"surfaceId":"card","catalogId":"https://a2ui.org/specification/v1_0/catalogs/basic/catalog.json"}}`,
+		},
+	} {
+		msgs := make([]json.RawMessage, len(in))
+		for i, m := range in {
+			msgs[i] = json.RawMessage(m)
+		}
+		u := v.Upgrade(msgs, "")
+		if len(u.Issues) == 0 || u.Issues[0].SurfaceID != "card" {
+			t.Fatalf("%s: want an issue on surface card first: %v", name, u.Issues)
+		}
+		if len(u.Messages) == 0 {
+			t.Fatalf("%s: nothing converted: %v", name, u.Issues)
+		}
+		checkOwnsStrings(t, msgs, u.Messages, u.Sources, u.Issues, u.Versions...)
+	}
 }
 
 // TestMiddlewareV08 shows v0.8 from a tool result and from the agent's own
