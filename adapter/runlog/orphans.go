@@ -34,41 +34,54 @@ var _ Orphans = (*Redis)(nil)
 func (r *Redis) liveKey() string { return r.opts.Prefix + "live" }
 
 func (r *Redis) Orphans(ctx context.Context, grace time.Duration, max int) ([]Run, error) {
-	before := time.Now().Add(-grace).UnixMilli()
-	keys, err := r.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
-		Key: r.liveKey(), ByScore: true, Start: "-inf", Stop: "(" + strconv.FormatInt(before, 10), Count: int64(max),
-	}).Result()
-	if err != nil || len(keys) == 0 {
-		return nil, err
-	}
-	pipe := r.rdb.Pipeline()
-	cmds := make([]*redis.SliceCmd, len(keys))
-	for i, k := range keys {
-		cmds[i] = pipe.HMGet(ctx, k, "run", "status")
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, err
-	}
+	before := "(" + strconv.FormatInt(time.Now().Add(-grace).UnixMilli(), 10)
 	var out []Run
-	var gone []any
-	for i, c := range cmds {
-		vals, err := c.Result()
+	// Runs that ended stay in the index until found here, sorted before
+	// those that died after them: pages of them are cleared and passed,
+	// and the next page starts after the running runs kept.
+	for kept := 0; len(out) < max; {
+		want := max - len(out)
+		keys, err := r.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
+			Key: r.liveKey(), ByScore: true, Start: "-inf", Stop: before, Offset: int64(kept), Count: int64(want),
+		}).Result()
 		if err != nil {
 			return nil, err
 		}
-		enc, _ := vals[0].(string)
-		status, _ := vals[1].(string)
-		var run Run
-		if enc == "" || status != StatusRunning || json.Unmarshal([]byte(enc), &run) != nil {
-			gone = append(gone, keys[i])
-			continue
+		if len(keys) == 0 {
+			return out, nil
 		}
-		run.Status = status
-		out = append(out, run)
-	}
-	if len(gone) > 0 {
-		if err := r.rdb.ZRem(ctx, r.liveKey(), gone...).Err(); err != nil {
+		pipe := r.rdb.Pipeline()
+		cmds := make([]*redis.SliceCmd, len(keys))
+		for i, k := range keys {
+			cmds[i] = pipe.HMGet(ctx, k, "run", "status")
+		}
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 			return nil, err
+		}
+		var gone []any
+		for i, c := range cmds {
+			vals, err := c.Result()
+			if err != nil {
+				return nil, err
+			}
+			enc, _ := vals[0].(string)
+			status, _ := vals[1].(string)
+			var run Run
+			if enc == "" || status != StatusRunning || json.Unmarshal([]byte(enc), &run) != nil {
+				gone = append(gone, keys[i])
+				continue
+			}
+			run.Status = status
+			out = append(out, run)
+			kept++
+		}
+		if len(gone) > 0 {
+			if err := r.rdb.ZRem(ctx, r.liveKey(), gone...).Err(); err != nil {
+				return nil, err
+			}
+		}
+		if len(keys) < want {
+			return out, nil // the last page
 		}
 	}
 	return out, nil

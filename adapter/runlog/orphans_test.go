@@ -2,6 +2,7 @@ package runlog
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -60,5 +61,42 @@ func TestOrphans(t *testing.T) {
 	}
 	if n, _ := l.rdb.ZCard(ctx, l.liveKey()).Result(); n != 1 {
 		t.Fatalf("index holds %d runs, want 1 (the kept one)", n)
+	}
+}
+
+// Runs that ended leave the index only as Orphans finds them, and they
+// sort before a run that died after them: a call must look past a page
+// of them, or the reaper, asking for a page at a time, neither finds the
+// dead run nor clears more than a page of ended ones a round (the index
+// grows while runs end faster than that).
+func TestOrphansLookPastEndedRuns(t *testing.T) {
+	const ttl = 200 * time.Millisecond
+	l := backends()[1].new(t, MemoryOptions{}, RedisOptions{LeaseTTL: ttl}).(*Redis)
+	ctx := context.Background()
+	const ended = 50
+	for i := range ended {
+		r := run("o", fmt.Sprintf("done%d", i), fmt.Sprintf("t%d", i))
+		if _, err := l.Start(ctx, r, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Append(ctx, r, [][]byte{finished}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(5 * time.Millisecond) // the dead run's lease ends last
+	dead := run("o", "dead", "t-dead")
+	if _, err := l.Start(ctx, dead, false); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2*ttl + 50*time.Millisecond)
+	runs, err := l.Orphans(ctx, ttl, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].ID != "dead" {
+		t.Fatalf("Orphans(max 10) behind %d ended runs = %v, want [dead]", ended, runs)
+	}
+	if n, _ := l.rdb.ZCard(ctx, l.liveKey()).Result(); n != 1 {
+		t.Fatalf("index holds %d runs after Orphans, want 1 (the dead one)", n)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/internal/redistest"
 )
 
 // hooked is an agent that behaves like an HTTP agent in a flood: it calls
@@ -340,6 +341,63 @@ func TestRecordRunAlongsideFirstEvents(t *testing.T) {
 	}
 	if ti, err := mem.GetThread(context.Background(), runlog.Ref{Owner: "p", ID: "t"}); err != nil || !slices.Equal(ti.Runs, []string{"r"}) {
 		t.Errorf("thread = %+v, %v; want it to list r", ti, err)
+	}
+	m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
+	m.Wait()
+}
+
+// pauseOnRecord is a Redis log whose first thread update pauses Redis
+// (SIGSTOP) for pause: a blink right as a run's record is being written.
+type pauseOnRecord struct {
+	*runlog.Redis
+	srv   *redistest.Server
+	pause time.Duration
+	once  sync.Once
+}
+
+func (l *pauseOnRecord) UpdateThread(ctx context.Context, thread runlog.Ref, update func(*runlog.ThreadInfo, bool) error) (runlog.ThreadInfo, error) {
+	l.once.Do(func() {
+		l.srv.Pause()
+		time.AfterFunc(l.pause, l.srv.Resume)
+	})
+	return l.Redis.UpdateThread(ctx, thread, update)
+}
+
+// A Redis blink shorter than the outage tolerance costs a run nothing,
+// its record in its thread included: a blink as the record is written
+// (longer than one operation's timeout) delays the record, the run's end
+// waiting for it, and the thread lists the run once.
+func TestRecordRunSurvivesBlink(t *testing.T) {
+	srv := redistest.Start(t)
+	defer srv.Resume()
+	rl, err := runlog.NewRedis(context.Background(), srv.URL(), runlog.RedisOptions{Prefix: testPrefix(), LeaseTTL: 400 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.Close()
+	l := &pauseOnRecord{Redis: rl, srv: srv, pause: time.Second}
+	m, err := New(l, Config{Instance: "i", Batch: true, DetachGrace: time.Minute, LeaseTTL: 400 * time.Millisecond,
+		OpTimeout: 300 * time.Millisecond, OutageTolerance: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	st, err := m.Start(context.Background(), StartRequest{Principal: "p", AgentID: "a", Agent: script(0), Input: input("t", "r")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{}
+	st.Serve(context.Background(), c)
+	if got := c.got(); len(got) != 2 || !got[1].Terminal {
+		t.Fatalf("the client got %+v, want RUN_STARTED and the terminal event", got)
+	}
+	var last struct{ Type string }
+	_ = json.Unmarshal(c.got()[1].Data, &last)
+	if last.Type != "RUN_FINISHED" {
+		t.Fatalf("the run ended with %s, want RUN_FINISHED", c.got()[1].Data)
+	}
+	if ti, err := rl.GetThread(context.Background(), runlog.Ref{Owner: "p", ID: "t"}); err != nil || !slices.Equal(ti.Runs, []string{"r"}) {
+		t.Errorf("thread after the blink = %+v, %v; want it to list r once", ti, err)
 	}
 	m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
 	m.Wait()

@@ -448,9 +448,9 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 		go func() {
 			defer m.executors.Done()
 			defer close(lr.recorded)
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.OpTimeout)
-			defer cancel()
-			m.recordStart(rctx, run, prev, req.Unlocked)
+			// A log that does not answer delays the record, up to the
+			// outage tolerance, as it delays the run's events.
+			m.recordStart(context.WithoutCancel(ctx), run, prev, req.Unlocked)
 		}()
 	} else {
 		m.recordStart(lctx, run, prev, req.Unlocked)
@@ -472,6 +472,8 @@ func (m *Manager) recordStart(ctx context.Context, run runlog.Run, prev string, 
 		m.recordRun(ctx, run)
 	}
 	if prev != "" {
+		ctx, cancel := context.WithTimeout(ctx, m.cfg.OpTimeout)
+		defer cancel()
 		if p, err := m.log.Get(ctx, runlog.Ref{Owner: run.Owner, ID: prev}); err == nil {
 			_ = m.log.RequestCancel(ctx, p, ReasonSupersede)
 		}

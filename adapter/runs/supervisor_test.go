@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 )
 
@@ -63,5 +65,50 @@ func TestSweepAllocatesNothingPerRun(t *testing.T) {
 	}
 	if cap(s.runs) < n || cap(s.recs) < n {
 		t.Fatalf("the tick kept no slices (cap %d, %d)", cap(s.runs), cap(s.recs))
+	}
+}
+
+// An instance that dies with many runs nobody reads: the reaper of a live
+// instance ends every one of them within a few lease TTLs, not a page of
+// them a round (the runs it ended sort first in the index until the next
+// call of Orphans clears them, and a call that found only those ended the
+// round).
+func TestReaperEndsEveryOrphan(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	const ttl = time.Second
+	const n = 10 * reapBatch
+	prefix := testPrefix()
+	redisInstance(t, prefix, "live", Config{LeaseTTL: ttl})
+	dead, err := runlog.NewRedis(context.Background(), testRedisURL(), runlog.RedisOptions{Prefix: prefix, LeaseTTL: ttl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dead.Close()
+	ctx := context.Background()
+	var refs []runlog.Ref
+	for i := range n {
+		r := runlog.Run{ID: fmt.Sprintf("r%d", i), ThreadID: fmt.Sprintf("t%d", i), AgentID: "a", Owner: "p", Instance: "dead"}
+		if _, err := dead.Start(ctx, r, false); err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, r.Ref())
+	}
+	started := time.Now()
+	// The reaper ends the runs about in the order they started: the first
+	// still running is found early.
+	for i := 0; i < len(refs); {
+		r, err := dead.Get(ctx, refs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != runlog.StatusRunning {
+			i++
+			continue
+		}
+		if d := time.Since(started); d > 7*ttl {
+			t.Fatalf("runs %d to %d of a dead instance still running %v after they started (lease TTL %v)", i, n-1, d, ttl)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

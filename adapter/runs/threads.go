@@ -298,20 +298,41 @@ func (m *Manager) ClearThreads(ctx context.Context, principal string) (int, erro
 	return n, nil
 }
 
-// recordRun adds a started run to its thread's record.
+// recordRun adds a started run to its thread's record. A log that does
+// not answer is tried again until the outage tolerance has passed, or ctx
+// ends: the run goes on meanwhile (its terminal event waits for the
+// record), and a try that was written though it failed is not repeated.
 func (m *Manager) recordRun(ctx context.Context, run runlog.Run) {
 	now := time.Now()
-	_, err := m.log.UpdateThread(ctx, run.Thread(), func(t *runlog.ThreadInfo, found bool) error {
-		if !found {
-			t.Created = now
+	for {
+		lctx, cancel := context.WithTimeout(ctx, m.cfg.OpTimeout)
+		_, err := m.log.UpdateThread(lctx, run.Thread(), func(t *runlog.ThreadInfo, found bool) error {
+			if slices.Contains(t.Runs, run.ID) {
+				return errRecorded
+			}
+			if !found {
+				t.Created = now
+			}
+			t.AddRun(run, now, m.cfg.MaxThreadRuns)
+			return nil
+		})
+		cancel()
+		if err == nil || errors.Is(err, errRecorded) {
+			return
 		}
-		t.AddRun(run, now, m.cfg.MaxThreadRuns)
-		return nil
-	})
-	if err != nil {
-		m.logger.WarnContext(ctx, "cannot record the run in its thread", "threadId", run.ThreadID, "runId", run.ID, "error", err)
+		if time.Since(now) >= m.cfg.OutageTolerance || ctx.Err() != nil {
+			m.logger.WarnContext(ctx, "cannot record the run in its thread", "threadId", run.ThreadID, "runId", run.ID, "error", err)
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(retryDelay):
+		}
 	}
 }
+
+// errRecorded: the thread's record lists the run already.
+var errRecorded = errors.New("the run is in its thread's record")
 
 // SaveCardState keeps a card's state on the principal's thread (at most
 // max cards a thread, the least recently updated dropped); the thread
