@@ -313,10 +313,14 @@ func (s *Stream) schemaComponents(body map[string]any, sid string, idx int) []Er
 	fail := func(rule, path, msg string) []Error {
 		return []Error{{Rule: rule, SurfaceID: sid, Path: path, Message: msg, Index: idx}}
 	}
+	unknown, found := "", false // the first in sorted order: the same error every time
 	for k := range body {
-		if k != "surfaceId" && k != "components" {
-			return fail(RuleUnknownProp, pointer("updateComponents", k), fmt.Sprintf("updateComponents has no property %q", k))
+		if k != "surfaceId" && k != "components" && (!found || k < unknown) {
+			unknown, found = k, true
 		}
+	}
+	if found {
+		return fail(RuleUnknownProp, pointer("updateComponents", unknown), fmt.Sprintf("updateComponents has no property %q", unknown))
 	}
 	if sid == "" {
 		return fail(RuleMissingProp, "/updateComponents/surfaceId", "surfaceId is required")
