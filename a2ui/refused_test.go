@@ -38,3 +38,18 @@ func TestRefusedMessageKeepsSurfaceVersion(t *testing.T) {
 		t.Errorf("after a refused v1.0 deleteSurface, a v0.9 message on the surface: issues %v; want mixed_versions for message 2", u.Issues)
 	}
 }
+
+// A surface id that is not UTF-8 is the id the message decodes to (its
+// bad bytes U+FFFD), so two spellings of it are one surface and speak one
+// version.
+func TestMixedVersionsSurfaceIDNotUTF8(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	u := v.Upgrade(msgs(
+		"{\"beginRendering\":{\"surfaceId\":\"s\xff\",\"root\":\"r\"}}",
+		"{\"surfaceUpdate\":{\"surfaceId\":\"s\xff\",\"components\":[{\"id\":\"r\",\"component\":{\"Text\":{\"text\":{\"literalString\":\"a\"}}}}]}}",
+		"{\"version\":\"v0.9\",\"updateComponents\":{\"surfaceId\":\"s\xfe\",\"components\":[{\"id\":\"root\",\"component\":\"Text\",\"text\":\"b\"}]}}",
+	), "")
+	if !mixed(u, 2) {
+		t.Errorf("a v0.9 message on a v0.8 surface whose id is spelled with other bytes that are not UTF-8: issues %v; want mixed_versions for message 2", u.Issues)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/genui-adapter/genui-adapter/schemas"
 )
@@ -282,7 +283,9 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 				}
 				return string(raw)
 			}
-			if escaped {
+			if escaped || !utf8.Valid(raw) {
+				// Decoded as the message is (bytes that are not UTF-8
+				// become U+FFFD), so its surface is the one it names.
 				var s string
 				if json.Unmarshal(m[i:j+1], &s) != nil {
 					return "", "", ""
