@@ -312,3 +312,56 @@ func FuzzStringEnd(f *testing.F) {
 		}
 	})
 }
+
+// FuzzProbeVersion holds probeVersion's byte scan to the decoded message:
+// for a JSON object the decoder accepts, the same version, operation
+// (the one top-level key other than version) and surface id (that
+// operation's surfaceId), escapes and bytes that are not UTF-8 read as
+// the decoder reads them.
+func FuzzProbeVersion(f *testing.F) {
+	for _, s := range []string{
+		`{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"c"}}`,
+		`{"beginRendering":{"surfaceId":"s","root":"r"},"version":"v0.8"}`,
+		`{"vers\u0069on":"v1\u002e0","deleteSurface":{"surf\u0061ceId":"\u0073"}}`,
+		"{\"surfaceUpdate\":{\"surfaceId\":\"s\xff\",\"components\":[]}}",
+		`{"version":7,"x":{"surfaceId":["s"]},"y":{"surfaceId":"t"}}`,
+		`{"dataModelUpdate":{"a":{"surfaceId":"x"},"surfaceId":"s"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		doc, rule, _, _ := decodeMessage(b, 64)
+		obj, ok := doc.(map[string]any)
+		if rule != "" || !ok {
+			return
+		}
+		ver, sid, op := probeVersion(b)
+		var keys []string
+		v08 := false
+		for k := range obj {
+			if k != "version" {
+				keys = append(keys, k)
+				v08 = v08 || isV08Op(k)
+			}
+		}
+		wantVer := ""
+		switch x, has := obj["version"]; {
+		case has:
+			wantVer, _ = x.(string)
+			if wantVer == "" {
+				wantVer = "(empty or not a string)"
+			}
+		case v08:
+			wantVer = "v0.8"
+		}
+		wantOp, wantSID := "", ""
+		if len(keys) == 1 {
+			wantOp = keys[0]
+			body, _ := obj[wantOp].(map[string]any)
+			wantSID, _ = body["surfaceId"].(string)
+		}
+		if ver != wantVer || op != wantOp || (len(keys) == 1 && sid != wantSID) {
+			t.Fatalf("probeVersion(%q) = %q %q %q; decoded: %q %q %q", b, ver, sid, op, wantVer, wantSID, wantOp)
+		}
+	})
+}
