@@ -19,7 +19,8 @@ const bridgeKey = "operations"
 // ends (any other event, or the stream's end) one ACTIVITY_SNAPSHOT
 // {"a2ui_operations": [every message so far]} (replace true) stands for
 // them, which Middleware then checks and converts like any surface of the
-// agent's. A surface holding more than max messages fails. Other events
+// agent's. A surface holding more than max messages fails (and holds no
+// more than max+1 of them). Other events
 // pass unchanged. A stream stopped for a hand-over ends with its burst
 // still held: the rejoining run goes on with it (Middleware carries held
 // and pending).
@@ -60,7 +61,7 @@ func (b *bridge) run(seq iter.Seq2[agui.Event, error], h *agui.Handover) iter.Se
 						return
 					}
 					if _, seen := held[e.MessageID]; !seen || e.Replace == nil || *e.Replace {
-						held[e.MessageID] = ops
+						held[e.MessageID] = ops[:min(len(ops), b.max+1)]
 					}
 					b.pending = e.MessageID
 					continue
@@ -71,7 +72,10 @@ func (b *bridge) run(seq iter.Seq2[agui.Event, error], h *agui.Handover) iter.Se
 						if b.pending != e.MessageID && !flush() {
 							return
 						}
-						held[e.MessageID] = append(held[e.MessageID], add...)
+						// Past max the surface fails: one more message
+						// says so, the rest are not kept.
+						n := len(held[e.MessageID])
+						held[e.MessageID] = append(held[e.MessageID], add[:min(len(add), max(b.max+1-n, 0))]...)
 						b.pending = e.MessageID
 						continue
 					}

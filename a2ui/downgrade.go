@@ -138,6 +138,7 @@ func (v *Validator) downgradeIn(a *arena, m []byte, idx int) (json.RawMessage, [
 		return nil, fail(RuleUnknownMessage, "", "no v0.9 operation (createSurface, updateComponents, updateDataModel or deleteSurface) to convert to v0.8; left out")
 	}
 	body, _ := obj[op].(map[string]any)
+	sid, _ = body["surfaceId"].(string) // the operation's (probeVersion reads the last top-level key's)
 	dc := down{v: v, a: a, sid: sid, idx: idx}
 	var out map[string]any
 	switch op {

@@ -219,3 +219,21 @@ func TestDowngradeCatalogRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestDowngradeSurfaceIDOfTheOperation: the v0.8 message names the
+// surface the operation names, not a surfaceId elsewhere in the message
+// (a byte scan reads the last top-level key's).
+func TestDowngradeSurfaceIDOfTheOperation(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	d := v.Downgrade([]json.RawMessage{
+		json.RawMessage(`{"version":"v0.9","deleteSurface":{"surfaceId":"a"},"x":{"surfaceId":"b"}}`),
+	})
+	if len(d.Messages) != 1 || string(d.Messages[0]) != `{"deleteSurface":{"surfaceId":"a"}}` {
+		t.Fatalf("messages = %s, want deleteSurface of surface a", d.Messages)
+	}
+	for _, e := range d.Issues {
+		if e.SurfaceID != "a" {
+			t.Errorf("issue on surface %q, want a: %v", e.SurfaceID, e)
+		}
+	}
+}

@@ -39,3 +39,19 @@ func TestSchemaErrorsSameOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateComponentsUnknownPropSameError: an updateComponents with
+// several properties it does not have gets the same error every time,
+// naming the first in sorted order.
+func TestUpdateComponentsUnknownPropSameError(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	doc := [][]byte{
+		[]byte(`{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v0_9/basic_catalog.json"}}`),
+		[]byte(`{"version":"v0.9","updateComponents":{"surfaceId":"s","zeta":1,"mid":2,"beta":3,"alpha":4,"omega":5,` +
+			`"components":[{"id":"root","component":"Text","text":"hi"}]}}`),
+	}
+	errs := sameEveryRun(t, func() []a2ui.Error { return v.ValidateBatch(doc) })
+	if len(errs) != 1 || errs[0].Rule != a2ui.RuleUnknownProp || errs[0].Path != "/updateComponents/alpha" {
+		t.Fatalf("errors = %+v, want one %s at /updateComponents/alpha", errs, a2ui.RuleUnknownProp)
+	}
+}

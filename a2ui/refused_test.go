@@ -38,3 +38,44 @@ func TestRefusedMessageKeepsSurfaceVersion(t *testing.T) {
 		t.Errorf("after a refused v1.0 deleteSurface, a v0.9 message on the surface: issues %v; want mixed_versions for message 2", u.Issues)
 	}
 }
+
+// A surface id that is not UTF-8 is the id the message decodes to (its
+// bad bytes U+FFFD), so two spellings of it are one surface and speak one
+// version.
+func TestMixedVersionsSurfaceIDNotUTF8(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	u := v.Upgrade(msgs(
+		"{\"beginRendering\":{\"surfaceId\":\"s\xff\",\"root\":\"r\"}}",
+		"{\"surfaceUpdate\":{\"surfaceId\":\"s\xff\",\"components\":[{\"id\":\"r\",\"component\":{\"Text\":{\"text\":{\"literalString\":\"a\"}}}}]}}",
+		"{\"version\":\"v0.9\",\"updateComponents\":{\"surfaceId\":\"s\xfe\",\"components\":[{\"id\":\"root\",\"component\":\"Text\",\"text\":\"b\"}]}}",
+	), "")
+	if !mixed(u, 2) {
+		t.Errorf("a v0.9 message on a v0.8 surface whose id is spelled with other bytes that are not UTF-8: issues %v; want mixed_versions for message 2", u.Issues)
+	}
+}
+
+// The same holds for v0.9: a v0.9 deleteSurface the v0.9.1 schema
+// refuses leaves the surface v0.9's; a v0.9 createSurface it refuses, or
+// a v0.9 message on a surface no createSurface made (which the v0.9.1
+// validator refuses), does not make the surface v0.9's.
+func TestRefusedV09MessageKeepsSurfaceVersion(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	create := `{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v0_9/basic_catalog.json"}}`
+	update := `{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"root","component":"Text","text":"a"}]}}`
+	begin := `{"beginRendering":{"surfaceId":"s","root":"r"}}`
+	u := v.Upgrade(msgs(create, update,
+		`{"version":"v0.9","deleteSurface":{"surfaceId":"s","extra":true}}`,
+		`{"surfaceUpdate":{"surfaceId":"s","components":[{"id":"r","component":{"Text":{"text":{"literalString":"b"}}}}]}}`,
+	), "")
+	if !mixed(u, 3) {
+		t.Errorf("after a refused v0.9 deleteSurface, a v0.8 message on the surface: issues %v; want mixed_versions for message 3", u.Issues)
+	}
+	for _, first := range []string{
+		`{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v0_9/basic_catalog.json","extra":true}}`,
+		update,
+	} {
+		if u := v.Upgrade(msgs(first, begin), ""); mixed(u, 1) {
+			t.Errorf("after %s, a v0.8 beginRendering: issues %v; want no mixed_versions", first, u.Issues)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // scanJSON checks, in one pass over the bytes, what encoding/json lets
@@ -11,10 +12,11 @@ import (
 // nesting deeper than maxDepth. It returns the rule broken, the JSON Pointer
 // where, and a message; syntax errors are left to the parser.
 //
-// Keys are kept as spans of b (decoded only when escaped) and compared in
-// place, a linear search for the small objects A2UI is made of and a map
-// once an object has more than bigObject keys, so a valid message costs no
-// allocation per object or key.
+// Keys are kept as spans of b (decoded only when escaped or not UTF-8,
+// whose bytes the parser reads as U+FFFD) and compared in place, a linear
+// search for the small objects A2UI is made of and a map once an object
+// has more than bigObject keys, so a valid message costs no allocation
+// per object or key.
 func scanJSON(b []byte, maxDepth int) (rule, path, msg string) {
 	var (
 		frameBuf [16]scanFrame
@@ -51,7 +53,7 @@ func scanJSON(b []byte, maxDepth int) (rule, path, msg string) {
 			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].expectKey {
 				top := &stack[n-1]
 				k := scanKey{start: i + 1, end: j}
-				if escaped {
+				if escaped || !utf8.Valid(b[i+1:j]) {
 					var d string
 					if err := json.Unmarshal(b[i:j+1], &d); err != nil {
 						return "", "", ""
@@ -130,7 +132,7 @@ type scanFrame struct {
 }
 
 // scanKey is an object key: a span of the scanned bytes, and its decoded
-// text when it holds escapes.
+// text when it holds escapes or bytes that are not UTF-8.
 type scanKey struct {
 	start, end int
 	escaped    bool

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -69,7 +70,7 @@ func scanJSONMaps(b []byte, maxDepth int) (rule, path, msg string) {
 			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].expectKey {
 				top := &stack[n-1]
 				k := string(b[i+1 : j])
-				if escaped {
+				if escaped || !utf8.Valid(b[i+1:j]) {
 					if err := json.Unmarshal(b[i:j+1], &k); err != nil {
 						return "", "", ""
 					}
@@ -120,6 +121,24 @@ var scanCases = []struct {
 	{bigObjectJSON(40, `"k\u0033":0`), RuleDuplicateKey, "/outer/k3"},
 	{bigObjectJSON(100, `"new":0`), "", ""},
 	{`{"a":1,"b`, "", ""},
+	// Bytes that are not UTF-8 decode to U+FFFD, so these keys are one.
+	{"{\"k\xff\":1,\"k\xfe\":2}", RuleDuplicateKey, "/k\ufffd"},
+	{"{\"k\xff\":1,\"k\\ufffd\":2}", RuleDuplicateKey, "/k\ufffd"},
+}
+
+// TestDuplicateKeysNotUTF8: keys that differ only in bytes that are not
+// UTF-8 decode to the same key, so one value would be lost; the message
+// is refused as a duplicate.
+func TestDuplicateKeysNotUTF8(t *testing.T) {
+	v := MustValidator(Options{})
+	errs := v.ValidateBatch([][]byte{
+		[]byte(`{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v0_9/basic_catalog.json"}}`),
+		[]byte(`{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"root","component":"Text","text":{"path":"/k"}}]}}`),
+		[]byte("{\"version\":\"v0.9\",\"updateDataModel\":{\"surfaceId\":\"s\",\"path\":\"/\",\"value\":{\"k\":1,\"x\xff\":1,\"x\xfe\":2}}}"),
+	})
+	if len(errs) != 1 || errs[0].Rule != RuleDuplicateKey || errs[0].Index != 2 {
+		t.Fatalf("errors = %v, want one %s in message 2", errs, RuleDuplicateKey)
+	}
 }
 
 func TestScanJSON(t *testing.T) {
@@ -290,6 +309,59 @@ func FuzzStringEnd(f *testing.F) {
 		}
 		if k, e := stringEnd(b, 0); k != j || (j >= 0 && e != escaped) {
 			t.Fatalf("stringEnd(%q) = %d %v, want %d %v", b, k, e, j, escaped)
+		}
+	})
+}
+
+// FuzzProbeVersion holds probeVersion's byte scan to the decoded message:
+// for a JSON object the decoder accepts, the same version, operation
+// (the one top-level key other than version) and surface id (that
+// operation's surfaceId), escapes and bytes that are not UTF-8 read as
+// the decoder reads them.
+func FuzzProbeVersion(f *testing.F) {
+	for _, s := range []string{
+		`{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"c"}}`,
+		`{"beginRendering":{"surfaceId":"s","root":"r"},"version":"v0.8"}`,
+		`{"vers\u0069on":"v1\u002e0","deleteSurface":{"surf\u0061ceId":"\u0073"}}`,
+		"{\"surfaceUpdate\":{\"surfaceId\":\"s\xff\",\"components\":[]}}",
+		`{"version":7,"x":{"surfaceId":["s"]},"y":{"surfaceId":"t"}}`,
+		`{"dataModelUpdate":{"a":{"surfaceId":"x"},"surfaceId":"s"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		doc, rule, _, _ := decodeMessage(b, 64)
+		obj, ok := doc.(map[string]any)
+		if rule != "" || !ok {
+			return
+		}
+		ver, sid, op := probeVersion(b)
+		var keys []string
+		v08 := false
+		for k := range obj {
+			if k != "version" {
+				keys = append(keys, k)
+				v08 = v08 || isV08Op(k)
+			}
+		}
+		wantVer := ""
+		switch x, has := obj["version"]; {
+		case has:
+			wantVer, _ = x.(string)
+			if wantVer == "" {
+				wantVer = "(empty or not a string)"
+			}
+		case v08:
+			wantVer = "v0.8"
+		}
+		wantOp, wantSID := "", ""
+		if len(keys) == 1 {
+			wantOp = keys[0]
+			body, _ := obj[wantOp].(map[string]any)
+			wantSID, _ = body["surfaceId"].(string)
+		}
+		if ver != wantVer || op != wantOp || (len(keys) == 1 && sid != wantSID) {
+			t.Fatalf("probeVersion(%q) = %q %q %q; decoded: %q %q %q", b, ver, sid, op, wantVer, wantSID, wantOp)
 		}
 	})
 }

@@ -25,11 +25,8 @@ func SplitMessages(body []byte) ([][]byte, error) {
 			}
 			return raws(list), nil
 		case '{':
-			var w struct {
-				Messages []json.RawMessage `json:"messages"`
-			}
-			if json.Unmarshal(body, &w) == nil && w.Messages != nil {
-				return raws(w.Messages), nil
+			if list, ok := wrapped(body); ok {
+				return raws(list), nil
 			}
 			return [][]byte{body}, nil
 		}
@@ -47,6 +44,41 @@ func SplitMessages(body []byte) ([][]byte, error) {
 		return nil, errors.New("input is not valid JSON (nor JSONL)")
 	}
 	return out, nil
+}
+
+// wrapped returns the messages of a {"messages": [...]} wrapper: an
+// object whose key "messages" (so spelled, given once) holds an array,
+// and that has no key of a message (version, an operation), so that
+// nothing in it goes unjudged. Other keys (an official example's name
+// and description) are passed over. Anything else is one message.
+func wrapped(body []byte) ([]json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var list []json.RawMessage
+	found := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		switch k, _ := t.(string); {
+		case k == "messages" && !found:
+			found = true
+			if dec.Decode(&list) != nil || list == nil {
+				return nil, false
+			}
+		case k == "messages", k == "version", isV08Op(k), isV09Op(k), v10Functions[k]:
+			return nil, false
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil, false
+			}
+		}
+	}
+	return list, found
 }
 
 func raws(list []json.RawMessage) [][]byte {

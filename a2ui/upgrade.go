@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/genui-adapter/genui-adapter/schemas"
 )
@@ -109,8 +110,12 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 		if fam != schemas.V08 {
 			u.Messages = append(u.Messages, m)
 			u.Sources = append(u.Sources, i)
-			if fam == "v0.9" {
-				settle(false) // judged by the v0.9.1 validator
+			if fam == "v0.9" && (claims || op == "deleteSurface") {
+				// Judged by the v0.9.1 validator; what it refuses
+				// whatever the surface's state does not count here,
+				// and only a createSurface makes a surface.
+				_, _, _, errs := up.v.alone(m, i)
+				settle(len(errs) > 0 || claims && op != "createSurface")
 			}
 			continue
 		}
@@ -284,7 +289,9 @@ func probeVersion(m []byte) (version, surfaceID, op string) {
 				}
 				return string(raw)
 			}
-			if escaped {
+			if escaped || !utf8.Valid(raw) {
+				// Decoded as the message is (bytes that are not UTF-8
+				// become U+FFFD), so its surface is the one it names.
 				var s string
 				if json.Unmarshal(m[i:j+1], &s) != nil {
 					return "", "", ""

@@ -225,48 +225,12 @@ func (s *Stream) Validate(b []byte) []Error {
 	idx := s.index
 	s.index++
 	v := s.v
-	fail := func(rule, surfaceID, path, msg string) []Error {
-		return []Error{{Rule: rule, SurfaceID: surfaceID, Path: path, Message: msg, Index: idx}}
-	}
-	if len(b) > v.opts.MaxMessageBytes {
-		return fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), v.opts.MaxMessageBytes))
-	}
-	doc, rule, path, msg := decodeMessage(b, v.opts.MaxDepth)
-	if rule != "" {
-		return fail(rule, "", path, msg)
-	}
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return fail(RuleInvalidEnvelope, "", "", "a message is a JSON object")
-	}
-	op, several := operation(obj, isV09Op, idx)
-	if several != nil {
-		return []Error{*several}
-	}
-	if unknown, ok := unknownKey(obj); ok {
-		return fail(RuleUnknownMessage, "", pointer(unknown), fmt.Sprintf("unknown message key %q", unknown))
-	}
-	if op == "" {
-		return fail(RuleInvalidEnvelope, "", "", "no operation (createSurface, updateComponents, updateDataModel or deleteSurface)")
-	}
-	if ver, _ := obj["version"].(string); !slices.Contains(schemas.Versions, ver) {
-		return fail(RuleInvalidVersion, "", "/version", fmt.Sprintf("version must be one of %v, got %v", schemas.Versions, obj["version"]))
-	}
-	body, ok := obj[op].(map[string]any)
-	if !ok {
-		return fail(RuleInvalidEnvelope, "", pointer(op), op+" must be an object")
-	}
-	sid, _ := body["surfaceId"].(string)
-
-	// Schema.
-	var errs []Error
-	if op == "updateComponents" {
-		errs = s.schemaComponents(body, sid, idx)
-	} else if err := v.verdicts.validate(v.s2c, doc); err != nil {
-		errs = schemaErrors(err, "", sid, idx)
-	}
+	op, sid, body, errs := v.alone(b, idx)
 	if len(errs) > 0 {
 		return errs
+	}
+	fail := func(rule, surfaceID, path, msg string) []Error {
+		return []Error{{Rule: rule, SurfaceID: surfaceID, Path: path, Message: msg, Index: idx}}
 	}
 
 	// Surface state.
@@ -298,6 +262,53 @@ func (s *Stream) Validate(b []byte) []Error {
 	return s.applyComponents(sf, body, sid, idx)
 }
 
+// alone checks message idx on its own, before any surface state: its
+// size and JSON, its envelope (one operation, no other key, a version)
+// and the schema. It returns the operation, the surface id and the
+// operation's body.
+func (v *Validator) alone(b []byte, idx int) (op, sid string, body map[string]any, errs []Error) {
+	fail := func(rule, surfaceID, path, msg string) (string, string, map[string]any, []Error) {
+		return "", "", nil, []Error{{Rule: rule, SurfaceID: surfaceID, Path: path, Message: msg, Index: idx}}
+	}
+	if len(b) > v.opts.MaxMessageBytes {
+		return fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), v.opts.MaxMessageBytes))
+	}
+	doc, rule, path, msg := decodeMessage(b, v.opts.MaxDepth)
+	if rule != "" {
+		return fail(rule, "", path, msg)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return fail(RuleInvalidEnvelope, "", "", "a message is a JSON object")
+	}
+	op, several := operation(obj, isV09Op, idx)
+	if several != nil {
+		return "", "", nil, []Error{*several}
+	}
+	if unknown, ok := unknownKey(obj); ok {
+		return fail(RuleUnknownMessage, "", pointer(unknown), fmt.Sprintf("unknown message key %q", unknown))
+	}
+	if op == "" {
+		return fail(RuleInvalidEnvelope, "", "", "no operation (createSurface, updateComponents, updateDataModel or deleteSurface)")
+	}
+	if ver, _ := obj["version"].(string); !slices.Contains(schemas.Versions, ver) {
+		return fail(RuleInvalidVersion, "", "/version", fmt.Sprintf("version must be one of %v, got %v", schemas.Versions, obj["version"]))
+	}
+	body, ok = obj[op].(map[string]any)
+	if !ok {
+		return fail(RuleInvalidEnvelope, "", pointer(op), op+" must be an object")
+	}
+	sid, _ = body["surfaceId"].(string)
+
+	// Schema.
+	if op == "updateComponents" {
+		errs = v.schemaComponents(body, sid, idx)
+	} else if err := v.verdicts.validate(v.s2c, doc); err != nil {
+		errs = schemaErrors(err, "", sid, idx)
+	}
+	return op, sid, body, errs
+}
+
 // unknownKey returns the first key of a v0.9 message (in sorted order)
 // that is neither version nor an operation.
 func unknownKey(obj map[string]any) (first string, ok bool) {
@@ -309,14 +320,18 @@ func unknownKey(obj map[string]any) (first string, ok bool) {
 	return first, ok
 }
 
-func (s *Stream) schemaComponents(body map[string]any, sid string, idx int) []Error {
+func (v *Validator) schemaComponents(body map[string]any, sid string, idx int) []Error {
 	fail := func(rule, path, msg string) []Error {
 		return []Error{{Rule: rule, SurfaceID: sid, Path: path, Message: msg, Index: idx}}
 	}
+	unknown, found := "", false // the first in sorted order: the same error every time
 	for k := range body {
-		if k != "surfaceId" && k != "components" {
-			return fail(RuleUnknownProp, pointer("updateComponents", k), fmt.Sprintf("updateComponents has no property %q", k))
+		if k != "surfaceId" && k != "components" && (!found || k < unknown) {
+			unknown, found = k, true
 		}
+	}
+	if found {
+		return fail(RuleUnknownProp, pointer("updateComponents", unknown), fmt.Sprintf("updateComponents has no property %q", unknown))
 	}
 	if sid == "" {
 		return fail(RuleMissingProp, "/updateComponents/surfaceId", "surfaceId is required")
@@ -334,7 +349,7 @@ func (s *Stream) schemaComponents(body map[string]any, sid string, idx int) []Er
 			continue
 		}
 		typ, _ := m["component"].(string)
-		sch := s.v.components[typ]
+		sch := v.components[typ]
 		if sch == nil {
 			msg := fmt.Sprintf("unknown component type %q (not in the basic catalog)", m["component"])
 			if typ == "" {
@@ -343,7 +358,7 @@ func (s *Stream) schemaComponents(body map[string]any, sid string, idx int) []Er
 			errs = append(errs, Error{Rule: RuleUnknownComponent, SurfaceID: sid, Path: base + "/component", Message: msg, Index: idx})
 			continue
 		}
-		if err := s.v.verdicts.validate(sch, m); err != nil {
+		if err := v.verdicts.validate(sch, m); err != nil {
 			errs = append(errs, schemaErrors(err, base, sid, idx)...)
 		}
 	}

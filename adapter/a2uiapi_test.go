@@ -27,6 +27,9 @@ func TestA2UIValidateAPI(t *testing.T) {
 		{"jsonl with a broken line", cs + "\n{\"version\":\n", false, 2, "invalid_json", ""},
 		{"duplicate id", "[" + cs + "," + dup + "]", false, 2, "duplicate_id", "/updateComponents/components/2/id"},
 		{"update before create", ok, false, 1, "unknown_surface", "/updateComponents/surfaceId"},
+		// Not a wrapper, so what it holds is judged, not left unread.
+		{"messages given twice", `{"messages":[` + ok + `],"messages":[` + cs + `]}`, false, 1, "duplicate_key", "/messages"},
+		{"a message with a messages key", `{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"other"},"messages":[]}`, false, 1, "unknown_message", "/messages"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, body := post(t, ts.URL+"/a2ui/validate", "application/json", tt.body)
