@@ -140,6 +140,7 @@ func (v *Validator) downgradeIn(a *arena, m []byte, idx int) (json.RawMessage, [
 	body, _ := obj[op].(map[string]any)
 	sid, _ = body["surfaceId"].(string) // the operation's (probeVersion reads the last top-level key's)
 	dc := down{v: v, a: a, sid: sid, idx: idx}
+	dc.unknownKeys(obj, op, body)
 	var out map[string]any
 	switch op {
 	case "createSurface":
@@ -237,6 +238,40 @@ func (d *down) checkComponents(out map[string]any) bool {
 
 func (d *down) lossy(path, format string, args ...any) {
 	d.errs = append(d.errs, Error{Rule: RuleNotInV08, SurfaceID: d.sid, Path: path, Message: fmt.Sprintf(format, args...), Index: d.idx})
+}
+
+// v09Props are the properties of each v0.9.1 operation (the official
+// schema's).
+var v09Props = map[string][]string{
+	"createSurface":    {"surfaceId", "catalogId", "theme", "sendDataModel"},
+	"updateComponents": {"surfaceId", "components"},
+	"updateDataModel":  {"surfaceId", "path", "value"},
+	"deleteSurface":    {"surfaceId"},
+}
+
+// unknownKeys reports the keys of a message (obj, its operation op and
+// body) that v0.9.1 does not define: Downgrade also sees A2UI no
+// validator judged (Emit, when an agent's A2UI middleware is off), and
+// what it leaves out it names.
+func (d *down) unknownKeys(obj map[string]any, op string, body map[string]any) {
+	if len(obj) > 2 || len(obj) == 2 && obj["version"] == nil {
+		for _, k := range sortedKeys(obj) {
+			if k != "version" && k != op {
+				d.lossy(pointer(k), "%q is not part of a v0.9.1 message; left out", k)
+			}
+		}
+	}
+	known := v09Props[op]
+	for k := range body {
+		if !slices.Contains(known, k) {
+			for _, k := range sortedKeys(body) {
+				if !slices.Contains(known, k) {
+					d.lossy(pointer(op, k), "%s has no property %q in v0.9.1; left out", op, k)
+				}
+			}
+			return
+		}
+	}
 }
 
 // v08CatalogOf names a v0.9 catalog as v0.8 knows it: the basic catalog

@@ -237,3 +237,29 @@ func TestDowngradeSurfaceIDOfTheOperation(t *testing.T) {
 		}
 	}
 }
+
+// TestDowngradeNamesUnknownKeys: a key v0.9.1 does not define, beside the
+// operation or in its body, is named as left out (Downgrade also sees
+// A2UI no validator judged); the message is converted without it.
+func TestDowngradeNamesUnknownKeys(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	d := v.Downgrade([]json.RawMessage{
+		json.RawMessage(`{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json","z":1,"a/b":2},"extra":true}`),
+		json.RawMessage(`{"version":"v0.9","deleteSurface":{"surfaceId":"s"}}`),
+	})
+	if len(d.Messages) != 2 {
+		t.Fatalf("want both messages converted: %v", d.Issues)
+	}
+	var got []string
+	for _, e := range d.Issues {
+		got = append(got, fmt.Sprintf("%d %s %s %s", e.Index, e.Rule, e.SurfaceID, e.Path))
+	}
+	want := []string{
+		"0 not_expressible_in_v08 s /extra",
+		"0 not_expressible_in_v08 s /createSurface/a~1b",
+		"0 not_expressible_in_v08 s /createSurface/z",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("issues:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
