@@ -674,7 +674,8 @@ func keep(m map[string]*Resource, k string, r *Resource) {
 // ErrNotRenderable is wrapped when a UI resource may not be rendered.
 var ErrNotRenderable = errors.New("UI resource not renderable")
 
-// UIResource reads a tool's UI resource once per connection and caches it:
+// UIResource reads a tool's UI resource once per connection and caches it
+// (at most maxKeptResources per connection, others dropped):
 // it must be ui://, have exactly the MCP App MIME type and fit the size
 // cap. _meta.ui comes from the content item, else from the listing.
 func (p *Pool) UIResource(ctx context.Context, c *Caller, id, uri string) (*Resource, error) {
@@ -750,7 +751,7 @@ func (p *Pool) uiResource(ctx context.Context, who *Caller, id, uri string, plai
 	if s.resources == nil {
 		s.resources = map[string]*Resource{}
 	}
-	s.resources[uri] = r
+	keep(s.resources, uri, r)
 	s.mu.Unlock()
 	policy, dropped := CSPReport(ui)
 	p.opts.Logger.Info("mcp: UI resource", "server", id, "uri", uri, "bytes", len(html), "csp", policy)
