@@ -26,7 +26,9 @@ func handleHostScript() echo.HandlerFunc {
 // {serverHash (the card's capability) | serverId, uri, hostOrigin} → {url,
 // allow, prefersBorder, csp}. It takes the same auth as runs; hostOrigin
 // must be one the deployment serves (hostOriginAllowed); a capability
-// must be the caller's; uri must be a ui:// resource of the card's server. The
+// must be the caller's; uri must be a ui:// resource of the card's server
+// (or one a tool result carried inline for the capability's principal
+// and thread). The
 // CSP is built here from the resource the adapter read; the client never
 // supplies a policy.
 func handleSandboxURL(s *Server) echo.HandlerFunc {
@@ -49,6 +51,7 @@ func handleSandboxURL(s *Server) echo.HandlerFunc {
 			return &httpError{Status: http.StatusForbidden, Code: "host_origin_not_allowed", Msg: fmt.Sprintf("hostOrigin %q is not in publicOrigins or cors.origins, nor the Origin of this request", req.HostOrigin)}
 		}
 		id := req.ServerID
+		var who *mcpapps.Caller // the card's principal and thread, when it has a capability
 		switch {
 		case mcpapps.IsCapability(req.ServerHash):
 			cp, err := s.caps.Check(req.ServerHash)
@@ -62,6 +65,7 @@ func handleSandboxURL(s *Server) echo.HandlerFunc {
 				return errBadRequest("serverId and the card's capability name different servers", nil)
 			}
 			id = cp.Server
+			who = &mcpapps.Caller{Principal: cp.Principal, ThreadID: cp.Thread, ToolCallID: cp.ToolCall, Source: "app"}
 		case id == "":
 			var ok bool
 			if id, ok = s.pool.ByHash(req.ServerHash); !ok {
@@ -70,7 +74,7 @@ func handleSandboxURL(s *Server) echo.HandlerFunc {
 		case !s.pool.Has(id):
 			return &httpError{Status: http.StatusNotFound, Code: "unknown_server", Msg: "no MCP server " + id}
 		}
-		res, err := s.pool.UIResource(c.Request().Context(), nil, id, req.URI)
+		res, err := s.pool.UIResource(c.Request().Context(), who, id, req.URI)
 		if err != nil {
 			return &httpError{Status: http.StatusUnprocessableEntity, Code: "not_renderable", Msg: err.Error(), Err: err}
 		}

@@ -618,7 +618,7 @@ func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event))
 	// A result may carry its UI inline (an embedded ui:// resource): it
 	// is shown without a resources/read.
 	if rc := inlineUI(result); rc != nil && cards {
-		if inl, err := r.p.keepInline(c.b.server, rc); err == nil {
+		if inl, err := r.p.keepInline(c.b.server, caller, rc); err == nil {
 			res, resErr = inl, nil
 		} else {
 			r.log.Info("mcp: inline UI of a tool not rendered", "server", c.b.server, "tool", c.b.tool.Name, "err", err)

@@ -108,6 +108,9 @@ type server struct {
 	order     []string
 	listing   map[string]map[string]any // resource uri -> listing _meta.ui
 	resources map[string]*Resource      // UI resources read, by uri
+	// inline are the UI resources tool results carried, by inlineKey:
+	// part of one result, for the principal and thread it was made for.
+	inline map[string]*Resource
 	// instructions are the server's guidance from initialize.
 	instructions string
 	// ui is the server's capabilities.extensions["io.modelcontextprotocol/ui"]
@@ -382,6 +385,7 @@ func (p *Pool) keepConnected(s *server) {
 		s.session = nil
 		s.ready = make(chan struct{})
 		s.resources = nil
+		s.inline = nil
 		s.mu.Unlock()
 		if p.ctx.Err() == nil {
 			p.opts.Logger.Info("mcp: connection lost; reconnecting", "server", s.cfg.ID)
@@ -613,10 +617,11 @@ func (p *Pool) Ping(ctx context.Context, c *Caller, id string) error {
 	return cs.Ping(ctx, &mcp.PingParams{Meta: callerMeta(c)})
 }
 
-// keepInline checks a UI resource a tool result carried inline (MIME
-// type, size) and keeps it for the card's resources/read, as if read from
-// the server.
-func (p *Pool) keepInline(id string, c *mcp.ResourceContents) (*Resource, error) {
+// keepInline checks a UI resource a tool result made for who carried
+// inline (MIME type, size) and keeps it for the card's resources/read, as
+// if read from the server, for who's principal and thread only: it is
+// part of one result, not the server's resource.
+func (p *Pool) keepInline(id string, who *Caller, c *mcp.ResourceContents) (*Resource, error) {
 	s := p.servers[id]
 	if s == nil {
 		return nil, ErrUnknownServer
@@ -634,24 +639,43 @@ func (p *Pool) keepInline(id string, c *mcp.ResourceContents) (*Resource, error)
 	ui, _ := c.Meta["ui"].(map[string]any)
 	r := &Resource{URI: c.URI, MIMEType: c.MIMEType, HTML: html, UI: ui}
 	s.mu.Lock()
-	if s.resources == nil {
-		s.resources = map[string]*Resource{}
+	if s.inline == nil {
+		s.inline = map[string]*Resource{}
 	}
-	for k := range s.resources {
-		if len(s.resources) < maxKeptResources {
-			break
-		}
-		delete(s.resources, k) // a server that makes a new URI per call
-	}
-	s.resources[c.URI] = r
+	keep(s.inline, inlineKey(who.orAnonymous(), c.URI), r)
 	s.mu.Unlock()
 	return r, nil
+}
+
+// inlineKey names an inline resource of uri kept for who ("" for no one:
+// nothing is kept for no one).
+func inlineKey(who *Caller, uri string) string {
+	if who == nil {
+		return ""
+	}
+	return who.Principal + "\x00" + who.ThreadID + "\x00" + uri
+}
+
+// keep puts r in m under k, dropping others to stay within
+// maxKeptResources (a server that makes a new URI per call).
+func keep(m map[string]*Resource, k string, r *Resource) {
+	if k == "" {
+		return
+	}
+	for old := range m {
+		if len(m) < maxKeptResources {
+			break
+		}
+		delete(m, old)
+	}
+	m[k] = r
 }
 
 // ErrNotRenderable is wrapped when a UI resource may not be rendered.
 var ErrNotRenderable = errors.New("UI resource not renderable")
 
-// UIResource reads a tool's UI resource once per connection and caches it:
+// UIResource reads a tool's UI resource once per connection and caches it
+// (at most maxKeptResources per connection, others dropped):
 // it must be ui://, have exactly the MCP App MIME type and fit the size
 // cap. _meta.ui comes from the content item, else from the listing.
 func (p *Pool) UIResource(ctx context.Context, c *Caller, id, uri string) (*Resource, error) {
@@ -672,6 +696,10 @@ func (p *Pool) uiResource(ctx context.Context, who *Caller, id, uri string, plai
 		return nil, err
 	}
 	s.mu.Lock()
+	if r := s.inline[inlineKey(who, uri)]; r != nil {
+		s.mu.Unlock()
+		return r, nil
+	}
 	if r := s.resources[uri]; r != nil {
 		s.mu.Unlock()
 		return r, nil
@@ -723,7 +751,7 @@ func (p *Pool) uiResource(ctx context.Context, who *Caller, id, uri string, plai
 	if s.resources == nil {
 		s.resources = map[string]*Resource{}
 	}
-	s.resources[uri] = r
+	keep(s.resources, uri, r)
 	s.mu.Unlock()
 	policy, dropped := CSPReport(ui)
 	p.opts.Logger.Info("mcp: UI resource", "server", id, "uri", uri, "bytes", len(html), "csp", policy)
