@@ -132,6 +132,11 @@ const (
 	// CodeOwnerLost: the process running the run lost it (another took
 	// it over, or its thread); a backend leaves its upstream run alone.
 	CodeOwnerLost = "owner_lost"
+	// CodeLogUnavailable: the process running the run gave it up because
+	// the run log did not answer; another process may take the run over
+	// (from a checkpoint in the log), now or once the log answers, so a
+	// backend leaves its upstream run alone.
+	CodeLogUnavailable = "run_log_unavailable"
 )
 
 // RunFailure is an error that ends a run with a RUN_ERROR of a given code. An

@@ -20,7 +20,8 @@ type Handovers interface {
 	// its thread are held (no reader ends it, no other run takes the
 	// thread); past it, unclaimed, a reader ends it as it ends a dead
 	// owner's run. ErrFinished if r has ended, ErrOwnerLost if another
-	// run took its thread.
+	// run took its thread or another instance holds its lease (it took
+	// the run over, or it is offered for a take-over).
 	Offer(ctx context.Context, r Run, record []byte, claimWithin time.Duration) error
 	// Claim waits up to block for an offered run and takes it for
 	// instance, atomically: the record is gone, the run's record names
@@ -53,9 +54,12 @@ func (r *Redis) handoverQueue() string { return r.opts.Prefix + "handovers" }
 // offerScript stores the record (KEYS[1]) for the claim window, holds the
 // lease (KEYS[2]) and the thread (KEYS[5], unless unlocked) as long, and
 // queues the run's ref (KEYS[6]); -1 for an ended or unknown run, -4 when
-// another run holds the thread.
+// another run holds the thread or another instance the lease (the run
+// was taken over, or offered for a take-over: the offerer is fenced).
 var offerScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[3]) == 1 or redis.call('EXISTS', KEYS[4]) == 0 then return -1 end
+local held = redis.call('GET', KEYS[2])
+if held and held ~= ARGV[4] then return -4 end
 if ARGV[5] == '1' then
   local cur = redis.call('GET', KEYS[5])
   if cur and cur ~= ARGV[3] then return -4 end

@@ -145,3 +145,45 @@ func TestEndRemovesStartAndCheckpoint(t *testing.T) {
 		t.Fatalf("%d of the start record and checkpoint left after the run ended", n)
 	}
 }
+
+// An old owner that comes back fenced (its run taken over, or offered for
+// a take-over, from a checkpoint) and offers the run at a drain is
+// refused: its offer must not take the lease back from the instance that
+// took the run over (fencing it, two instances following one run) nor
+// queue its stale state for a third.
+func TestOfferByFencedOwnerRefused(t *testing.T) {
+	l := backends()[1].new(t, MemoryOptions{}, RedisOptions{LeaseTTL: 300 * time.Millisecond}).(*Redis)
+	ctx := context.Background()
+	r := run("o", "fenced-offer", "tf")
+	if _, err := l.Start(ctx, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if res := l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(1), ev(2)}, First: 1, Checkpoint: []byte(`{"next":3}`), Start: []byte(`{}`)}}); res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	alive(l, 400*time.Millisecond) // the owner is paused past its lease
+	if ok, err := l.OfferLost(ctx, r, 5*time.Second); !ok || err != nil {
+		t.Fatalf("OfferLost = %v %v", ok, err)
+	}
+	// Offered, not yet claimed: the old owner's offer is refused.
+	if err := l.Offer(ctx, r, []byte(`{"next":3}`), 5*time.Second); !errors.Is(err, ErrOwnerLost) {
+		t.Fatalf("the fenced owner's offer before the claim: %v, want ErrOwnerLost", err)
+	}
+	claimed, rec, err := l.Claim(ctx, "i2", time.Second, 5*time.Second)
+	if err != nil || rec == nil {
+		t.Fatalf("claim: %+v %s %v", claimed, rec, err)
+	}
+	if err := l.Offer(ctx, r, []byte(`{"next":3}`), 5*time.Second); !errors.Is(err, ErrOwnerLost) {
+		t.Fatalf("the fenced owner's offer after the claim: %v, want ErrOwnerLost", err)
+	}
+	if res := l.AppendBatch(ctx, []AppendRequest{{Run: claimed, Events: [][]byte{ev(3)}, First: 3}}); res[0].Err != nil {
+		t.Fatalf("the claimer's append after the old owner's offer: %v", res[0].Err)
+	}
+	if run, rec, _ := l.Claim(ctx, "i3", 300*time.Millisecond, 5*time.Second); rec != nil {
+		t.Fatalf("a third instance claimed the old owner's offer: %+v %s", run, rec)
+	}
+	// The claimer itself may offer it (a drain, or giving it back).
+	if err := l.Offer(ctx, claimed, []byte(`{"next":4}`), 5*time.Second); err != nil {
+		t.Fatalf("the claimer's offer: %v", err)
+	}
+}

@@ -57,6 +57,10 @@ type execution struct {
 	ckptAt   time.Time
 	ckptNext int64
 	ckptBig  bool // a checkpoint was over MaxHandoverBytes (logged once)
+	// seq is the sequence number of the chain's next event; the run's
+	// events up to covered are in the transcript already (the thread's
+	// history, saved mid-run by an earlier owner, holds them).
+	seq, covered int64
 }
 
 // execute runs the agent chain and commits its events, in order, to the
@@ -92,12 +96,19 @@ func (m *Manager) execute(ctx context.Context, lr *localRun, req StartRequest, c
 
 func (m *Manager) newExecution(ctx context.Context, lr *localRun, req StartRequest, client *startingClient) *execution {
 	x := &execution{m: m, lr: lr, req: req, ctx: ctx, budget: transcriptBudget{m: m}}
+	x.c = newCommitter(m, lr, client)
+	x.seq = x.c.next
 	if !lr.run.Unlocked {
 		hctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
 		h, _ := m.history(hctx, lr.run.Thread())
 		cancel()
 		x.tr = agui.NewTranscript(h.Messages)
 		x.trimmed = h.Trimmed
+		if h.Run == lr.run.ID {
+			// Saved mid-run (a hand-over, a take-over): what came before
+			// is not applied again.
+			x.covered = h.Through
+		}
 		x.tr.Merge(req.Input.Messages)
 		x.tr.SetBudget(x.budget.reserve)
 		if lr.rebuild > 1 {
@@ -111,7 +122,6 @@ func (m *Manager) newExecution(ctx context.Context, lr *localRun, req StartReque
 			x.saveHistory()
 		}
 	}
-	x.c = newCommitter(m, lr, client)
 	if lr.handover != nil && m.handovers != nil && m.cfg.Batch && x.keepsStart() {
 		lr.handover.Watch(x.checkpoint)
 	}
@@ -119,14 +129,15 @@ func (m *Manager) newExecution(ctx context.Context, lr *localRun, req StartReque
 }
 
 // rebuildTranscript applies to the transcript of a run taken over after
-// its owner died the events the log has before next (the checkpoint's):
-// the dead owner saved none of them in the thread's history, and the
-// chain yields only those after.
+// its owner died the events the log has before next (the checkpoint's)
+// that the thread's history does not hold (the dead owner saved none of
+// them, unless it had taken the run over or was handed it, see covered),
+// and the chain yields only those after.
 func (x *execution) rebuildTranscript(next int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), x.m.cfg.OpTimeout)
 	defer cancel()
 	ref := x.lr.run.Ref()
-	for after := int64(0); after < next-1; {
+	for after := x.covered; after < next-1; {
 		es, err := x.m.log.Read(ctx, ref, after, 256)
 		if err != nil || len(es) == 0 {
 			x.m.logger.WarnContext(x.ctx, "cannot read the run's events for its history; the history lacks what came before the take-over", "runId", ref.ID, "error", err)
@@ -226,7 +237,7 @@ func (x *execution) saveHistory() {
 		return
 	}
 	run := x.lr.run
-	b := encodeHistory(run.Owner, x.tr.Messages(), x.trimmed, x.m.cfg.MaxThreadBytes)
+	b := encodeHistory(run.Owner, x.tr.Messages(), x.trimmed, run.ID, max(x.covered, x.seq-1), x.m.cfg.MaxThreadBytes)
 	hctx, cancel := context.WithTimeout(context.Background(), x.m.cfg.OpTimeout)
 	defer cancel()
 	if err := x.m.log.SaveHistory(hctx, run.Thread(), b); err != nil {
@@ -272,12 +283,13 @@ func (x *execution) step(ev agui.Event, err error) (stop bool) {
 		x.m.logger.Error("cannot encode event", "runId", x.lr.run.ID, "type", ev.Type(), "error", merr)
 		data, _ = (&agui.Custom{Name: "genui-adapter.unencodable", Value: agui.JSON(`"` + string(ev.Type()) + `"`)}).MarshalJSON()
 	}
-	if x.tr != nil {
+	if x.tr != nil && x.seq > x.covered {
 		x.tr.Apply(ev)
 	}
 	if isTerminal(ev) {
 		return x.terminal(ev, data)
 	}
+	x.seq++
 	if err := x.c.add(data, false); err != nil {
 		x.fail(err)
 		return true
@@ -292,6 +304,7 @@ func (x *execution) step(ev agui.Event, err error) (stop bool) {
 func (x *execution) repairs(kinds []string) error {
 	v, _ := json.Marshal(map[string]any{"kinds": kinds})
 	b, _ := (&agui.Custom{Name: "genui-adapter.repairs", Value: agui.JSON(v)}).MarshalJSON()
+	x.seq++
 	if err := x.c.add(b, false); err != nil {
 		x.fail(err)
 		return err

@@ -642,3 +642,99 @@ func TestRunRegisteredDuringShutdownEnds(t *testing.T) {
 		t.Fatalf("the run registered during the shutdown ended with %+v after %d events", last, len(got))
 	}
 }
+
+// A run taken over twice, its first and then its second owner dying, has
+// its whole answer in its thread's history once: the second owner saved
+// the history it rebuilt from the log as it took the run over, and the
+// third rebuilds from the log again, over that history.
+func TestOwnerDiedTwiceHistoryOnce(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	const n = 60
+	agent := rejoiner(n, 15*time.Millisecond)
+	prefix := testPrefix()
+	cfg := Config{LeaseTTL: 400 * time.Millisecond, OutageTolerance: time.Second, CheckpointInterval: 50 * time.Millisecond}
+	a, la := redisInstanceLog(t, prefix, "a", cfg)
+	b, lb := redisInstanceLog(t, prefix, "b", cfg)
+	c := redisInstance(t, prefix, "c", cfg)
+	reader := redisInstance(t, prefix, "reader", cfg) // claims nothing
+	claimsB, claimsC := &takeOvers{agent: agent}, &takeOvers{agent: agent}
+	b.AcceptHandovers(claimsB.rejoin)
+
+	served := startRejoinable(t, a, "twice", agent)
+	got, done := follow(t, reader, "twice")
+	waitFor(t, "the run's first deltas", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		return len(got.entries) >= 10
+	})
+	la.Close() // a dies
+	waitFor(t, "b's take-over and deltas after it", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		return claimsB.count("twice") == 1 && len(got.entries) >= 30
+	})
+	c.AcceptHandovers(claimsC.rejoin)
+	lb.Close() // b dies
+	<-done
+	if want, have := uninterrupted(n), eventsOf(t, got.entries); strings.Join(have, "|") != strings.Join(want, "|") {
+		t.Fatalf("events across the take-overs:\n%v\nwant\n%v", have, want)
+	}
+	if claimsC.count("twice") != 1 {
+		t.Fatalf("take-overs by c: %d, want 1", claimsC.count("twice"))
+	}
+	checkHistoryText(t, c, "twice", n)
+	<-served
+	a.Wait()
+	b.Wait()
+	c.Wait()
+}
+
+// A run handed over at a drain whose new owner then dies is taken over
+// once more with its whole answer in its thread's history once: the
+// drained instance saved the history up to its hand-over, and the third
+// owner rebuilds from the log only what that history lacks, whichever
+// checkpoint it rejoins from (the drained owner's, or the second's).
+func TestDrainedThenDiedHistoryOnce(t *testing.T) {
+	for _, wait := range []int{0, 20} {
+		t.Run(fmt.Sprint(wait), func(t *testing.T) {
+			opt := goleak.IgnoreCurrent()
+			t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+			const n = 60
+			agent := rejoiner(n, 15*time.Millisecond)
+			prefix := testPrefix()
+			cfg := Config{LeaseTTL: 400 * time.Millisecond, OutageTolerance: time.Second, CheckpointInterval: 50 * time.Millisecond}
+			a := redisInstance(t, prefix, "a", cfg)
+			b, lb := redisInstanceLog(t, prefix, "b", cfg)
+			c := redisInstance(t, prefix, "c", cfg)
+			reader := redisInstance(t, prefix, "reader", cfg) // claims nothing
+			claimsB, claimsC := &takeOvers{agent: agent}, &takeOvers{agent: agent}
+			b.AcceptHandovers(claimsB.rejoin)
+
+			served := startRejoinable(t, a, "drained", agent)
+			got, done := follow(t, reader, "drained")
+			waitFor(t, "the run's first deltas", func() bool {
+				got.mu.Lock()
+				defer got.mu.Unlock()
+				return len(got.entries) >= 12
+			})
+			a.HandOver()
+			<-served
+			waitFor(t, "b's take-over", func() bool {
+				got.mu.Lock()
+				defer got.mu.Unlock()
+				return claimsB.count("drained") == 1 && len(got.entries) >= 12+wait
+			})
+			c.AcceptHandovers(claimsC.rejoin)
+			lb.Close() // b dies
+			<-done
+			if want, have := uninterrupted(n), eventsOf(t, got.entries); strings.Join(have, "|") != strings.Join(want, "|") {
+				t.Fatalf("events across the take-overs:\n%v\nwant\n%v", have, want)
+			}
+			checkHistoryText(t, c, "drained", n)
+			a.Wait()
+			b.Wait()
+			c.Wait()
+		})
+	}
+}

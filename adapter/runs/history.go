@@ -17,6 +17,11 @@ type storedHistory struct {
 	// Trimmed counts the oldest messages dropped to keep the thread
 	// within MaxThreadBytes, over its whole life.
 	Trimmed int `json:"trimmed,omitempty"`
+	// Run and Through: the messages hold run Run's events up to sequence
+	// number Through (a run saved mid-run, at a hand-over or a take-over):
+	// an instance that takes Run over applies only the events after it.
+	Run     string `json:"run,omitempty"`
+	Through int64  `json:"through,omitempty"`
 }
 
 // Thread is a principal's thread as clients see it.
@@ -65,11 +70,14 @@ func (m *Manager) history(ctx context.Context, thread runlog.Ref) (storedHistory
 // dropped first (and a tool result whose call was dropped with them), and
 // a single message still too large has its content replaced by the cut
 // marker.
-func encodeHistory(owner string, msgs []agui.Message, trimmed int, max int64) []byte {
+func encodeHistory(owner string, msgs []agui.Message, trimmed int, run string, through int64, max int64) []byte {
 	// Each message is encoded once: for its size, and for the output.
 	enc := make([][]byte, len(msgs))
 	sizes := make([]int64, len(msgs))
 	var total int64 = 64 + int64(len(owner))
+	if run != "" {
+		total += 40 + int64(len(run))
+	}
 	for i, m := range msgs {
 		enc[i] = m.AppendJSON(nil)
 		sizes[i] = int64(len(enc[i])) + 1
@@ -101,7 +109,8 @@ func encodeHistory(owner string, msgs []agui.Message, trimmed int, max int64) []
 	}
 	// As json.Marshal(storedHistory{...}) writes it.
 	o, _ := json.Marshal(owner)
-	n := 40 + len(o)
+	r, _ := json.Marshal(run)
+	n := 80 + len(o) + len(r)
 	for _, m := range kept {
 		n += len(m) + 1
 	}
@@ -124,6 +133,14 @@ func encodeHistory(owner string, msgs []agui.Message, trimmed int, max int64) []
 	if trimmed != 0 {
 		b = append(b, `,"trimmed":`...)
 		b = strconv.AppendInt(b, int64(trimmed), 10)
+	}
+	if run != "" {
+		b = append(b, `,"run":`...)
+		b = append(b, r...)
+	}
+	if through != 0 {
+		b = append(b, `,"through":`...)
+		b = strconv.AppendInt(b, through, 10)
 	}
 	return append(b, '}')
 }

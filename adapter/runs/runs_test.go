@@ -188,7 +188,7 @@ func TestEncodeHistoryTrimsOldest(t *testing.T) {
 		msgs = append(msgs, agui.Message{ID: fmt.Sprint("m", i), Role: agui.RoleUser, Content: agui.Text(strings.Repeat("y", 100))})
 		msgs = append(msgs, agui.Message{ID: fmt.Sprint("t", i), Role: agui.RoleTool, ToolCallID: "c", Content: agui.Text("r")})
 	}
-	b := encodeHistory("o", msgs, 3, 2000)
+	b := encodeHistory("o", msgs, 3, "", 0, 2000)
 	var h storedHistory
 	if err := json.Unmarshal(b, &h); err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestEncodeHistoryTrimsOldest(t *testing.T) {
 		t.Errorf("encoded %d bytes, trimmed %d, first %+v", len(b), h.Trimmed, h.Messages[0])
 	}
 	huge := []agui.Message{{ID: "big", Role: agui.RoleAssistant, Content: agui.Text(strings.Repeat("z", 5000))}}
-	if b := encodeHistory("o", huge, 0, 1000); len(b) > 1000 || !strings.Contains(string(b), CutNote) {
+	if b := encodeHistory("o", huge, 0, "", 0, 1000); len(b) > 1000 || !strings.Contains(string(b), CutNote) {
 		t.Errorf("one huge message: %d bytes", len(b))
 	}
 }
@@ -287,14 +287,18 @@ func TestEncodeHistoryIsStoredHistoryJSON(t *testing.T) {
 		owner   string
 		msgs    []agui.Message
 		trimmed int
+		run     string
+		through int64
 	}{
-		{"o", nil, 0},
-		{"o", []agui.Message{}, 2},
-		{`"odd" <owner>`, many, 0},
-		{"o", many, 7},
+		{"o", nil, 0, "", 0},
+		{"o", []agui.Message{}, 2, "", 0},
+		{`"odd" <owner>`, many, 0, "", 0},
+		{"o", many, 7, "", 0},
+		{"o", many, 0, `r "1" <x>`, 12},
+		{"o", many, 3, "r", 0},
 	} {
-		want, _ := json.Marshal(storedHistory{Owner: c.owner, Messages: c.msgs, Trimmed: c.trimmed})
-		if got := encodeHistory(c.owner, c.msgs, c.trimmed, 1<<20); string(got) != string(want) {
+		want, _ := json.Marshal(storedHistory{Owner: c.owner, Messages: c.msgs, Trimmed: c.trimmed, Run: c.run, Through: c.through})
+		if got := encodeHistory(c.owner, c.msgs, c.trimmed, c.run, c.through, 1<<20); string(got) != string(want) {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	}

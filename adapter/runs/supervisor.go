@@ -109,7 +109,7 @@ func logUnavailable(tolerance time.Duration) *agui.RunFailure {
 
 // CodeLogUnavailable is the RUN_ERROR code of a run ended by a run log
 // outage longer than the outage tolerance.
-const CodeLogUnavailable = "run_log_unavailable"
+const CodeLogUnavailable = agui.CodeLogUnavailable
 
 func ownerLost(instance string) *agui.RunFailure {
 	return &agui.RunFailure{Code: agui.CodeOwnerLost, Message: "the adapter instance running this run (" + instance + ") lost its run log lease"}

@@ -472,14 +472,15 @@ func (a *Agent) Run(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event
 	}
 }
 
-// cancelRun cancels the LangGraph run t follows unless it ended or was
-// kept for a hand-over.
+// cancelRun cancels the LangGraph run t follows unless it ended, was
+// kept for a hand-over, or its process gave it up for another to take it
+// over (owner_lost, run_log_unavailable).
 func (a *Agent) cancelRun(ctx context.Context, req *agui.Request, tid string, t *translator) {
 	if t.runID == "" || t.ended || t.kept {
 		return
 	}
-	if f := (*agui.RunFailure)(nil); errors.As(context.Cause(ctx), &f) && f.Code == agui.CodeOwnerLost {
-		return // another process may follow the run (it took it over)
+	if f := (*agui.RunFailure)(nil); errors.As(context.Cause(ctx), &f) && (f.Code == agui.CodeOwnerLost || f.Code == agui.CodeLogUnavailable) {
+		return // another process may follow the run (it took it over, or will)
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()

@@ -1098,3 +1098,38 @@ func TestOutputKeysKeptWhenTheServerCannotAnswer(t *testing.T) {
 		t.Errorf("a 404: keys %v, want nil (every key)", keys)
 	}
 }
+
+// A run its process gives up because the run log did not answer (or lost
+// to another process) leaves the LangGraph run going: another instance
+// may have taken it over from its checkpoint, or will once the log
+// answers, and a cancel would cut the run it follows short.
+func TestLogUnavailableLeavesRunAlone(t *testing.T) {
+	for _, code := range []string{agui.CodeOwnerLost, agui.CodeLogUnavailable} {
+		t.Run(code, func(t *testing.T) {
+			rp := newReplay(t, "chat")
+			rp.cut, rp.hold = 5, true
+			srv := httptest.NewServer(rp)
+			defer srv.Close()
+			defer srv.CloseClientConnections()
+			ctx, cancel := context.WithCancelCause(t.Context())
+			defer cancel(nil)
+			n := 0
+			for _, err := range (&Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat"}).Run(ctx, &agui.Request{Input: input()}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n++; n == 3 {
+					cancel(&agui.RunFailure{Code: code, Message: "given up"})
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+			rp.mu.Lock()
+			defer rp.mu.Unlock()
+			for _, p := range rp.paths {
+				if strings.HasSuffix(p, "/cancel") {
+					t.Fatalf("the LangGraph run was cancelled (%s) though the run was given up with %s", p, code)
+				}
+			}
+		})
+	}
+}
