@@ -223,7 +223,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		if origin == "" {
 			origin = "http://" + reachable(cfg.sandboxListen())
 		}
-		if s.sandbox, err = mcpapps.NewSandbox(origin, []byte(cfg.SandboxKey)); err != nil {
+		if s.sandbox, err = mcpapps.NewSandbox(origin, []byte(cfg.SandboxKey), 0); err != nil {
 			s.Close()
 			return nil, err
 		}
