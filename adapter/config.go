@@ -323,6 +323,10 @@ type MCPAppsConfig struct {
 	// MaxViewLogBytes caps one log message of a View, its params as JSON
 	// (default 4096); a larger one is refused with -32602.
 	MaxViewLogBytes int `yaml:"maxViewLogBytes,omitempty"`
+	// MaxViewLogCards is how many cards' log rates are tracked per
+	// instance (default 10000); when full, idle cards are forgotten, and
+	// if none is idle a new card's log messages are refused with -32000.
+	MaxViewLogCards int `yaml:"maxViewLogCards,omitempty"`
 	// DownloadMIMETypes are the media types a View may download with
 	// ui/download-file (default text/plain, text/csv, text/markdown,
 	// application/json, image/png, image/jpeg, application/pdf); another
@@ -331,11 +335,42 @@ type MCPAppsConfig struct {
 	// MaxDownloadBytes caps the files of one ui/download-file request
 	// together, decoded (default 2 MiB); more is refused with -32602.
 	MaxDownloadBytes int `yaml:"maxDownloadBytes,omitempty"`
+	// MaxDownloadFiles caps the files of one ui/download-file request
+	// (default 16); more are refused with -32602.
+	MaxDownloadFiles int `yaml:"maxDownloadFiles,omitempty"`
 	// MaxResourceBytes caps one UI resource's HTML read from an MCP
 	// server (default 4 MiB); a tool whose resource is larger gets no
 	// card (logged). Self-contained renderers such as FastMCP's Prefab
 	// bundle (about 7 MB) need more.
 	MaxResourceBytes int `yaml:"maxResourceBytes,omitempty"`
+	// MaxKeptResources is how many UI resources read from one MCP server
+	// are kept per connection, and as many inline ones (those a tool
+	// result carries) (default 256); beyond it others are dropped and
+	// read again when needed.
+	MaxKeptResources int `yaml:"maxKeptResources,omitempty"`
+	// MaxInstructionBytes caps an MCP server's instructions (from
+	// initialize) given to agents (default 16384); the rest is cut.
+	MaxInstructionBytes int `yaml:"maxInstructionBytes,omitempty"`
+	// MaxCSPDomains caps the domains each list of a UI resource's
+	// _meta.ui.csp (resourceDomains, connectDomains, frameDomains,
+	// baseUriDomains) may declare (default 64); the first ones are kept,
+	// the rest dropped (logged) and the card still shown.
+	MaxCSPDomains int `yaml:"maxCSPDomains,omitempty"`
+	// MaxToolArgumentBytes caps the arguments of one call of an MCP
+	// server's tool by the agent (default 1 MiB); a larger call is not
+	// made, and the agent gets an error as its result.
+	MaxToolArgumentBytes int `yaml:"maxToolArgumentBytes,omitempty"`
+	// MaxRoundBytes caps the transcript of one round of tool calls kept
+	// for the agent's follow-up run (default 8 MiB); what comes past it
+	// is left out of the follow-up.
+	MaxRoundBytes int `yaml:"maxRoundBytes,omitempty"`
+	// ProxiedRequestTimeout bounds one request of a card's View to its
+	// MCP server (default 55 s); past it the request ends with an error.
+	// The App's own request timeout is 60 s.
+	ProxiedRequestTimeout Duration `yaml:"proxiedRequestTimeout,omitempty"`
+	// SandboxTicketTTL is how long a sandbox page URL (its ticket, which
+	// carries the card's CSP) is valid (default 10 min).
+	SandboxTicketTTL Duration `yaml:"sandboxTicketTTL,omitempty"`
 	// MaxCardStateBytes caps the model context a card's View last set
 	// (ui/update-model-context, its params as JSON), kept on its thread
 	// and handed back when the card is shown again (default 16384); a

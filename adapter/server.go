@@ -190,7 +190,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("auth.jwt: %w", err)
 		}
 	}
-	s.viewLogs = mcpapps.NewViewLogs(mcpapps.ViewLogOptions{Rate: cfg.MCPApps.ViewLogRate, Burst: cfg.MCPApps.ViewLogBurst, MaxBytes: cfg.MCPApps.MaxViewLogBytes})
+	s.viewLogs = mcpapps.NewViewLogs(cfg.MCPApps.viewLogOptions())
 	s.answers = mcpapps.NewAnswers(nil) // one instance: answers meet in memory
 	if rl, ok := s.log.(*runlog.Redis); ok {
 		// Answers given through any instance reach a run waiting on
@@ -223,7 +223,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		if origin == "" {
 			origin = "http://" + reachable(cfg.sandboxListen())
 		}
-		if s.sandbox, err = mcpapps.NewSandbox(origin, []byte(cfg.SandboxKey)); err != nil {
+		if s.sandbox, err = mcpapps.NewSandbox(origin, []byte(cfg.SandboxKey), time.Duration(cfg.MCPApps.SandboxTicketTTL)); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -340,6 +340,27 @@ func a2uiCheck(v *a2ui.Validator) func() a2a.Check {
 	}
 }
 
+// poolOptions are the limits of the MCP server pool.
+func (m MCPAppsConfig) poolOptions() mcpapps.PoolOptions {
+	return mcpapps.PoolOptions{MaxResourceBytes: m.MaxResourceBytes, MaxKeptResources: m.MaxKeptResources, MaxInstructionBytes: m.MaxInstructionBytes, MaxCSPDomains: m.MaxCSPDomains}
+}
+
+// viewLogOptions bound what cards' Views log.
+func (m MCPAppsConfig) viewLogOptions() mcpapps.ViewLogOptions {
+	return mcpapps.ViewLogOptions{Rate: m.ViewLogRate, Burst: m.ViewLogBurst, MaxBytes: m.MaxViewLogBytes, MaxCards: m.MaxViewLogCards}
+}
+
+// middleware sets c's fields that come from mcpApps.
+func (m MCPAppsConfig) middleware(c mcpapps.Config) mcpapps.Config {
+	c.AcceptPlainServerHash = m.AcceptPlainServerHash
+	c.Downloads = mcpapps.DownloadOptions{MIMETypes: m.DownloadMIMETypes, MaxBytes: m.MaxDownloadBytes, MaxFiles: m.MaxDownloadFiles}
+	c.MaxCardStateBytes = m.MaxCardStateBytes
+	c.MaxToolArgumentBytes = m.MaxToolArgumentBytes
+	c.MaxRoundBytes = m.MaxRoundBytes
+	c.ProxiedRequestTimeout = time.Duration(m.ProxiedRequestTimeout)
+	return c
+}
+
 // newPool connects to the built-in and configured MCP servers (in the
 // background).
 func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.RoundTripper, tracer agui.Tracer, v *a2ui.Validator, answers *mcpapps.Answers) (*mcpapps.Pool, error) {
@@ -348,7 +369,9 @@ func newPool(cfg Config, logger *slog.Logger, wrap func(http.RoundTripper) http.
 		m := cfg.MCPServers[id]
 		servers = append(servers, mcpapps.ServerConfig{ID: id, Command: m.Command, URL: m.URL, Headers: m.Headers, CallerHeaders: m.CallerHeaders, ForwardHeaders: m.ForwardHeaders, A2UI: m.A2UI, ProtocolVersion: m.ProtocolVersion})
 	}
-	return mcpapps.NewPool(servers, mcpapps.PoolOptions{Logger: logger, WrapHTTP: wrap, Tracer: tracer, URLAllowlist: origins(cfg.Toolkit.URLAllowlist), MaxResourceBytes: cfg.MCPApps.MaxResourceBytes})
+	opts := cfg.MCPApps.poolOptions()
+	opts.Logger, opts.WrapHTTP, opts.Tracer, opts.URLAllowlist = logger, wrap, tracer, origins(cfg.Toolkit.URLAllowlist)
+	return mcpapps.NewPool(servers, opts)
 }
 
 // chain is the one place that orders the middlewares around a backend,
@@ -379,23 +402,20 @@ func (s *Server) chain(id string, ac AgentConfig, backend agui.Agent) agui.Agent
 			Enabled:      func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["a2ui"] },
 			Logger:       logger,
 		}),
-		mcpapps.Middleware(s.pool, mcpapps.Config{
-			Servers:               ac.MCPServers,
-			ProxyOnly:             []string{dataview.ServerID},
-			MaxToolRounds:         ac.MaxToolRounds,
-			Logger:                logger,
-			Caps:                  s.caps,
-			AcceptPlainServerHash: s.cfg.MCPApps.AcceptPlainServerHash,
-			Renders:               func(in *agui.RunAgentInput) []string { return renderList(in, ac.Render) },
-			Dual:                  []string{dataview.ServerID},
-			Answers:               s.answers,
-			Catalog:               func(in *agui.RunAgentInput) string { return a2ui.CatalogOf(in, ac.A2UI.CatalogID) },
-			AnswerWait:            time.Duration(s.cfg.Toolkit.AnswerWait),
-			ViewLogs:              s.viewLogs,
-			Downloads:             mcpapps.DownloadOptions{MIMETypes: s.cfg.MCPApps.DownloadMIMETypes, MaxBytes: s.cfg.MCPApps.MaxDownloadBytes},
-			CardStates:            cardStates{s.runs, s.cfg.MCPApps.MaxCardStates},
-			MaxCardStateBytes:     s.cfg.MCPApps.MaxCardStateBytes,
-		}),
+		mcpapps.Middleware(s.pool, s.cfg.MCPApps.middleware(mcpapps.Config{
+			Servers:       ac.MCPServers,
+			ProxyOnly:     []string{dataview.ServerID},
+			MaxToolRounds: ac.MaxToolRounds,
+			Logger:        logger,
+			Caps:          s.caps,
+			Renders:       func(in *agui.RunAgentInput) []string { return renderList(in, ac.Render) },
+			Dual:          []string{dataview.ServerID},
+			Answers:       s.answers,
+			Catalog:       func(in *agui.RunAgentInput) string { return a2ui.CatalogOf(in, ac.A2UI.CatalogID) },
+			AnswerWait:    time.Duration(s.cfg.Toolkit.AnswerWait),
+			ViewLogs:      s.viewLogs,
+			CardStates:    cardStates{s.runs, s.cfg.MCPApps.MaxCardStates},
+		})),
 		dataview.Cards(s.pool, s.caps, func(in *agui.RunAgentInput) bool { return renderModes(in, ac.Render)["mcp-apps"] }),
 		agui.Normalize(agui.Canonical),
 	)

@@ -2,6 +2,7 @@ package mcpapps
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -136,6 +137,55 @@ func cleanDomains(v any) (out, dropped []string) {
 		}
 	}
 	return out, dropped
+}
+
+// DefaultMaxCSPDomains is PoolOptions.MaxCSPDomains's default.
+const DefaultMaxCSPDomains = 64
+
+// cspLists are the _meta.ui.csp keys that list domains.
+var cspLists = []string{"resourceDomains", "connectDomains", "frameDomains", "baseUriDomains"}
+
+// capCSP returns ui with each of its csp domain lists cut to its first
+// max entries, and the entries cut, for logging. ui itself is never
+// changed: a list that is cut is cut in a copy.
+func capCSP(ui map[string]any, max int) (map[string]any, []string) {
+	csp, ok := ui["csp"].(map[string]any)
+	if !ok {
+		return ui, nil
+	}
+	var cut []string
+	var capped map[string]any
+	for _, k := range cspLists {
+		var kept any
+		switch x := csp[k].(type) {
+		case []any:
+			if len(x) <= max {
+				continue
+			}
+			for _, e := range x[max:] {
+				cut = append(cut, fmt.Sprint(e))
+			}
+			kept = slices.Clone(x[:max])
+		case []string:
+			if len(x) <= max {
+				continue
+			}
+			cut = append(cut, x[max:]...)
+			kept = slices.Clone(x[:max])
+		default:
+			continue
+		}
+		if capped == nil {
+			capped = maps.Clone(csp)
+		}
+		capped[k] = kept
+	}
+	if capped == nil {
+		return ui, nil
+	}
+	out := maps.Clone(ui)
+	out["csp"] = capped
+	return out, cut
 }
 
 // CSP builds a resource's Content-Security-Policy from its _meta.ui per

@@ -20,8 +20,7 @@ import (
 // Defaults of DownloadOptions.
 const (
 	DefaultMaxDownloadBytes = 2 << 20
-	// maxDownloadFiles bounds the files of one request.
-	maxDownloadFiles = 16
+	DefaultMaxDownloadFiles = 16
 )
 
 // DefaultDownloadMIMETypes are the types a View may download by default.
@@ -35,6 +34,8 @@ type DownloadOptions struct {
 	MIMETypes []string
 	// MaxBytes caps the files of one request together (decoded).
 	MaxBytes int
+	// MaxFiles caps the files of one request.
+	MaxFiles int
 }
 
 func (o DownloadOptions) withDefaults() DownloadOptions {
@@ -43,6 +44,9 @@ func (o DownloadOptions) withDefaults() DownloadOptions {
 	}
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = DefaultMaxDownloadBytes
+	}
+	if o.MaxFiles <= 0 {
+		o.MaxFiles = DefaultMaxDownloadFiles
 	}
 	return o
 }
@@ -115,8 +119,8 @@ func download(ctx context.Context, opts DownloadOptions, raw json.RawMessage, re
 	if json.Unmarshal(raw, &params) != nil || len(params.Contents) == 0 {
 		return nil, refuseDownload("ui/download-file needs params {contents: (EmbeddedResource | ResourceLink)[]}")
 	}
-	if len(params.Contents) > maxDownloadFiles {
-		return nil, refuseDownload("ui/download-file: %d files, at most %d", len(params.Contents), maxDownloadFiles)
+	if len(params.Contents) > opts.MaxFiles {
+		return nil, refuseDownload("ui/download-file: %d files, at most %d", len(params.Contents), opts.MaxFiles)
 	}
 	allowed := func(mt string) bool {
 		return slices.ContainsFunc(opts.MIMETypes, func(a string) bool { return baseType(a) == baseType(mt) })

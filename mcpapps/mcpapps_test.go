@@ -769,7 +769,8 @@ func TestExtensionNegotiated(t *testing.T) {
 // tool and instance), a flood and an oversized message are refused with
 // JSON-RPC error codes the bridge hands the View; ui/download-file gives
 // back allowed files (a resource link read from the card's own server)
-// and refuses other types, oversized ones and malformed params.
+// and refuses other types, oversized ones, more files than MaxFiles and
+// malformed params.
 func TestCardLogsAndDownloads(t *testing.T) {
 	fx := mcpappstest.New()
 	p := newPool(t, mcpapps.ServerConfig{ID: "fx", Transport: inMemory(fx)})
@@ -780,7 +781,7 @@ func TestCardLogsAndDownloads(t *testing.T) {
 	cfg := mcpapps.Config{
 		Servers: []string{"fx"}, Caps: caps, Logger: log,
 		ViewLogs:  mcpapps.NewViewLogs(mcpapps.ViewLogOptions{Rate: 1, Burst: 2, MaxBytes: 200}),
-		Downloads: mcpapps.DownloadOptions{MIMETypes: []string{"text/csv", "application/json"}, MaxBytes: 40},
+		Downloads: mcpapps.DownloadOptions{MIMETypes: []string{"text/csv", "application/json"}, MaxBytes: 40, MaxFiles: 2},
 	}
 	be := &script{round: func(in *agui.RunAgentInput, n int) []agui.Event {
 		if n > 0 {
@@ -850,12 +851,14 @@ func TestCardLogsAndDownloads(t *testing.T) {
 	if f := files[1].(map[string]any); f["name"] != "secret.json" || f["text"] != `{"secret":42}` {
 		t.Errorf("linked file = %v", f)
 	}
+	tiny := map[string]any{"type": "resource", "resource": map[string]any{"uri": "t.csv", "mimeType": "text/csv", "text": "1"}}
 	for name, params := range map[string]any{
 		"a type not allowed": map[string]any{"contents": []any{map[string]any{"type": "resource", "resource": map[string]any{"uri": "x.svg", "mimeType": "image/svg+xml", "text": "<svg/>"}}}},
 		"too large":          map[string]any{"contents": []any{map[string]any{"type": "resource", "resource": map[string]any{"uri": "x.csv", "mimeType": "text/csv", "text": strings.Repeat("1,", 30)}}}},
 		"a large blob":       map[string]any{"contents": []any{map[string]any{"type": "resource", "resource": map[string]any{"uri": "x.json", "mimeType": "application/json", "blob": strings.Repeat("AAAA", 20)}}}},
 		"a linked HTML page": map[string]any{"contents": []any{map[string]any{"type": "resource_link", "uri": "ui://fx/weather.html", "name": "w"}}},
 		"no contents":        map[string]any{},
+		"more than MaxFiles": map[string]any{"contents": []any{tiny, tiny, tiny}},
 		"an unknown item":    map[string]any{"contents": []any{map[string]any{"type": "text", "text": "hi"}}},
 	} {
 		if r := ask("ui/download-file", params); code(r) != -32602 || r["contents"] != nil {

@@ -76,6 +76,37 @@ type Config struct {
 	// MaxCardStateBytes caps one kept model context, as JSON (default
 	// DefaultMaxCardStateBytes); a larger one is refused with -32602.
 	MaxCardStateBytes int
+	// MaxToolArgumentBytes caps one tool call's arguments (default
+	// DefaultMaxToolArgumentBytes); a larger call is not made, its result
+	// an error.
+	MaxToolArgumentBytes int
+	// MaxRoundBytes caps the transcript one round keeps for the follow-up
+	// run (default DefaultMaxRoundBytes); what comes past it is left out.
+	MaxRoundBytes int
+	// ProxiedRequestTimeout bounds one request of a card (default
+	// DefaultProxiedRequestTimeout, under the App's 60 s request timeout).
+	ProxiedRequestTimeout time.Duration
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxToolArgumentBytes  = 1 << 20
+	DefaultMaxRoundBytes         = 8 << 20
+	DefaultProxiedRequestTimeout = 55 * time.Second
+)
+
+// withDefaults is c with its zero limits set to their defaults.
+func (c Config) withDefaults() Config {
+	if c.MaxToolArgumentBytes == 0 {
+		c.MaxToolArgumentBytes = DefaultMaxToolArgumentBytes
+	}
+	if c.MaxRoundBytes == 0 {
+		c.MaxRoundBytes = DefaultMaxRoundBytes
+	}
+	if c.ProxiedRequestTimeout == 0 {
+		c.ProxiedRequestTimeout = DefaultProxiedRequestTimeout
+	}
+	return c
 }
 
 // DefaultAnswerWait is Config.AnswerWait's default.
@@ -144,6 +175,7 @@ func OfferedTools(p *Pool, servers []string, client []agui.Tool) []agui.Tool {
 // a hand-over off from its first call of a bound tool to its end; stopped
 // before, it keeps its transcript (HandoverPart) for the rejoining run.
 func Middleware(p *Pool, cfg Config) agui.Middleware {
+	cfg = cfg.withDefaults()
 	if cfg.MaxToolRounds == 0 {
 		cfg.MaxToolRounds = 5
 	}
@@ -346,7 +378,7 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 		kept := resumed.Kept
 		resumed = handoverState{}
 		tr.SetBudget(func(n int) bool {
-			if kept+n > maxRoundBytes {
+			if kept+n > r.cfg.MaxRoundBytes {
 				return false
 			}
 			kept += n
@@ -442,11 +474,11 @@ func (r *rounds) run(ctx context.Context, in *agui.RunAgentInput, injected []agu
 					}
 				}
 			case *agui.ToolCallArgs:
-				if b := args[e.ToolCallID]; b != nil && b.Len() <= maxArgBytes {
+				if b := args[e.ToolCallID]; b != nil && b.Len() <= r.cfg.MaxToolArgumentBytes {
 					b.WriteString(e.Delta)
 					// The partial input, at most doubling each time: few
 					// deltas, and their bytes at most twice the input's.
-					if lc := loads[e.ToolCallID]; lc != nil && b.Len() <= maxArgBytes && b.Len() >= 2*lc.sent && b.Len() >= lc.sent+16 {
+					if lc := loads[e.ToolCallID]; lc != nil && b.Len() <= r.cfg.MaxToolArgumentBytes && b.Len() >= 2*lc.sent && b.Len() >= lc.sent+16 {
 						lc.sent = b.Len()
 						patch, _ := json.Marshal([]map[string]any{{"op": "add", "path": "/partialArguments", "value": b.String()}})
 						if !emit(ev) || !emit(&agui.ActivityDelta{MessageID: CardMessageID(e.ToolCallID), ActivityType: ActivityType, Patch: agui.JSON(patch)}) {
@@ -549,20 +581,14 @@ type handoverState struct {
 	Kept       int            `json:"kept,omitempty"`
 }
 
-// Bounds on what one round keeps for the follow-up run.
-const (
-	maxRoundBytes = 8 << 20 // the round's transcript
-	maxArgBytes   = 1 << 20 // one tool call's arguments
-)
-
 // execute calls the tool and builds the events the client gets. A
 // result that asks the user something (AwaitAnswerKey, or an app that can
 // post mcp-app-response) shows its card and surface at once (early) and
 // waits for the answer, which becomes the tool's result.
 func (r *rounds) execute(ctx context.Context, c *call, early func([]agui.Event)) {
 	var input map[string]any
-	if len(c.args) > maxArgBytes {
-		c.events = []agui.Event{errorResult(c.id, fmt.Sprintf("arguments are larger than %d bytes", maxArgBytes))}
+	if len(c.args) > r.cfg.MaxToolArgumentBytes {
+		c.events = []agui.Event{errorResult(c.id, fmt.Sprintf("arguments are larger than %d bytes", r.cfg.MaxToolArgumentBytes))}
 		return
 	}
 	if strings.TrimSpace(c.args) == "" {

@@ -66,6 +66,17 @@ type PoolOptions struct {
 	Logger *slog.Logger
 	// MaxResourceBytes caps a UI resource's HTML (default 4 MiB).
 	MaxResourceBytes int
+	// MaxKeptResources bounds the UI resources read and kept per server
+	// connection, and as many inline ones (default
+	// DefaultMaxKeptResources); beyond it others are dropped.
+	MaxKeptResources int
+	// MaxInstructionBytes caps a server's instructions given to agents
+	// (default DefaultMaxInstructionBytes); the rest is cut.
+	MaxInstructionBytes int
+	// MaxCSPDomains caps the domains one list of a UI resource's
+	// _meta.ui.csp may declare (default DefaultMaxCSPDomains); the rest
+	// are dropped (logged).
+	MaxCSPDomains int
 	// ConnectTimeout bounds one connection attempt (default 20 s).
 	ConnectTimeout time.Duration
 	// MaxBackoff caps the wait between reconnection attempts (default 30 s).
@@ -126,6 +137,15 @@ func NewPool(cfgs []ServerConfig, opts PoolOptions) (*Pool, error) {
 	}
 	if opts.MaxResourceBytes == 0 {
 		opts.MaxResourceBytes = 4 << 20
+	}
+	if opts.MaxKeptResources == 0 {
+		opts.MaxKeptResources = DefaultMaxKeptResources
+	}
+	if opts.MaxInstructionBytes == 0 {
+		opts.MaxInstructionBytes = DefaultMaxInstructionBytes
+	}
+	if opts.MaxCSPDomains == 0 {
+		opts.MaxCSPDomains = DefaultMaxCSPDomains
 	}
 	if opts.ConnectTimeout == 0 {
 		opts.ConnectTimeout = 20 * time.Second
@@ -366,8 +386,8 @@ func (p *Pool) keepConnected(s *server) {
 				s.ui, _ = ir.Capabilities.Extensions[ExtensionID].(map[string]any)
 			}
 			s.instructions = ir.Instructions
-			if len(s.instructions) > maxInstructionBytes {
-				s.instructions = s.instructions[:maxInstructionBytes]
+			if len(s.instructions) > p.opts.MaxInstructionBytes {
+				s.instructions = s.instructions[:p.opts.MaxInstructionBytes]
 			}
 		}
 		s.mu.Unlock()
@@ -510,11 +530,14 @@ func (p *Pool) span(ctx context.Context, server, method, target string) (context
 	return p.opts.Tracer.StartSpan(ctx, name, "mcp.method.name", method, "genui.mcp.server", server, "genui.mcp.target", target)
 }
 
-// maxKeptResources bounds the UI resources kept per server connection.
-const maxKeptResources = 256
-
-// maxInstructionBytes bounds a server's instructions given to agents.
-const maxInstructionBytes = 16 << 10
+// Defaults of PoolOptions.
+const (
+	// DefaultMaxKeptResources is PoolOptions.MaxKeptResources's default.
+	DefaultMaxKeptResources = 256
+	// DefaultMaxInstructionBytes is PoolOptions.MaxInstructionBytes's
+	// default.
+	DefaultMaxInstructionBytes = 16 << 10
+)
 
 // Instructions are the guidance the server gave in initialize ("" when
 // none or not connected).
@@ -637,12 +660,13 @@ func (p *Pool) keepInline(id string, who *Caller, c *mcp.ResourceContents) (*Res
 		return nil, fmt.Errorf("%w: inline %s is %d bytes, more than %d", ErrNotRenderable, c.URI, len(html), p.opts.MaxResourceBytes)
 	}
 	ui, _ := c.Meta["ui"].(map[string]any)
+	ui = p.capCSP(ui, id, c.URI)
 	r := &Resource{URI: c.URI, MIMEType: c.MIMEType, HTML: html, UI: ui}
 	s.mu.Lock()
 	if s.inline == nil {
 		s.inline = map[string]*Resource{}
 	}
-	keep(s.inline, inlineKey(who.orAnonymous(), c.URI), r)
+	keep(s.inline, inlineKey(who.orAnonymous(), c.URI), r, p.opts.MaxKeptResources)
 	s.mu.Unlock()
 	return r, nil
 }
@@ -656,14 +680,14 @@ func inlineKey(who *Caller, uri string) string {
 	return who.Principal + "\x00" + who.ThreadID + "\x00" + uri
 }
 
-// keep puts r in m under k, dropping others to stay within
-// maxKeptResources (a server that makes a new URI per call).
-func keep(m map[string]*Resource, k string, r *Resource) {
+// keep puts r in m under k, dropping others to stay within max (a
+// server that makes a new URI per call).
+func keep(m map[string]*Resource, k string, r *Resource, max int) {
 	if k == "" {
 		return
 	}
 	for old := range m {
-		if len(m) < maxKeptResources {
+		if len(m) < max {
 			break
 		}
 		delete(m, old)
@@ -675,7 +699,7 @@ func keep(m map[string]*Resource, k string, r *Resource) {
 var ErrNotRenderable = errors.New("UI resource not renderable")
 
 // UIResource reads a tool's UI resource once per connection and caches it
-// (at most maxKeptResources per connection, others dropped):
+// (at most PoolOptions.MaxKeptResources per connection, others dropped):
 // it must be ui://, have exactly the MCP App MIME type and fit the size
 // cap. _meta.ui comes from the content item, else from the listing.
 func (p *Pool) UIResource(ctx context.Context, c *Caller, id, uri string) (*Resource, error) {
@@ -743,15 +767,18 @@ func (p *Pool) uiResource(ctx context.Context, who *Caller, id, uri string, plai
 		return nil, fmt.Errorf("%w: %s is %d bytes, more than %d", ErrNotRenderable, uri, len(html), p.opts.MaxResourceBytes)
 	}
 	ui, _ := c.Meta["ui"].(map[string]any)
-	s.mu.Lock()
 	if ui == nil {
+		s.mu.Lock()
 		ui = s.listing[uri]
+		s.mu.Unlock()
 	}
+	ui = p.capCSP(ui, id, uri)
 	r := &Resource{URI: uri, MIMEType: c.MIMEType, HTML: html, UI: ui}
+	s.mu.Lock()
 	if s.resources == nil {
 		s.resources = map[string]*Resource{}
 	}
-	keep(s.resources, uri, r)
+	keep(s.resources, uri, r, p.opts.MaxKeptResources)
 	s.mu.Unlock()
 	policy, dropped := CSPReport(ui)
 	p.opts.Logger.Info("mcp: UI resource", "server", id, "uri", uri, "bytes", len(html), "csp", policy)
@@ -759,6 +786,16 @@ func (p *Pool) uiResource(ctx context.Context, who *Caller, id, uri string, plai
 		p.opts.Logger.Info("mcp: UI resource declares CSP domains that are not valid sources; dropped, never widened", "server", id, "uri", uri, "dropped", dropped)
 	}
 	return r, nil
+}
+
+// capCSP cuts each domain list of ui's csp to PoolOptions.MaxCSPDomains
+// (logging what it cut); ui itself is not changed.
+func (p *Pool) capCSP(ui map[string]any, id, uri string) map[string]any {
+	ui, cut := capCSP(ui, p.opts.MaxCSPDomains)
+	if len(cut) > 0 {
+		p.opts.Logger.Info("mcp: UI resource declares more CSP domains than mcpApps.maxCSPDomains; the rest dropped", "server", id, "uri", uri, "max", p.opts.MaxCSPDomains, "dropped", cut)
+	}
+	return ui
 }
 
 // ResourceResult is the resources/read result a card gets for a UI

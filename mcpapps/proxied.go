@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -126,7 +125,7 @@ func answerProxied(ctx context.Context, p *Pool, cfg Config, run *agui.Request, 
 	if !slices.Contains(cfg.Servers, id) && !slices.Contains(cfg.ProxyOnly, id) {
 		return refuse(id, fmt.Sprintf("server %q is not available to this agent", id))
 	}
-	ctx, cancel := context.WithTimeout(ctx, 55*time.Second) // under the App's 60 s request timeout
+	ctx, cancel := context.WithTimeout(ctx, cfg.withDefaults().ProxiedRequestTimeout)
 	defer cancel()
 	caller := &Caller{Principal: principal, ThreadID: in.ThreadID, RunID: in.RunID, Source: "app", Header: run.Header}
 	if cp != nil {

@@ -36,10 +36,15 @@ type Sandbox struct {
 	ttl    time.Duration
 }
 
+// DefaultSandboxTicketTTL is how long a sandbox ticket is valid unless
+// NewSandbox is given another lifetime.
+const DefaultSandboxTicketTTL = 10 * time.Minute
+
 // NewSandbox returns a Sandbox for origin (e.g. "http://127.0.0.1:8081").
 // key signs tokens (several instances behind one sandbox origin need the
-// same key); nil means a random key.
-func NewSandbox(origin string, key []byte) (*Sandbox, error) {
+// same key); nil means a random key. ttl is how long a ticket is valid
+// (0: DefaultSandboxTicketTTL).
+func NewSandbox(origin string, key []byte, ttl time.Duration) (*Sandbox, error) {
 	u, err := url.Parse(origin)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("mcpapps: sandbox origin %q is not an http(s) origin", origin)
@@ -48,7 +53,10 @@ func NewSandbox(origin string, key []byte) (*Sandbox, error) {
 		key = make([]byte, 32)
 		_, _ = rand.Read(key)
 	}
-	return &Sandbox{key: key, origin: strings.TrimRight(origin, "/"), ttl: 10 * time.Minute}, nil
+	if ttl <= 0 {
+		ttl = DefaultSandboxTicketTTL
+	}
+	return &Sandbox{key: key, origin: strings.TrimRight(origin, "/"), ttl: ttl}, nil
 }
 
 // Origin is the sandbox's public origin.

@@ -1,16 +1,19 @@
 package mcpapps_test
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/genui-adapter/genui-adapter/mcpapps"
 )
 
 func TestSandbox(t *testing.T) {
-	sb, err := mcpapps.NewSandbox("http://127.0.0.1:8081", nil)
+	sb, err := mcpapps.NewSandbox("http://127.0.0.1:8081", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +50,7 @@ func TestSandbox(t *testing.T) {
 		}
 	}
 	// Another key does not accept this ticket (tickets are signed).
-	other, _ := mcpapps.NewSandbox("http://127.0.0.1:8081", []byte("another key"))
+	other, _ := mcpapps.NewSandbox("http://127.0.0.1:8081", []byte("another key"), 0)
 	rec = httptest.NewRecorder()
 	other.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 	if rec.Code != http.StatusForbidden {
@@ -58,5 +61,30 @@ func TestSandbox(t *testing.T) {
 	}
 	if rec := get(strings.Replace(path, "sandbox.html", "sandbox.html", 1)); !strings.Contains(rec.Body.String(), "window.top === window") {
 		t.Error("the proxy page does not refuse to run at the top level")
+	}
+}
+
+// NewSandbox's ttl is how long a ticket is valid (0: the default).
+func TestSandboxTicketTTL(t *testing.T) {
+	for _, tt := range []struct{ ttl, want time.Duration }{{0, mcpapps.DefaultSandboxTicketTTL}, {time.Minute, time.Minute}} {
+		sb, err := mcpapps.NewSandbox("http://127.0.0.1:8081", nil, tt.ttl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := sb.URL(nil, "http://localhost:3000")
+		if err != nil {
+			t.Fatal(err)
+		}
+		payload, _, _ := strings.Cut(u[strings.Index(u, "?t=")+3:], ".")
+		b, err := base64.RawURLEncoding.DecodeString(payload)
+		var tk struct {
+			Exp int64 `json:"e"`
+		}
+		if err != nil || json.Unmarshal(b, &tk) != nil {
+			t.Fatalf("ticket %q: %v", payload, err)
+		}
+		if got := time.Until(time.Unix(tk.Exp, 0)); got < tt.want-5*time.Second || got > tt.want+time.Second {
+			t.Errorf("ttl %v: the ticket is valid for %v, want %v", tt.ttl, got, tt.want)
+		}
 	}
 }

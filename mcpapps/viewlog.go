@@ -17,14 +17,11 @@ import (
 
 // Defaults of ViewLogOptions.
 const (
-	DefaultViewLogRate     = 60   // messages per minute per card
-	DefaultViewLogBurst    = 20   // messages at once per card
-	DefaultMaxViewLogBytes = 4096 // bytes of one message's params
+	DefaultViewLogRate     = 60    // messages per minute per card
+	DefaultViewLogBurst    = 20    // messages at once per card
+	DefaultMaxViewLogBytes = 4096  // bytes of one message's params
+	DefaultMaxViewLogCards = 10000 // cards whose buckets are kept
 )
-
-// maxViewLogCards bounds the cards whose buckets are kept; a full table
-// first forgets the buckets that have refilled (idle cards).
-const maxViewLogCards = 10000
 
 // ViewLogOptions tune ViewLogs. Zero values mean the defaults.
 type ViewLogOptions struct {
@@ -34,6 +31,10 @@ type ViewLogOptions struct {
 	Burst int
 	// MaxBytes caps one message's params (JSON).
 	MaxBytes int
+	// MaxCards bounds the cards whose buckets are kept; a full table
+	// first forgets the buckets that have refilled (idle cards), then
+	// refuses the messages of new cards.
+	MaxCards int
 }
 
 // ViewLogs rate-limits and records what Views log. Safe for concurrent
@@ -64,6 +65,9 @@ func NewViewLogs(opts ViewLogOptions) *ViewLogs {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxViewLogBytes
 	}
+	if opts.MaxCards <= 0 {
+		opts.MaxCards = DefaultMaxViewLogCards
+	}
 	return &ViewLogs{opts: opts, now: time.Now, buckets: map[string]*bucket{}}
 }
 
@@ -84,10 +88,10 @@ func (v *ViewLogs) take(card string) (ok bool, refused int, first bool) {
 	rate := float64(v.opts.Rate) / 60 // per second
 	b := v.buckets[card]
 	if b == nil {
-		if len(v.buckets) >= maxViewLogCards {
+		if len(v.buckets) >= v.opts.MaxCards {
 			v.forgetIdle(now, rate)
 		}
-		if len(v.buckets) >= maxViewLogCards {
+		if len(v.buckets) >= v.opts.MaxCards {
 			return false, 0, false // every kept card is busy: refuse new ones
 		}
 		b = &bucket{tokens: float64(v.opts.Burst), at: now}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -59,22 +60,26 @@ func TestViewLogsLimitPerCard(t *testing.T) {
 	}
 }
 
-// With the table of cards full, idle cards are forgotten and a busy
-// table refuses new cards rather than grow.
+// With the table of cards full (ViewLogOptions.MaxCards), idle cards are
+// forgotten and a busy table refuses new cards rather than grow.
 func TestViewLogsTableBounded(t *testing.T) {
-	clock := time.Unix(1000, 0)
-	v := NewViewLogs(ViewLogOptions{Rate: 60, Burst: 1})
-	v.now = func() time.Time { return clock }
-	for i := range maxViewLogCards {
-		if ok, _, _ := v.take(string(rune(i))); !ok {
-			t.Fatal("a new card was refused")
-		}
-	}
-	if ok, _, _ := v.take("one more"); ok {
-		t.Error("a full table of busy cards took one more")
-	}
-	clock = clock.Add(time.Second)
-	if ok, _, _ := v.take("one more"); !ok || len(v.buckets) != 1 {
-		t.Errorf("idle cards were not forgotten: %v, %d kept", ok, len(v.buckets))
+	for _, tt := range []struct{ max, want int }{{0, DefaultMaxViewLogCards}, {3, 3}} {
+		t.Run(fmt.Sprint(tt.max), func(t *testing.T) {
+			clock := time.Unix(1000, 0)
+			v := NewViewLogs(ViewLogOptions{Rate: 60, Burst: 1, MaxCards: tt.max})
+			v.now = func() time.Time { return clock }
+			for i := range tt.want {
+				if ok, _, _ := v.take(string(rune(i))); !ok {
+					t.Fatalf("new card %d was refused", i)
+				}
+			}
+			if ok, _, _ := v.take("one more"); ok {
+				t.Error("a full table of busy cards took one more")
+			}
+			clock = clock.Add(time.Second)
+			if ok, _, _ := v.take("one more"); !ok || len(v.buckets) != 1 {
+				t.Errorf("idle cards were not forgotten: %v, %d kept", ok, len(v.buckets))
+			}
+		})
 	}
 }
