@@ -371,6 +371,13 @@ type MCPAppsConfig struct {
 	// SandboxTicketTTL is how long a sandbox page URL (its ticket, which
 	// carries the card's CSP) is valid (default 10 min).
 	SandboxTicketTTL Duration `yaml:"sandboxTicketTTL,omitempty"`
+	// IsolateCards gives each card's View an opaque origin: its frame
+	// loses allow-same-origin, whatever the host page asks (default
+	// false). Cards share sandboxOrigin otherwise, so a View can reach
+	// another card's frame on the same page (docs/security.md). An
+	// isolated View has no localStorage or cookies, and its requests to
+	// the domains its CSP allows carry "Origin: null".
+	IsolateCards bool `yaml:"isolateCards,omitempty"`
 	// MaxCardStateBytes caps the model context a card's View last set
 	// (ui/update-model-context, its params as JSON), kept on its thread
 	// and handed back when the card is shown again (default 16384); a

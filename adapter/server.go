@@ -223,7 +223,10 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		if origin == "" {
 			origin = "http://" + reachable(cfg.sandboxListen())
 		}
-		if s.sandbox, err = mcpapps.NewSandbox(origin, []byte(cfg.SandboxKey), time.Duration(cfg.MCPApps.SandboxTicketTTL)); err != nil {
+		if s.sandbox, err = mcpapps.NewSandbox(origin, []byte(cfg.SandboxKey), mcpapps.SandboxOptions{
+			TicketTTL:    time.Duration(cfg.MCPApps.SandboxTicketTTL),
+			IsolateCards: cfg.MCPApps.IsolateCards,
+		}); err != nil {
 			s.Close()
 			return nil, err
 		}

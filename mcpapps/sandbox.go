@@ -31,20 +31,31 @@ func HostScript() []byte {
 // from the resource's metadata as read by the adapter, never from the
 // client. Safe for concurrent use.
 type Sandbox struct {
-	key    []byte
-	origin string // public origin of the sandbox listener
-	ttl    time.Duration
+	key     []byte
+	origin  string // public origin of the sandbox listener
+	ttl     time.Duration
+	isolate bool // SandboxOptions.IsolateCards
 }
 
 // DefaultSandboxTicketTTL is how long a sandbox ticket is valid unless
 // NewSandbox is given another lifetime.
 const DefaultSandboxTicketTTL = 10 * time.Minute
 
+// SandboxOptions are a Sandbox's settings.
+type SandboxOptions struct {
+	// TicketTTL is how long a ticket is valid (0: DefaultSandboxTicketTTL).
+	TicketTTL time.Duration
+	// IsolateCards gives each card's View an opaque origin (its frame
+	// without allow-same-origin, whatever the host asks): no card can
+	// reach another's frame, and Views have no storage and send
+	// "Origin: null".
+	IsolateCards bool
+}
+
 // NewSandbox returns a Sandbox for origin (e.g. "http://127.0.0.1:8081").
 // key signs tokens (several instances behind one sandbox origin need the
-// same key); nil means a random key. ttl is how long a ticket is valid
-// (0: DefaultSandboxTicketTTL).
-func NewSandbox(origin string, key []byte, ttl time.Duration) (*Sandbox, error) {
+// same key); nil means a random key.
+func NewSandbox(origin string, key []byte, opts SandboxOptions) (*Sandbox, error) {
 	u, err := url.Parse(origin)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("mcpapps: sandbox origin %q is not an http(s) origin", origin)
@@ -53,10 +64,11 @@ func NewSandbox(origin string, key []byte, ttl time.Duration) (*Sandbox, error) 
 		key = make([]byte, 32)
 		_, _ = rand.Read(key)
 	}
+	ttl := opts.TicketTTL
 	if ttl <= 0 {
 		ttl = DefaultSandboxTicketTTL
 	}
-	return &Sandbox{key: key, origin: strings.TrimRight(origin, "/"), ttl: ttl}, nil
+	return &Sandbox{key: key, origin: strings.TrimRight(origin, "/"), ttl: ttl, isolate: opts.IsolateCards}, nil
 }
 
 // Origin is the sandbox's public origin.
@@ -122,7 +134,10 @@ func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var buf bytes.Buffer
-	if err := proxyPage.Execute(&buf, map[string]string{"HostOrigin": t.Host}); err != nil {
+	if err := proxyPage.Execute(&buf, struct {
+		HostOrigin string
+		Isolate    bool
+	}{t.Host, s.isolate}); err != nil {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 func TestSandbox(t *testing.T) {
-	sb, err := mcpapps.NewSandbox("http://127.0.0.1:8081", nil, 0)
+	sb, err := mcpapps.NewSandbox("http://127.0.0.1:8081", nil, mcpapps.SandboxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestSandbox(t *testing.T) {
 		}
 	}
 	// Another key does not accept this ticket (tickets are signed).
-	other, _ := mcpapps.NewSandbox("http://127.0.0.1:8081", []byte("another key"), 0)
+	other, _ := mcpapps.NewSandbox("http://127.0.0.1:8081", []byte("another key"), mcpapps.SandboxOptions{})
 	rec = httptest.NewRecorder()
 	other.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 	if rec.Code != http.StatusForbidden {
@@ -67,7 +67,7 @@ func TestSandbox(t *testing.T) {
 // NewSandbox's ttl is how long a ticket is valid (0: the default).
 func TestSandboxTicketTTL(t *testing.T) {
 	for _, tt := range []struct{ ttl, want time.Duration }{{0, mcpapps.DefaultSandboxTicketTTL}, {time.Minute, time.Minute}} {
-		sb, err := mcpapps.NewSandbox("http://127.0.0.1:8081", nil, tt.ttl)
+		sb, err := mcpapps.NewSandbox("http://127.0.0.1:8081", nil, mcpapps.SandboxOptions{TicketTTL: tt.ttl})
 		if err != nil {
 			t.Fatal(err)
 		}
