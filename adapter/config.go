@@ -343,6 +343,14 @@ type MCPAppsConfig struct {
 	// card (logged). Self-contained renderers such as FastMCP's Prefab
 	// bundle (about 7 MB) need more.
 	MaxResourceBytes int `yaml:"maxResourceBytes,omitempty"`
+	// MaxServerMessageBytes caps one message an HTTP MCP server sends
+	// (default 16 MiB, or twice maxResourceBytes if that is more): a JSON
+	// response's body or an SSE event. A larger
+	// one fails its request and the server's connection, which is made
+	// again. It must be above maxResourceBytes: a resource read carries
+	// the HTML JSON-escaped (a Go server writes <, > and & as six bytes
+	// each). A stdio server's messages are capped at 16 MiB.
+	MaxServerMessageBytes int `yaml:"maxServerMessageBytes,omitempty"`
 	// MaxKeptResources is how many UI resources read from one MCP server
 	// are kept per connection, and as many inline ones (those a tool
 	// result carries) (default 256); beyond it others are dropped and

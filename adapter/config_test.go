@@ -44,6 +44,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"unknown mcp server", "agents: {demo: {type: demo, mcpServers: [nope]}}\n", "\"nope\" is not in mcpServers"},
 		{"mcp protocol version", "mcpServers: {m: {url: 'http://x/mcp', protocolVersion: 2024-01-01}}\nagents: {demo: {type: demo}}\n", "mcpServers.m.protocolVersion: \"2024-01-01\" is not one of"},
 		{"negative resource cap", "mcpApps: {maxResourceBytes: -1}\nagents: {demo: {type: demo}}\n", "must not be negative"},
+		{"message cap under the resource cap", "mcpApps: {maxServerMessageBytes: 1048576}\nagents: {demo: {type: demo}}\n", "mcpApps.maxServerMessageBytes: 1048576 is not above the largest UI resource (maxResourceBytes, 4194304)"},
+		{"negative message cap", "mcpApps:\n  maxServerMessageBytes: -1\nagents: {demo: {type: demo}}\n", "mcpApps.maxServerMessageBytes: must not be negative (line 2)"},
 		{"negative mcpApps.maxKeptResources", "mcpApps:\n  maxKeptResources: -1\nagents: {demo: {type: demo}}\n", "mcpApps.maxKeptResources: must not be negative (line 2)"},
 		{"negative mcpApps.maxInstructionBytes", "mcpApps:\n  maxInstructionBytes: -1\nagents: {demo: {type: demo}}\n", "mcpApps.maxInstructionBytes: must not be negative (line 2)"},
 		{"negative mcpApps.maxCSPDomains", "mcpApps:\n  maxCSPDomains: -1\nagents: {demo: {type: demo}}\n", "mcpApps.maxCSPDomains: must not be negative (line 2)"},

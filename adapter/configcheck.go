@@ -201,6 +201,9 @@ func (t ToolkitConfig) validate(p *problems) {
 }
 
 func (m MCPAppsConfig) validate(p *problems) {
+	if m.MaxServerMessageBytes > 0 && m.MaxServerMessageBytes <= max(m.MaxResourceBytes, mcpapps.DefaultMaxResourceBytes) {
+		p.add("mcpApps.maxServerMessageBytes", "%d is not above the largest UI resource (maxResourceBytes, %d), which a message carries with its JSON escaping", m.MaxServerMessageBytes, max(m.MaxResourceBytes, mcpapps.DefaultMaxResourceBytes))
+	}
 	for i, t := range m.DownloadMIMETypes {
 		if mt, params, err := mime.ParseMediaType(t); err != nil || len(params) > 0 || strings.Contains(mt, "*") {
 			p.add(fmt.Sprintf("mcpApps.downloadMIMETypes[%d]", i), "%q is not a media type like text/csv (no parameters or wildcards)", t)

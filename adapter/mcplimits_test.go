@@ -22,6 +22,7 @@ func TestMCPAppsLimitsReachOptions(t *testing.T) {
   maxRoundBytes: 1000
   proxiedRequestTimeout: 5s
   maxViewLogCards: 7
+  maxServerMessageBytes: 33554432
 agents: {demo: {type: demo}}
 `), func(string) string { return "" })
 	if err != nil {
@@ -30,6 +31,9 @@ agents: {demo: {type: demo}}
 	m := cfg.MCPApps
 	if got, want := m.poolOptions(), (mcpapps.PoolOptions{MaxKeptResources: 2, MaxInstructionBytes: 10, MaxCSPDomains: 3}); got.MaxKeptResources != want.MaxKeptResources || got.MaxInstructionBytes != want.MaxInstructionBytes || got.MaxCSPDomains != want.MaxCSPDomains {
 		t.Errorf("pool options %+v, want %+v", got, want)
+	}
+	if got := m.poolOptions().MaxMessageBytes; got != 32<<20 {
+		t.Errorf("pool MaxMessageBytes %d, want 32 MiB", got)
 	}
 	if got := m.viewLogOptions(); got.MaxCards != 7 {
 		t.Errorf("view log options %+v, want MaxCards 7", got)

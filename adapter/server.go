@@ -345,7 +345,7 @@ func a2uiCheck(v *a2ui.Validator) func() a2a.Check {
 
 // poolOptions are the limits of the MCP server pool.
 func (m MCPAppsConfig) poolOptions() mcpapps.PoolOptions {
-	return mcpapps.PoolOptions{MaxResourceBytes: m.MaxResourceBytes, MaxKeptResources: m.MaxKeptResources, MaxInstructionBytes: m.MaxInstructionBytes, MaxCSPDomains: m.MaxCSPDomains}
+	return mcpapps.PoolOptions{MaxResourceBytes: m.MaxResourceBytes, MaxMessageBytes: m.MaxServerMessageBytes, MaxKeptResources: m.MaxKeptResources, MaxInstructionBytes: m.MaxInstructionBytes, MaxCSPDomains: m.MaxCSPDomains}
 }
 
 // viewLogOptions bound what cards' Views log.

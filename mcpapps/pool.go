@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"os"
 	"os/exec"
@@ -64,7 +66,8 @@ type PoolOptions struct {
 	// Logger receives one record per connection change, refused resource
 	// and similar, with the server id as attribute "server"; nil discards.
 	Logger *slog.Logger
-	// MaxResourceBytes caps a UI resource's HTML (default 4 MiB).
+	// MaxResourceBytes caps a UI resource's HTML (default
+	// DefaultMaxResourceBytes).
 	MaxResourceBytes int
 	// MaxKeptResources bounds the UI resources read and kept per server
 	// connection, and as many inline ones (default
@@ -77,6 +80,13 @@ type PoolOptions struct {
 	// _meta.ui.csp may declare (default DefaultMaxCSPDomains); the rest
 	// are dropped (logged).
 	MaxCSPDomains int
+	// MaxMessageBytes caps one message an HTTP MCP server sends (default
+	// DefaultMaxMessageBytes, or twice MaxResourceBytes if that is more):
+	// a JSON response's body, an SSE event. A
+	// larger one fails the request and the connection, which is made
+	// again. A stdio server's messages are capped at the MCP SDK's
+	// 16 MiB.
+	MaxMessageBytes int
 	// ConnectTimeout bounds one connection attempt (default 20 s).
 	ConnectTimeout time.Duration
 	// MaxBackoff caps the wait between reconnection attempts (default 30 s).
@@ -136,7 +146,7 @@ func NewPool(cfgs []ServerConfig, opts PoolOptions) (*Pool, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.MaxResourceBytes == 0 {
-		opts.MaxResourceBytes = 4 << 20
+		opts.MaxResourceBytes = DefaultMaxResourceBytes
 	}
 	if opts.MaxKeptResources == 0 {
 		opts.MaxKeptResources = DefaultMaxKeptResources
@@ -146,6 +156,9 @@ func NewPool(cfgs []ServerConfig, opts PoolOptions) (*Pool, error) {
 	}
 	if opts.MaxCSPDomains == 0 {
 		opts.MaxCSPDomains = DefaultMaxCSPDomains
+	}
+	if opts.MaxMessageBytes == 0 {
+		opts.MaxMessageBytes = max(DefaultMaxMessageBytes, 2*opts.MaxResourceBytes)
 	}
 	if opts.ConnectTimeout == 0 {
 		opts.ConnectTimeout = 20 * time.Second
@@ -286,6 +299,9 @@ type headerTransport struct {
 	headers map[string]string
 	caller  map[string]string // "principal", "thread" -> header name
 	forward []string
+	// maxJSON caps a JSON response's body (PoolOptions.MaxMessageBytes),
+	// which the MCP SDK reads whole; its SSE events it caps itself.
+	maxJSON int
 }
 
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -309,7 +325,33 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	for k, v := range t.headers {
 		r.Header.Set(k, v)
 	}
-	return t.base.RoundTrip(r)
+	resp, err := t.base.RoundTrip(r)
+	if err == nil && t.maxJSON > 0 {
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+			resp.Body = &cappedBody{ReadCloser: resp.Body, left: int64(t.maxJSON), max: t.maxJSON}
+		}
+	}
+	return resp, err
+}
+
+// cappedBody fails a read past max bytes.
+type cappedBody struct {
+	io.ReadCloser
+	left int64 // bytes still allowed; below 0 once past max
+	max  int
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left >= 0 {
+		if int64(len(p)) > b.left+1 {
+			p = p[:b.left+1] // one byte past max tells a larger body
+		}
+		n, err := b.ReadCloser.Read(p)
+		if b.left -= int64(n); b.left >= 0 {
+			return n, err
+		}
+	}
+	return 0, fmt.Errorf("the MCP server's response is larger than %d bytes (mcpApps.maxServerMessageBytes)", b.max)
 }
 
 func (p *Pool) transport(c ServerConfig) mcp.Transport {
@@ -322,11 +364,11 @@ func (p *Pool) transport(c ServerConfig) mcp.Transport {
 			base = p.opts.WrapHTTP(base)
 		}
 		client := &http.Client{
-			Transport: &headerTransport{base: base, headers: c.Headers, caller: c.CallerHeaders, forward: c.ForwardHeaders},
+			Transport: &headerTransport{base: base, headers: c.Headers, caller: c.CallerHeaders, forward: c.ForwardHeaders, maxJSON: p.opts.MaxMessageBytes},
 			// Keep every request on the configured origin.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
-		return &mcp.StreamableClientTransport{Endpoint: c.URL, HTTPClient: client, MaxRetries: -1}
+		return &mcp.StreamableClientTransport{Endpoint: c.URL, HTTPClient: client, MaxRetries: -1, MaxEventSize: p.opts.MaxMessageBytes}
 	default:
 		cmd := exec.Command(c.Command[0], c.Command[1:]...)
 		cmd.Stderr = os.Stderr
@@ -532,6 +574,11 @@ func (p *Pool) span(ctx context.Context, server, method, target string) (context
 
 // Defaults of PoolOptions.
 const (
+	// DefaultMaxResourceBytes is PoolOptions.MaxResourceBytes's default.
+	DefaultMaxResourceBytes = 4 << 20
+	// DefaultMaxMessageBytes is PoolOptions.MaxMessageBytes's default,
+	// the MCP SDK's own cap on an SSE event and a stdio line.
+	DefaultMaxMessageBytes = mcp.DefaultMaxEventSize
 	// DefaultMaxKeptResources is PoolOptions.MaxKeptResources's default.
 	DefaultMaxKeptResources = 256
 	// DefaultMaxInstructionBytes is PoolOptions.MaxInstructionBytes's
