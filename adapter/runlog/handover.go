@@ -92,10 +92,17 @@ func (r *Redis) Offer(ctx context.Context, run Run, record []byte, claimWithin t
 // (KEYS[1]), and unless the run has ended (KEYS[3]) or another run holds
 // its thread (KEYS[6]), rewrites the run's record (KEYS[2]) to name the
 // claimer and gives it the lease (KEYS[4], KEYS[5]) and the thread.
-// It returns the record and the run's JSON, or false.
+// It returns the record and the run's JSON, or false. What it gave is
+// kept for a lease TTL (KEYS[7]) and given again to the same claimer,
+// whose answer may have been lost.
 var claimScript = redis.NewScript(`
 local rec = redis.call('GET', KEYS[1])
-if not rec then return false end
+if not rec then
+  if redis.call('HGET', KEYS[7], 'instance') == ARGV[1] then
+    return {redis.call('HGET', KEYS[7], 'rec'), redis.call('HGET', KEYS[2], 'run')}
+  end
+  return false
+end
 redis.call('DEL', KEYS[1])
 if redis.call('EXISTS', KEYS[3]) == 1 or redis.call('EXISTS', KEYS[2]) == 0 then return false end
 local run = cjson.decode(redis.call('HGET', KEYS[2], 'run'))
@@ -109,6 +116,8 @@ local enc = cjson.encode(run)
 redis.call('HSET', KEYS[2], 'run', enc)
 redis.call('SET', KEYS[4], ARGV[1], 'PX', ARGV[2])
 redis.call('SET', KEYS[5], ARGV[1], 'PX', ARGV[3])
+redis.call('HSET', KEYS[7], 'instance', ARGV[1], 'rec', rec)
+redis.call('PEXPIRE', KEYS[7], ARGV[2])
 return {rec, enc}
 `)
 
@@ -147,14 +156,24 @@ func (r *Redis) Claim(ctx context.Context, instance string, block, leaseTTL time
 		return Run{}, nil, err
 	}
 	k = r.keys(run) // with its thread
-	out, err := claimScript.Run(ctx, r.rdb, []string{r.key("run", ref, "handover"), k.meta, k.end, k.lease, k.leased, k.active},
-		instance, ms(leaseTTL), ms(r.opts.Retention), run.ID).Slice()
-	if errors.Is(err, redis.Nil) {
-		return Run{}, nil, nil
-	}
-	if err != nil {
-		r.requeue(res[1])
-		return Run{}, nil, err
+	keys := []string{r.key("run", ref, "handover"), k.meta, k.end, k.lease, k.leased, k.active, r.key("run", ref, "claimed")}
+	var out []any
+	for try := 0; ; try++ {
+		// A claim whose answer was lost may have been made: the script
+		// keeps what it gave its claimer for a lease TTL and gives it
+		// again to the same instance, so trying again is safe.
+		out, err = claimScript.Run(ctx, r.rdb, keys, instance, ms(leaseTTL), ms(r.opts.Retention), run.ID).Slice()
+		if errors.Is(err, redis.Nil) {
+			return Run{}, nil, nil
+		}
+		if err == nil {
+			break
+		}
+		if try == 2 || ctx.Err() != nil {
+			r.requeue(res[1])
+			return Run{}, nil, err
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	rec, _ := out[0].(string)
 	enc, _ := out[1].(string)

@@ -3,8 +3,13 @@ package runlog
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // TestClaimCancelledWhileWaitingLosesNoRun: a claimer whose context ends
@@ -185,5 +190,63 @@ func TestOfferByFencedOwnerRefused(t *testing.T) {
 	// The claimer itself may offer it (a drain, or giving it back).
 	if err := l.Offer(ctx, claimed, []byte(`{"next":4}`), 5*time.Second); err != nil {
 		t.Fatalf("the claimer's offer: %v", err)
+	}
+}
+
+// dropClaimReply loses the answer of the first claim script Redis runs
+// once armed: Redis runs it, the caller gets an error (a reply lost to a
+// timeout or a cut connection).
+type dropClaimReply struct {
+	armed, dropped atomic.Bool
+}
+
+func (h *dropClaimReply) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *dropClaimReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *dropClaimReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if n := cmd.Name(); (n == "evalsha" || n == "eval") && err == nil && h.armed.Load() &&
+			strings.Contains(fmt.Sprint(cmd.Args()), ":claimed") && h.dropped.CompareAndSwap(false, true) {
+			cmd.SetErr(errors.New("i/o timeout (reply dropped by the test)"))
+			return cmd.Err()
+		}
+		return err
+	}
+}
+
+// TestClaimReplyLostKeepsRun: a claim Redis made but whose answer the
+// claimer lost is not lost with it: the claimer tries again and gets the
+// run it holds, and no other claimer gets it.
+func TestClaimReplyLostKeepsRun(t *testing.T) {
+	ctx := context.Background()
+	r, err := NewRedis(ctx, redisURL(), RedisOptions{Prefix: prefix()})
+	if err != nil {
+		t.Fatalf("Redis is required for these tests (GENUI_TEST_REDIS or 127.0.0.1:6379): %v", err)
+	}
+	t.Cleanup(func() { r.Close() })
+	hook := &dropClaimReply{}
+	r.rdb.AddHook(hook)
+	rn := run("alice", "lost-reply", "t1")
+	if _, err := r.Start(ctx, rn, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Offer(ctx, rn, []byte(`{"next":2}`), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	hook.armed.Store(true)
+	got, rec, err := r.Claim(ctx, "i2", time.Second, 5*time.Second)
+	if !hook.dropped.Load() {
+		t.Fatal("no claim answer was dropped")
+	}
+	if err != nil || rec == nil {
+		t.Fatalf("the claim whose answer was lost: %+v %s %v", got, rec, err)
+	}
+	if got.ID != "lost-reply" || got.Instance != "i2" || string(rec) != `{"next":2}` {
+		t.Fatalf("claimed %+v %s", got, rec)
+	}
+	if other, rec, err := r.Claim(ctx, "i3", 300*time.Millisecond, 5*time.Second); err != nil || rec != nil {
+		t.Fatalf("another instance claimed it too: %+v %s %v", other, rec, err)
 	}
 }
