@@ -240,9 +240,7 @@ func TestHandoverDrainedRunGoesOnElsewhere(t *testing.T) {
 	served := startRejoinable(t, a, "r1", agent)
 	got, done := follow(t, reader, "r1")
 	waitFor(t, "the run's first deltas", func() bool {
-		got.mu.Lock()
-		defer got.mu.Unlock()
-		return len(got.entries) >= 6
+		return got.len() >= 6
 	})
 	if asked := a.HandOver(); asked != 1 {
 		t.Fatalf("HandOver asked %d runs, want 1", asked)
@@ -384,11 +382,7 @@ func TestHandoverRecordOverCapGoesOnToShutdown(t *testing.T) {
 			b.AcceptHandovers(claims.rejoin)
 			served := startRejoinable(t, a, "big", agent)
 			got, done := follow(t, b, "big")
-			seen := func() int {
-				got.mu.Lock()
-				defer got.mu.Unlock()
-				return len(got.entries)
-			}
+			seen := got.len
 			waitFor(t, "the run's first deltas", func() bool { return seen() >= 4 })
 			if asked := a.HandOver(); asked != tc.asked {
 				t.Fatalf("HandOver asked %d runs, want %d", asked, tc.asked)
@@ -425,9 +419,7 @@ func TestHandoverUnclaimedEndsAfterClaimTimeout(t *testing.T) {
 	served := startRejoinable(t, a, "lonely", agent)
 	got, done := follow(t, reader, "lonely")
 	waitFor(t, "the run's first deltas", func() bool {
-		got.mu.Lock()
-		defer got.mu.Unlock()
-		return len(got.entries) >= 4
+		return got.len() >= 4
 	})
 	a.HandOver()
 	<-served
@@ -463,9 +455,7 @@ func TestOwnerDiedRunTakenOverFromCheckpoint(t *testing.T) {
 	served := startRejoinable(t, a, "dies", agent)
 	got, done := follow(t, reader, "dies")
 	waitFor(t, "the run's first deltas", func() bool {
-		got.mu.Lock()
-		defer got.mu.Unlock()
-		return len(got.entries) >= 12
+		return got.len() >= 12
 	})
 	la.Close() // a is gone for the log: no appends, no renewals
 	<-done
@@ -588,9 +578,7 @@ func TestOwnerDiedHeldRunEndsOwnerLost(t *testing.T) {
 	served := startRejoinable(t, a, "held", holding(agent, 8))
 	got, done := follow(t, reader, "held")
 	waitFor(t, "the run's first deltas", func() bool {
-		got.mu.Lock()
-		defer got.mu.Unlock()
-		return len(got.entries) >= 12
+		return got.len() >= 12
 	})
 	la.Close()
 	<-done
@@ -664,15 +652,11 @@ func TestOwnerDiedTwiceHistoryOnce(t *testing.T) {
 	served := startRejoinable(t, a, "twice", agent)
 	got, done := follow(t, reader, "twice")
 	waitFor(t, "the run's first deltas", func() bool {
-		got.mu.Lock()
-		defer got.mu.Unlock()
-		return len(got.entries) >= 10
+		return got.len() >= 10
 	})
 	la.Close() // a dies
 	waitFor(t, "b's take-over and deltas after it", func() bool {
-		got.mu.Lock()
-		defer got.mu.Unlock()
-		return claimsB.count("twice") == 1 && len(got.entries) >= 30
+		return claimsB.count("twice") == 1 && got.len() >= 30
 	})
 	c.AcceptHandovers(claimsC.rejoin)
 	lb.Close() // b dies
@@ -714,16 +698,12 @@ func TestDrainedThenDiedHistoryOnce(t *testing.T) {
 			served := startRejoinable(t, a, "drained", agent)
 			got, done := follow(t, reader, "drained")
 			waitFor(t, "the run's first deltas", func() bool {
-				got.mu.Lock()
-				defer got.mu.Unlock()
-				return len(got.entries) >= 12
+				return got.len() >= 12
 			})
 			a.HandOver()
 			<-served
 			waitFor(t, "b's take-over", func() bool {
-				got.mu.Lock()
-				defer got.mu.Unlock()
-				return claimsB.count("drained") == 1 && len(got.entries) >= 12+wait
+				return claimsB.count("drained") == 1 && got.len() >= 12+wait
 			})
 			c.AcceptHandovers(claimsC.rejoin)
 			lb.Close() // b dies

@@ -69,6 +69,13 @@ type collector struct {
 	sends   int
 }
 
+// len is how many entries c has received.
+func (c *collector) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
 func (c *collector) Send(es []runlog.Entry, _ bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
