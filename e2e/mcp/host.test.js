@@ -6,34 +6,17 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { startAdapter } from "../lib/adapter.js";
-import { startUpstream } from "../lib/upstream.js";
+import { startBasicAppUpstream, basicAppConfig } from "../lib/basicapp.js";
 import { runClient } from "../lib/clients.js";
 import { launch, serveFiles, e2eDir, artifacts } from "../lib/browser.js";
-import { sse } from "../agui/scenarios.js";
 
-const nm = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/", import.meta.url));
 let adapter, up, files, browser;
 
 before(async () => {
-  up = await startUpstream({
-    "/agent": (i) => i.messages.some((m) => m.role === "tool")
-      ? sse([{ type: "RUN_STARTED", threadId: i.threadId, runId: i.runId }, { type: "RUN_FINISHED", threadId: i.threadId, runId: i.runId }])
-      : sse([
-        { type: "RUN_STARTED", threadId: i.threadId, runId: i.runId },
-        { type: "TOOL_CALL_START", toolCallId: "t1", toolCallName: "get-time" },
-        { type: "TOOL_CALL_END", toolCallId: "t1" },
-        { type: "RUN_FINISHED", threadId: i.threadId, runId: i.runId },
-      ]),
-  });
+  up = await startBasicAppUpstream();
   files = await serveFiles({ "/": join(e2eDir, "mcp", "host.html") });
-  adapter = await startAdapter(`cors: {origins: ["${files.url}"]}
-mcpServers:
-  basic: {command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(nm + "server-basic-vanillajs/dist/index.js")}, "--stdio"]}
-agents:
-  apps: {type: agui, url: "${up.url}/agent", mcpServers: [basic], a2ui: {disabled: true}}
-`);
+  adapter = await startAdapter(basicAppConfig(up.url, files.url));
   browser = await launch();
 });
 

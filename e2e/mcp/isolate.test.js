@@ -6,27 +6,15 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { startAdapter } from "../lib/adapter.js";
-import { startUpstream } from "../lib/upstream.js";
+import { startBasicAppUpstream, basicAppConfig } from "../lib/basicapp.js";
 import { runClient } from "../lib/clients.js";
 import { launch, serveFiles, e2eDir, artifacts } from "../lib/browser.js";
-import { sse } from "../agui/scenarios.js";
 
-const nm = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/", import.meta.url));
 let up, files, browser;
 
 before(async () => {
-  up = await startUpstream({
-    "/agent": (i) => i.messages.some((m) => m.role === "tool")
-      ? sse([{ type: "RUN_STARTED", threadId: i.threadId, runId: i.runId }, { type: "RUN_FINISHED", threadId: i.threadId, runId: i.runId }])
-      : sse([
-        { type: "RUN_STARTED", threadId: i.threadId, runId: i.runId },
-        { type: "TOOL_CALL_START", toolCallId: "t1", toolCallName: "get-time" },
-        { type: "TOOL_CALL_END", toolCallId: "t1" },
-        { type: "RUN_FINISHED", threadId: i.threadId, runId: i.runId },
-      ]),
-  });
+  up = await startBasicAppUpstream();
   files = await serveFiles({ "/": join(e2eDir, "mcp", "host.html") });
   browser = await launch();
 });
@@ -42,13 +30,7 @@ after(async () => {
 // what the first View read ("blocked" if it could not), the first View's
 // frame, and the page.
 async function twoCards(isolate) {
-  const adapter = await startAdapter(`cors: {origins: ["${files.url}"]}
-mcpServers:
-  basic: {command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(nm + "server-basic-vanillajs/dist/index.js")}, "--stdio"]}
-mcpApps: {isolateCards: ${isolate}}
-agents:
-  apps: {type: agui, url: "${up.url}/agent", mcpServers: [basic], a2ui: {disabled: true}}
-`);
+  const adapter = await startAdapter(basicAppConfig(up.url, files.url, `mcpApps: {isolateCards: ${isolate}}\n`));
   const threadId = `isolate-${isolate}-${Date.now()}`;
   const run = await runClient("1.0.0", `${adapter.url}/agents/apps/run`, { threadId });
   const card = run.messages.find((m) => m.role === "activity" && m.activityType === "mcp-apps");
