@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -61,6 +62,9 @@ type RedisOptions struct {
 type Redis struct {
 	rdb  *redis.Client
 	opts RedisOptions
+	// fixed are the append's arguments that come from opts, boxed once.
+	fixed appendFixed
+	heads heads
 }
 
 var _ Log = (*Redis)(nil)
@@ -108,7 +112,12 @@ func NewRedis(ctx context.Context, url string, opts RedisOptions) (*Redis, error
 		rdb.Close()
 		return nil, fmt.Errorf("runlog: redis %s: load script: %w", o.Addr, err)
 	}
-	return &Redis{rdb: rdb, opts: opts}, nil
+	r := &Redis{rdb: rdb, opts: opts}
+	r.fixed = appendFixed{
+		maxEvents: opts.MaxEventsPerRun, retention: ms(opts.Retention), maxBytes: opts.MaxRunBytes,
+		leaseTTL: ms(opts.LeaseTTL), clockGap: ms(r.clockGap()),
+	}
+	return r, nil
 }
 
 // escape makes an id safe inside a key: '%', ':' (the separator), '{' and
@@ -373,18 +382,47 @@ func (r *Redis) Append(ctx context.Context, run Run, events [][]byte, terminal b
 
 func (r *Redis) appendArgs(run Run, events [][]byte, terminal, requireLost bool, first int64, checkpoint, start []byte) ([]string, []any) {
 	k := r.keys(run)
-	status := StatusFinished
-	if terminal && isRunError(events[len(events)-1]) {
-		status = StatusError
-	}
-	args := make([]any, 0, 15+len(events))
-	args = append(args, run.ID, flag(terminal), r.opts.MaxEventsPerRun, ms(r.opts.Retention), status, r.opts.MaxRunBytes, flag(requireLost),
-		first, run.Instance, ms(r.opts.LeaseTTL), flag(!run.Unlocked), ms(r.clockGap()), checkpoint, start)
-	for _, e := range events {
-		args = append(args, e)
-	}
 	ck := r.clockKeys()
+	args := r.appendArgv(make([]any, 0, 14+len(events)), run.ID, run.Instance, run, events, terminal, requireLost, first, checkpoint, start)
 	return []string{k.meta, k.seq, k.stream, k.end, k.active, k.bytes, k.lease, ck[0], ck[1], k.ckpt, k.start}, args
+}
+
+// appendFixed are the append script's arguments that come from the
+// options, boxed once: boxing them for every append was most of what an
+// append allocated.
+type appendFixed struct {
+	maxEvents, retention, maxBytes, leaseTTL, clockGap any
+}
+
+// The flags and statuses the append script takes, boxed once (a string
+// value boxed for each append allocates).
+var (
+	flagSet, flagUnset             any = "1", "0"
+	statusFinished, statusErrorAny any = StatusFinished, StatusError
+)
+
+func boxFlag(b bool) any {
+	if b {
+		return flagSet
+	}
+	return flagUnset
+}
+
+// appendArgv appends the append script's arguments for one run (see
+// appendLua: A[1] to A[14], then the events) to argv; id and instance are
+// the run's, boxed.
+func (r *Redis) appendArgv(argv []any, id, instance any, run Run, events [][]byte, terminal, requireLost bool, first int64, checkpoint, start []byte) []any {
+	status := statusFinished
+	if terminal && isRunError(events[len(events)-1]) {
+		status = statusErrorAny
+	}
+	f := &r.fixed
+	argv = append(argv, id, boxFlag(terminal), f.maxEvents, f.retention, status, f.maxBytes, boxFlag(requireLost),
+		first, instance, f.leaseTTL, boxFlag(!run.Unlocked), f.clockGap, checkpoint, start)
+	for _, e := range events {
+		argv = append(argv, e)
+	}
+	return argv
 }
 
 // clockGap is the gap in the clock's stamps that counts as an outage.
@@ -461,18 +499,35 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 		pipe := r.rdb.Pipeline()
 		groups := make([][]int, 0, (len(idx)+appendGroup-1)/appendGroup)
 		cmds := make([]*redis.Cmd, 0, cap(groups))
+		hs := make([]*appendHead, appendGroup)
 		for g := range slices.Chunk(idx, appendGroup) {
-			var keys []string
-			var args []any
-			for _, i := range g {
-				k, a := r.appendArgs(reqs[i].Run, reqs[i].Events, reqs[i].Terminal, false, reqs[i].First, reqs[i].Checkpoint, reqs[i].Start)
-				keys = append(keys, k...)
-				args = append(append(args, len(a)), a...)
+			// EVALSHA sha numkeys keys... args...: sized once, the keys
+			// and ids boxed once per run (heads).
+			n := 3 + appendKeys*len(g)
+			for j, i := range g {
+				hs[j] = r.heads.get(r, reqs[i].Run)
+				n += 15 + len(reqs[i].Events)
 			}
+			cmd := argvs.get(n)
+			cmd = append(cmd, "evalsha", appendManyScript.Hash(), appendKeys*len(g))
+			for j := range g {
+				cmd = append(cmd, hs[j].keys[:]...)
+			}
+			for j, i := range g {
+				q := &reqs[i]
+				cmd = append(cmd, 14+len(q.Events))
+				cmd = r.appendArgv(cmd, hs[j].id, hs[j].instance, q.Run, q.Events, q.Terminal, false, q.First, q.Checkpoint, q.Start)
+			}
+			clear(hs)
 			groups = append(groups, g)
-			cmds = append(cmds, appendManyScript.EvalSha(ctx, pipe, keys, args...))
+			cmds = append(cmds, pipe.Do(ctx, cmd...))
 		}
 		_, _ = pipe.Exec(ctx)
+		defer func() {
+			for _, c := range cmds {
+				argvs.put(c.Args())
+			}
+		}()
 		var missing []int
 		for j, g := range groups {
 			res, err := cmds[j].Int64Slice()
@@ -489,6 +544,9 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 					continue
 				}
 				out[i].Last, out[i].Err = appendResult(res[k], nil)
+				if q := &reqs[i]; (q.Terminal && out[i].Err == nil) || errors.Is(out[i].Err, ErrFinished) || errors.Is(out[i].Err, ErrOwnerLost) {
+					r.heads.forget(q.Run.Ref())
+				}
 			}
 		}
 		return missing
@@ -832,3 +890,83 @@ func (r *Redis) Ping(ctx context.Context) error { return r.rdb.Ping(ctx).Err() }
 func (r *Redis) Usage() Usage { return Usage{} }
 
 func (r *Redis) Close() error { return r.rdb.Close() }
+
+// appendKeys is how many keys one run's append takes (appendLua's K).
+const appendKeys = 11
+
+// appendHead is what every append of a run repeats: its keys and ids,
+// escaped, joined and boxed once (building them for every append was
+// most of what an append allocated, and the collector's cycles that
+// allocation paid for showed as latency at 1,000 streams).
+type appendHead struct {
+	run          Run // the fields the head was built from
+	keys         [appendKeys]any
+	id, instance any
+}
+
+// heads keeps the heads of the runs appending now. A run's head goes when
+// its terminal event is written or the log refuses it as ended or lost;
+// one that stops appending otherwise (handed over, abandoned) goes after
+// two generations of headsGeneration: each generation keeps only the
+// heads used during the one before.
+type heads struct {
+	mu       sync.Mutex
+	cur, old map[Ref]*appendHead
+	since    time.Time
+}
+
+// headsGeneration is how long a head outlives its run's last append, at
+// least.
+const headsGeneration = time.Minute
+
+func (h *heads) get(r *Redis, run Run) *appendHead {
+	ref := run.Ref()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if now := time.Now(); now.Sub(h.since) > headsGeneration {
+		h.old, h.cur, h.since = h.cur, make(map[Ref]*appendHead, len(h.cur)), now
+	}
+	hd := h.cur[ref]
+	if hd == nil {
+		if hd = h.old[ref]; hd != nil {
+			h.cur[ref] = hd
+		}
+	}
+	if hd != nil && hd.run.ThreadID == run.ThreadID && hd.run.Instance == run.Instance {
+		return hd
+	}
+	k := r.keys(run)
+	hd = &appendHead{run: Run{ID: run.ID, Owner: run.Owner, ThreadID: run.ThreadID, Instance: run.Instance}, id: run.ID, instance: run.Instance}
+	hd.keys = [appendKeys]any{k.meta, k.seq, k.stream, k.end, k.active, k.bytes, k.lease,
+		r.opts.Prefix + "clock", r.opts.Prefix + "clock:resumed", k.ckpt, k.start}
+	h.cur[ref] = hd
+	return hd
+}
+
+func (h *heads) forget(ref Ref) {
+	h.mu.Lock()
+	delete(h.cur, ref)
+	delete(h.old, ref)
+	h.mu.Unlock()
+}
+
+// argvs lends the append calls' argument slices: at 1,000 streams they
+// were most of what the appenders allocated after the heads.
+var argvs argvPool
+
+type argvPool struct{ p sync.Pool }
+
+func (a *argvPool) get(n int) []any {
+	if v, ok := a.p.Get().(*[]any); ok && cap(*v) >= n {
+		return (*v)[:0]
+	}
+	return make([]any, 0, n)
+}
+
+// put takes back a slice nothing refers to any more; its values are
+// cleared so the pool keeps no event alive.
+func (a *argvPool) put(v []any) {
+	clear(v)
+	v = v[:0]
+	a.p.Put(&v)
+}
