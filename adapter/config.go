@@ -309,9 +309,10 @@ type MCPAppsConfig struct {
 	// CapabilityTTL is how long a card's capability is valid (default
 	// 24 h; renewed when its thread is replayed to its owner).
 	CapabilityTTL Duration `yaml:"capabilityTTL,omitempty"`
-	// AcceptPlainServerHash also answers a card's requests that carry a
-	// plain server hash or id instead of the card's capability, for
-	// frontends that cache one. Off by default.
+	// AcceptPlainServerHash also answers a card's requests (its proxied
+	// MCP requests and POST /mcp-apps/sandbox) that carry a plain server
+	// hash or id instead of the card's capability, for frontends that
+	// cache one. Off by default.
 	AcceptPlainServerHash bool `yaml:"acceptPlainServerHash,omitempty"`
 	// ViewLogRate is how many log messages (notifications/message,
 	// ui/log) one card's View may send a minute (default 60); beyond it

@@ -26,7 +26,8 @@ func handleHostScript() echo.HandlerFunc {
 // {serverHash (the card's capability) | serverId, uri, hostOrigin} → {url,
 // allow, prefersBorder, csp}. It takes the same auth as runs; hostOrigin
 // must be one the deployment serves (hostOriginAllowed); a capability
-// must be the caller's; uri must be a ui:// resource of the card's server
+// must be the caller's (a plain serverId or serverHash is refused unless
+// mcpApps.acceptPlainServerHash); uri must be a ui:// resource of the card's server
 // (or one a tool result carried inline for the capability's principal
 // and thread). The
 // CSP is built here from the resource the adapter read; the client never
@@ -66,6 +67,10 @@ func handleSandboxURL(s *Server) echo.HandlerFunc {
 			}
 			id = cp.Server
 			who = &mcpapps.Caller{Principal: cp.Principal, ThreadID: cp.Thread, ToolCallID: cp.ToolCall, Source: "app"}
+		case !s.cfg.MCPApps.AcceptPlainServerHash:
+			// As for the card's proxied requests: naming a server is not
+			// enough to have the adapter read its resources.
+			return &httpError{Status: http.StatusForbidden, Code: "capability_required", Msg: "a card's sandbox needs the card's capability (the serverHash of its mcp-apps activity); a plain serverId or serverHash is accepted only with mcpApps.acceptPlainServerHash"}
 		case id == "":
 			var ok bool
 			if id, ok = s.pool.ByHash(req.ServerHash); !ok {

@@ -143,6 +143,31 @@ agents: {demo: {type: demo, mcpServers: [refunds]}}`)
 		}
 	}
 
+	// Naming the server is not enough (as for a card's proxied requests):
+	// without the card's capability the adapter reads nothing for the
+	// caller, unless the deployment accepts plain server hashes.
+	plain := func(field, value string) string {
+		b, _ := json.Marshal(map[string]any{field: value, "uri": card.ResourceURI, "hostOrigin": ts.URL})
+		return string(b)
+	}
+	for _, tt := range []struct{ name, body string }{
+		{"a plain serverId", plain("serverId", card.ServerID)},
+		{"a plain serverHash", plain("serverHash", "5d41402abc4b2a76")},
+	} {
+		r := doReq(t, "POST", ts.URL+"/mcp-apps/sandbox", tt.body, self)
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != 403 || !strings.Contains(string(b), "capability_required") {
+			t.Errorf("%s: %d %s, want 403 capability_required", tt.name, r.StatusCode, b)
+		}
+	}
+	lax := serveYAML(t, twoPrincipals+`mcpApps: {acceptPlainServerHash: true}
+agents: {demo: {type: demo, mcpServers: [refunds]}}`)
+	b, _ := json.Marshal(map[string]any{"serverId": card.ServerID, "uri": card.ResourceURI, "hostOrigin": lax.URL})
+	if r := doReq(t, "POST", lax.URL+"/mcp-apps/sandbox", string(b), with(alice, "Origin", lax.URL)); r.StatusCode != 200 {
+		t.Errorf("a plain serverId with acceptPlainServerHash: %d, want 200", r.StatusCode)
+	}
+
 	// With publicOrigins, only listed origins get tickets.
 	ts = serveYAML(t, twoPrincipals+`publicOrigins: ["https://chat.example.com"]
 agents: {demo: {type: demo, mcpServers: [refunds]}}`)
