@@ -6,7 +6,6 @@ package adapter
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,119 +13,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/genui-adapter/genui-adapter/internal/redistest"
 )
-
-// stallProxy forwards TCP to a target; Stall holds every byte in both
-// directions until Resume (a Redis that stops answering), Down refuses
-// and drops connections until Resume.
-type stallProxy struct {
-	ln      net.Listener
-	target  string
-	mu      sync.Mutex
-	stalled bool
-	down    bool
-	wake    chan struct{}
-	conns   []net.Conn
-}
-
-func newStallProxy(t *testing.T, target string) *stallProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &stallProxy{ln: ln, target: target, wake: make(chan struct{})}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p.mu.Lock()
-			if p.down {
-				p.mu.Unlock()
-				c.Close()
-				continue
-			}
-			p.mu.Unlock()
-			u, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, u)
-			p.mu.Unlock()
-			go p.pipe(c, u)
-			go p.pipe(u, c)
-		}
-	}()
-	t.Cleanup(func() {
-		p.Resume()
-		ln.Close()
-		p.mu.Lock()
-		for _, c := range p.conns {
-			c.Close()
-		}
-		p.mu.Unlock()
-	})
-	return p
-}
-
-func (p *stallProxy) pipe(dst, src net.Conn) {
-	defer dst.Close()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 {
-			p.gate()
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (p *stallProxy) gate() {
-	for {
-		p.mu.Lock()
-		stalled, wake := p.stalled, p.wake
-		p.mu.Unlock()
-		if !stalled {
-			return
-		}
-		<-wake
-	}
-}
-
-func (p *stallProxy) Stall() {
-	p.mu.Lock()
-	p.stalled = true
-	p.mu.Unlock()
-}
-
-func (p *stallProxy) Down() {
-	p.mu.Lock()
-	p.down = true
-	conns := p.conns
-	p.conns = nil
-	p.mu.Unlock()
-	for _, c := range conns {
-		c.Close()
-	}
-}
-
-func (p *stallProxy) Resume() {
-	p.mu.Lock()
-	if p.stalled {
-		close(p.wake)
-		p.wake = make(chan struct{})
-	}
-	p.stalled, p.down = false, false
-	p.mu.Unlock()
-}
 
 // redisVia is the test Redis URL with its host replaced by addr.
 func redisVia(addr string, query string) string {
@@ -247,8 +136,8 @@ agents: {a: {type: agui, url: "`+up.URL+`", a2ui: {disabled: true}}}`)
 // log.
 func TestSafeRedisStall(t *testing.T) {
 	up := newCountingUpstream(t, 400, 25*time.Millisecond)
-	px := newStallProxy(t, redisHost())
-	a, b := twoOnRedis(t, up.URL, redisVia(px.ln.Addr().String(), ""), testRedisURL(), ", leaseTTL: 1s")
+	px := redistest.NewProxy(t, redisHost())
+	a, b := twoOnRedis(t, up.URL, redisVia(px.Addr(), ""), testRedisURL(), ", leaseTTL: 1s")
 	run := doReq(t, "POST", a.URL+"/agents/a/run", runJSON("t", "stalled", "x"), alice)
 	readFrames(run.Body, func(f frame) bool { return f.id == "2" })
 	run.Body.Close() // no client attached from here on
