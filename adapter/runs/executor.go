@@ -258,7 +258,14 @@ func (x *execution) fail(err error) {
 		f = &agui.RunFailure{Code: agui.CodeInternal, Message: "run log unavailable"}
 	}
 	x.lr.cancel(f)
-	x.lr.hub.finish(f)
+	if errors.Is(err, runlog.ErrOwnerLost) {
+		// Another instance holds the run's lease (it took the run over)
+		// or another run its thread: the log has what happens next, and
+		// the readers here follow it there (errFenced).
+		x.lr.hub.finish(errFenced)
+	} else {
+		x.lr.hub.finish(f)
+	}
 	x.ended = true
 	x.outcome = "log_failed:" + f.Code
 }

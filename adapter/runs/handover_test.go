@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/agui"
+	"github.com/genui-adapter/genui-adapter/internal/redistest"
 )
 
 // testRedisURL is the Redis the hand-over tests use; they fail, never
@@ -82,7 +84,13 @@ func redisInstance(t *testing.T, prefix, name string, cfg Config) *Manager {
 // redisInstanceLog is redisInstance, with its Redis client.
 func redisInstanceLog(t *testing.T, prefix, name string, cfg Config) (*Manager, *runlog.Redis) {
 	t.Helper()
-	l, err := runlog.NewRedis(context.Background(), testRedisURL(), runlog.RedisOptions{Prefix: prefix, LeaseTTL: cfg.LeaseTTL})
+	return redisInstanceAt(t, testRedisURL(), prefix, name, cfg)
+}
+
+// redisInstanceAt is redisInstanceLog on the Redis at url.
+func redisInstanceAt(t *testing.T, url, prefix, name string, cfg Config) (*Manager, *runlog.Redis) {
+	t.Helper()
+	l, err := runlog.NewRedis(context.Background(), url, runlog.RedisOptions{Prefix: prefix, LeaseTTL: cfg.LeaseTTL})
 	if err != nil {
 		t.Fatalf("Redis is required for these tests (GENUI_TEST_REDIS or 127.0.0.1:6379): %v", err)
 	}
@@ -717,4 +725,56 @@ func TestDrainedThenDiedHistoryOnce(t *testing.T) {
 			c.Wait()
 		})
 	}
+}
+
+// An owner cut off from Redis for longer than its lease (not for the
+// outage tolerance) finds, when Redis answers again, that another
+// instance took its run over. The run did not stop: its readers on the
+// fenced owner (the client that started it, and one that attached there)
+// go on reading it from the log as it goes on elsewhere, each event once,
+// to its RUN_FINISHED, rather than being told RUN_ERROR owner_lost.
+func TestFencedOwnerReadersFollowTheRun(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	const n = 60
+	agent := rejoiner(n, 15*time.Millisecond)
+	prefix := testPrefix()
+	u, err := url.Parse(testRedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := redistest.NewProxy(t, u.Host)
+	via := *u
+	via.Host = px.Addr()
+	cfg := Config{LeaseTTL: 400 * time.Millisecond, OutageTolerance: 10 * time.Second, CheckpointInterval: 50 * time.Millisecond}
+	a, _ := redisInstanceAt(t, via.String(), prefix, "a", cfg)
+	b := redisInstance(t, prefix, "b", cfg)
+	claimsB := &takeOvers{agent: agent}
+	b.AcceptHandovers(claimsB.rejoin)
+
+	st, err := a.Start(context.Background(), StartRequest{Principal: "p", AgentID: "lg", Agent: agent, Input: input("t-fenced", "fenced"), Rejoinable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starter := &collector{}
+	served := make(chan struct{})
+	go func() { defer close(served); st.Serve(context.Background(), starter) }()
+	attached, done := follow(t, a, "fenced")
+	waitFor(t, "the run's first deltas", func() bool { return attached.len() >= 10 })
+	px.Stall() // a neither appends nor renews; its lease lapses
+	waitFor(t, "b's take-over", func() bool { return claimsB.count("fenced") == 1 })
+	px.Resume() // a's next append is fenced
+	<-done
+	<-served
+	want := strings.Join(uninterrupted(n), "|")
+	for _, c := range []struct {
+		who string
+		got *collector
+	}{{"the starting client", starter}, {"a reader attached to a", attached}} {
+		if have := strings.Join(eventsOf(t, c.got.entries), "|"); have != want {
+			t.Errorf("%s on the fenced owner read:\n%v\nwant\n%v", c.who, have, want)
+		}
+	}
+	a.Wait()
+	b.Wait()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 )
@@ -325,6 +326,11 @@ func (r *Reader) readLog(ctx context.Context, buf []runlog.Entry, endErr error) 
 		r.notify = closed // read on: there may be more
 		return buf, r.end, nil
 	}
+	if errors.Is(endErr, errFenced) && r.local != nil {
+		r.m.followElsewhere(r)
+		r.notify = closed
+		return buf, false, nil
+	}
 	if r.hub == nil || endErr != nil || r.hubDone() {
 		r.end = true
 		return buf, true, endErr
@@ -353,4 +359,44 @@ func (r *Reader) Wait() <-chan struct{} {
 // Close detaches the reader.
 func (r *Reader) Close() {
 	r.once.Do(func() { r.m.detach(r) })
+}
+
+// errFenced ends the hub of a local run whose owner (this instance) the
+// log fenced: another instance took the run over, or another run took its
+// thread. The run goes on there, or a reader ends it in the log; the
+// readers here follow it (followElsewhere) rather than being told the run
+// was lost.
+var errFenced = errors.New("runs: the log fenced this instance as the run's owner")
+
+// followElsewhere makes r, a reader of a local run whose owner was fenced,
+// a reader of the run as executed elsewhere: of the log's tail on this
+// instance, as Attach makes one where the run is not executed. The tail
+// ends the run in the log if its new owner dies too.
+func (m *Manager) followElsewhere(r *Reader) {
+	lr := r.local
+	r.hub.leave(r)
+	r.local = nil
+	if lr.readers.Add(-1) == 0 {
+		lr.lastLeft.Store(time.Now().UnixNano())
+		if lr.executorDone.Load() {
+			lr.hub.release()
+		}
+	}
+	ref := r.run.Ref()
+	m.mu.Lock()
+	h := m.remote[ref]
+	if h == nil {
+		h = newHub(r.cursor+1, &m.tailBytes, m.cfg.MaxTailBytes)
+		h.run = r.run
+		m.remote[ref] = h
+		select {
+		case m.wakeTail <- struct{}{}:
+		default:
+		}
+	}
+	h.mu.Lock()
+	h.readers++
+	h.mu.Unlock()
+	m.mu.Unlock()
+	r.hub, r.remote = h, true
 }
