@@ -157,6 +157,36 @@ func TestRedisOutageBeyondTolerance(t *testing.T) {
 	}
 }
 
+// TestRedisDownStartingClientTold: when Redis stops answering for good,
+// the client that started the run is told in-band (RUN_ERROR) once the
+// outage tolerance has passed and the run log still cannot be read, as a
+// reader that attached later is; its stream does not just stop.
+func TestRedisDownStartingClientTold(t *testing.T) {
+	srv := redistest.Start(t)
+	defer srv.Resume()
+	up := newCountingUpstream(t, 1000, 20*time.Millisecond)
+	a, _ := twoOnRedis(t, up.URL, srv.URL(), srv.URL(), ", leaseTTL: 1s, outageTolerance: 1s")
+	run := doReq(t, "POST", a.URL+"/agents/a/run", runJSON("t", "down", "x"), alice)
+	defer run.Body.Close()
+	if run.StatusCode != 200 {
+		t.Fatalf("run: %d", run.StatusCode)
+	}
+	first := readFrames(run.Body, func(f frame) bool { return f.id == "10" })
+	srv.Pause() // and not resumed while the client reads
+	done := make(chan []frame)
+	go func() { done <- readFrames(run.Body, nil) }()
+	var fs []frame
+	select {
+	case fs = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the starting client's stream did not end while Redis is down")
+	}
+	fs = append(first, fs...)
+	if got := lastType(fs); !strings.HasPrefix(got, "RUN_ERROR:") {
+		t.Fatalf("the starting client's stream ended with %q, want an in-band RUN_ERROR", got)
+	}
+}
+
 // followRun reads a run's events on base from after, resuming with
 // Last-Event-ID when a stream ends without the run's terminal event, and
 // returns every frame it got.

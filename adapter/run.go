@@ -201,7 +201,11 @@ func (s *Server) run(c *echo.Context, id string, body []byte) error {
 	if err != nil {
 		return runsError(err, in.RunID)
 	}
-	s.stream(c, stats.startWritten, func(ctx context.Context, sink *sseSink) { started.Serve(ctx, sink) })
+	s.stream(c, stats.startWritten, func(ctx context.Context, sink *sseSink) {
+		if err := started.Serve(ctx, sink); err != nil {
+			sink.fail(s, in.RunID, err)
+		}
+	})
 	return nil
 }
 

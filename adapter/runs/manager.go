@@ -506,8 +506,9 @@ type Sink interface {
 // with no hand-off; if the client goes away the run goes on without it
 // (detach grace) and Serve returns when the run ends. With a batching log
 // (Redis) the run executes in its own goroutine and Serve follows it like
-// any reader.
-func (s *Started) Serve(ctx context.Context, sink Sink) {
+// any reader; as for Follow, an error is a failure to read the run that
+// the caller reports to the client in-band.
+func (s *Started) Serve(ctx context.Context, sink Sink) error {
 	m, lr := s.m, s.lr
 	if !m.cfg.Batch {
 		c := &startingClient{lr: lr, m: m, sink: sink, ctx: ctx}
