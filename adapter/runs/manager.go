@@ -469,7 +469,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 // unlocked) and asks the run it supersedes, if any, to stop.
 func (m *Manager) recordStart(ctx context.Context, run runlog.Run, prev string, unlocked bool) {
 	if !unlocked {
-		m.recordRun(ctx, run)
+		m.recordRun(ctx, run, prev)
 	}
 	if prev != "" {
 		ctx, cancel := context.WithTimeout(ctx, m.cfg.OpTimeout)
@@ -516,12 +516,12 @@ func (s *Started) Serve(ctx context.Context, sink Sink) error {
 		// Flush right before the run blocks on its upstream: a burst
 		// goes out in one write, a lone event at once.
 		m.execute(s.ctx, lr, s.req, c, c.beforeRead)
-		return
+		return nil
 	}
 	go m.execute(s.ctx, lr, s.req, nil, nil)
 	rd := &Reader{m: m, run: lr.run, hub: lr.hub, local: lr}
 	lr.hub.join(rd)
-	Follow(ctx, rd, sink)
+	return Follow(ctx, rd, sink)
 }
 
 // startingClient is the inline executor's client: it leaves the run's

@@ -302,7 +302,7 @@ func (m *Manager) ClearThreads(ctx context.Context, principal string) (int, erro
 // not answer is tried again until the outage tolerance has passed, or ctx
 // ends: the run goes on meanwhile (its terminal event waits for the
 // record), and a try that was written though it failed is not repeated.
-func (m *Manager) recordRun(ctx context.Context, run runlog.Run) {
+func (m *Manager) recordRun(ctx context.Context, run runlog.Run, prev string) {
 	now := time.Now()
 	for {
 		lctx, cancel := context.WithTimeout(ctx, m.cfg.OpTimeout)
@@ -312,6 +312,12 @@ func (m *Manager) recordRun(ctx context.Context, run runlog.Run) {
 			}
 			if !found {
 				t.Created = now
+			}
+			if prev != "" && !slices.Contains(t.Runs, prev) {
+				// The run this one superseded is not recorded yet (its
+				// record is on its way): it goes first, so that this run
+				// is the thread's last whichever record lands first.
+				t.Runs = append(t.Runs, prev)
 			}
 			t.AddRun(run, now, m.cfg.MaxThreadRuns)
 			return nil

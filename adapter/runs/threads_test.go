@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 	"github.com/genui-adapter/genui-adapter/agui"
@@ -199,5 +201,71 @@ func TestUnlockedRunsMakeNoThread(t *testing.T) {
 	serve(t, m, StartRequest{Principal: "alice", AgentID: "a", Agent: script(0), Input: input("card", "r1"), Unlocked: true})
 	if p, _ := m.Threads(context.Background(), "alice", ThreadQuery{}); len(p.Threads) != 0 {
 		t.Errorf("a card's request made threads %v", ids(p.Threads))
+	}
+}
+
+// heldRecords is a log whose first thread record waits for release.
+type heldRecords struct {
+	runlog.Log
+	once          sync.Once
+	held, release chan struct{}
+}
+
+func (l *heldRecords) UpdateThread(ctx context.Context, thread runlog.Ref, update func(*runlog.ThreadInfo, bool) error) (runlog.ThreadInfo, error) {
+	first := false
+	l.once.Do(func() { first = true })
+	if first {
+		close(l.held)
+		<-l.release
+	}
+	return l.Log.UpdateThread(ctx, thread, update)
+}
+
+// A run superseded before its record in its thread landed (a slow or
+// retried write) stays before the run that superseded it: the thread's
+// last run, whose state and messages the thread shows, is the newer one,
+// whichever record lands first.
+func TestSupersededRunRecordedLate(t *testing.T) {
+	l := &heldRecords{Log: runlog.NewMemory(runlog.MemoryOptions{}), held: make(chan struct{}), release: make(chan struct{})}
+	m, err := New(l, Config{Instance: "i", Batch: true, Supersede: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
+		m.Wait()
+		m.Close()
+		l.Close()
+	})
+	ctx := context.Background()
+	st1, err := m.Start(ctx, StartRequest{Principal: "p", AgentID: "a", Input: input("t", "old"),
+		Agent: script(10*time.Millisecond, &agui.StateSnapshot{Snapshot: agui.JSON(`{"from":"old"}`)}, &agui.Custom{Name: "n"}, &agui.Custom{Name: "n"}, &agui.Custom{Name: "n"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, oldRead := make(chan struct{}), &collector{}
+	go func() { defer close(old); _ = st1.Serve(ctx, oldRead) }()
+	<-l.held // the old run's record waits
+	waitFor(t, "the old run's state", func() bool { return oldRead.len() >= 2 })
+	st2, err := m.Start(ctx, StartRequest{Principal: "p", AgentID: "a", Input: input("t", "new"),
+		Agent: script(0, &agui.StateSnapshot{Snapshot: agui.JSON(`{"from":"new"}`)})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st2.Serve(ctx, &collector{}); err != nil {
+		t.Fatal(err)
+	}
+	close(l.release)
+	<-old
+	m.Wait()
+	info, err := m.ThreadInfo(ctx, "p", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(info.Runs, []string{"old", "new"}) {
+		t.Errorf("the thread's runs = %v, want [old new]", info.Runs)
+	}
+	if state, err := m.ThreadState(ctx, "p", "t"); err != nil || string(state) != `{"from":"new"}` {
+		t.Errorf("the thread's state = %s, %v; want the newer run's", state, err)
 	}
 }
