@@ -778,3 +778,54 @@ func TestFencedOwnerReadersFollowTheRun(t *testing.T) {
 	a.Wait()
 	b.Wait()
 }
+
+// The tail a fenced owner's readers follow knows the run as the log has
+// it: run by the instance that took it over. Were it to end the run (its
+// new owner died too), its owner_lost event would otherwise name the
+// fenced instance, which did not stop, as the one that stopped.
+func TestFencedOwnerTailNamesTheNewOwner(t *testing.T) {
+	const n = 200
+	agent := rejoiner(n, 15*time.Millisecond)
+	prefix := testPrefix()
+	u, err := url.Parse(testRedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := redistest.NewProxy(t, u.Host)
+	via := *u
+	via.Host = px.Addr()
+	cfg := Config{LeaseTTL: 400 * time.Millisecond, OutageTolerance: 10 * time.Second, CheckpointInterval: 50 * time.Millisecond}
+	a, _ := redisInstanceAt(t, via.String(), prefix, "a", cfg)
+	b := redisInstance(t, prefix, "b", cfg)
+	claimsB := &takeOvers{agent: agent}
+	b.AcceptHandovers(claimsB.rejoin)
+
+	st, err := a.Start(context.Background(), StartRequest{Principal: "p", AgentID: "lg", Agent: agent, Input: input("t-named", "named"), Rejoinable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starter := &collector{}
+	served := make(chan struct{})
+	go func() { defer close(served); st.Serve(context.Background(), starter) }()
+	waitFor(t, "the run's first deltas", func() bool { return starter.len() >= 10 })
+	px.Stall()
+	waitFor(t, "b's take-over", func() bool { return claimsB.count("named") == 1 })
+	px.Resume()
+	ref := runlog.Ref{Owner: "p", ID: "named"}
+	var h *hub
+	waitFor(t, "a's tail of the run", func() bool {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		h = a.remote[ref]
+		return h != nil
+	})
+	h.mu.Lock()
+	inst := h.run.Instance
+	h.mu.Unlock()
+	if inst != "b" {
+		t.Errorf("a's tail of the run taken over by b names instance %q as its owner, want b", inst)
+	}
+	<-served
+	a.Wait()
+	b.Wait()
+}

@@ -327,7 +327,7 @@ func (r *Reader) readLog(ctx context.Context, buf []runlog.Entry, endErr error) 
 		return buf, r.end, nil
 	}
 	if errors.Is(endErr, errFenced) && r.local != nil {
-		r.m.followElsewhere(r)
+		r.m.followElsewhere(lctx, r)
 		r.notify = closed
 		return buf, false, nil
 	}
@@ -371,8 +371,14 @@ var errFenced = errors.New("runs: the log fenced this instance as the run's owne
 // followElsewhere makes r, a reader of a local run whose owner was fenced,
 // a reader of the run as executed elsewhere: of the log's tail on this
 // instance, as Attach makes one where the run is not executed. The tail
-// ends the run in the log if its new owner dies too.
-func (m *Manager) followElsewhere(r *Reader) {
+// ends the run in the log if its new owner dies too: its run is the log's
+// (naming the new owner), not the fenced one's.
+func (m *Manager) followElsewhere(ctx context.Context, r *Reader) {
+	ref := r.run.Ref()
+	run := r.run
+	if cur, err := m.log.Get(ctx, ref); err == nil {
+		run = cur
+	}
 	lr := r.local
 	r.hub.leave(r)
 	r.local = nil
@@ -382,12 +388,11 @@ func (m *Manager) followElsewhere(r *Reader) {
 			lr.hub.release()
 		}
 	}
-	ref := r.run.Ref()
 	m.mu.Lock()
 	h := m.remote[ref]
 	if h == nil {
 		h = newHub(r.cursor+1, &m.tailBytes, m.cfg.MaxTailBytes)
-		h.run = r.run
+		h.run = run
 		m.remote[ref] = h
 		select {
 		case m.wakeTail <- struct{}{}:

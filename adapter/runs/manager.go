@@ -596,6 +596,9 @@ func Follow(ctx context.Context, rd *Reader, sink Sink) error {
 			return nil
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil // the client went away during a read: no one to tell
+			}
 			return err
 		}
 		if end {

@@ -310,3 +310,31 @@ func TestEncodeHistoryIsStoredHistoryJSON(t *testing.T) {
 		}
 	}
 }
+
+// slowReads is a log whose reads wait for their context to end (a log
+// read under way when the client goes away).
+type slowReads struct{ runlog.Log }
+
+func (slowReads) Read(ctx context.Context, ref runlog.Ref, after int64, max int) ([]runlog.Entry, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// A client that goes away while its reader reads the log has no read
+// failure to be told of: Follow returns nil, as it does when the client
+// goes away between reads, and the edge neither logs "run log read
+// failed" nor writes a RUN_ERROR for it.
+func TestFollowClientGoneDuringLogRead(t *testing.T) {
+	l := runlog.NewMemory(runlog.MemoryOptions{})
+	m, err := New(slowReads{l}, Config{Instance: "i"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(); l.Close() })
+	rd := &Reader{m: m, run: runlog.Run{ID: "r", Owner: "p"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	if err := Follow(ctx, rd, &collector{}); err != nil {
+		t.Errorf("Follow after the client went away = %v, want nil", err)
+	}
+}
