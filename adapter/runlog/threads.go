@@ -35,6 +35,12 @@ type ThreadInfo struct {
 	LastRun  time.Time `json:"lastRun"` // when its last run started
 	// Runs are the ids of its newest runs, oldest first.
 	Runs []string `json:"runs,omitempty"`
+	// Superseded are the runs a newer run superseded before their own
+	// record landed (a slow or retried write): the newer run recorded
+	// them, before itself, and their own late record adds nothing,
+	// whatever the cap on Runs left of them. The newest
+	// MaxSupersededKept are kept.
+	Superseded []string `json:"superseded,omitempty"`
 	// Cards are the kept states of its MCP Apps cards, least recently
 	// updated first.
 	Cards []CardState `json:"cards,omitempty"`
@@ -89,9 +95,28 @@ func (t *ThreadInfo) AddRun(run Run, now time.Time, max int) {
 	}
 }
 
+// MaxSupersededKept is how many superseded runs a thread's record keeps
+// (ThreadInfo.Superseded): as many runs superseded in a row, each before
+// its record landed.
+const MaxSupersededKept = 16
+
+// AddSuperseded records that run was superseded before its own record
+// landed.
+func (t *ThreadInfo) AddSuperseded(run string) {
+	kept := append(t.Superseded[:0:0], t.Superseded...)
+	kept = append(kept, run)
+	if len(kept) > MaxSupersededKept {
+		kept = kept[len(kept)-MaxSupersededKept:]
+	}
+	t.Superseded = kept
+}
+
 func (t ThreadInfo) size() int64 {
 	n := int64(len(t.ID) + len(t.Owner) + len(t.AgentID) + len(t.Title) + 128)
 	for _, r := range t.Runs {
+		n += int64(len(r)) + 3
+	}
+	for _, r := range t.Superseded {
 		n += int64(len(r)) + 3
 	}
 	for _, c := range t.Cards {

@@ -307,17 +307,20 @@ func (m *Manager) recordRun(ctx context.Context, run runlog.Run, prev string) {
 	for {
 		lctx, cancel := context.WithTimeout(ctx, m.cfg.OpTimeout)
 		_, err := m.log.UpdateThread(lctx, run.Thread(), func(t *runlog.ThreadInfo, found bool) error {
-			if slices.Contains(t.Runs, run.ID) {
+			if slices.Contains(t.Runs, run.ID) || slices.Contains(t.Superseded, run.ID) {
 				return errRecorded
 			}
 			if !found {
 				t.Created = now
 			}
-			if prev != "" && !slices.Contains(t.Runs, prev) {
+			if prev != "" && !slices.Contains(t.Runs, prev) && !slices.Contains(t.Superseded, prev) {
 				// The run this one superseded is not recorded yet (its
 				// record is on its way): it goes first, so that this run
-				// is the thread's last whichever record lands first.
+				// is the thread's last whichever record lands first, and
+				// is marked so that its own record adds nothing even once
+				// the cap on runs dropped it.
 				t.Runs = append(t.Runs, prev)
+				t.AddSuperseded(prev)
 			}
 			t.AddRun(run, now, m.cfg.MaxThreadRuns)
 			return nil
