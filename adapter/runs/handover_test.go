@@ -829,3 +829,48 @@ func TestFencedOwnerTailNamesTheNewOwner(t *testing.T) {
 	a.Wait()
 	b.Wait()
 }
+
+// blinkOnFirst is a Sink that calls blink once, after its first send.
+type blinkOnFirst struct {
+	collector
+	blink func()
+	once  sync.Once
+}
+
+func (b *blinkOnFirst) Send(es []runlog.Entry, now bool) error {
+	err := b.collector.Send(es, now)
+	b.once.Do(b.blink)
+	return err
+}
+
+// A reader reading a run from the log (here an ended run, read in pages)
+// while Redis stops answering for longer than one operation's timeout,
+// and less than the outage tolerance, reads on once Redis answers: the
+// blink costs it latency, not its stream.
+func TestReaderSurvivesLogBlink(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := Config{LeaseTTL: time.Second, OutageTolerance: 10 * time.Second, OpTimeout: 300 * time.Millisecond}
+	m, _ := redisInstanceAt(t, srv.URL(), testPrefix(), "a", cfg)
+	const n = 3 * maxBatch
+	evs := make([]agui.Event, n)
+	for i := range evs {
+		evs[i] = &agui.Custom{Name: "n", Value: agui.JSON(fmt.Sprint(i))}
+	}
+	if got := serve(t, m, StartRequest{Principal: "p", AgentID: "a", Agent: script(0, evs...), Input: input("t", "paged")}); len(got) != n+2 {
+		t.Fatalf("the run streamed %d events, want %d", len(got), n+2)
+	}
+	rd, err := m.Attach(context.Background(), "p", "paged", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &blinkOnFirst{blink: func() {
+		srv.Pause()
+		time.AfterFunc(time.Second, srv.Resume)
+	}}
+	if err := Follow(context.Background(), rd, c); err != nil {
+		t.Fatalf("Follow across a Redis blink = %v", err)
+	}
+	if got := c.got(); len(got) != n+2 || !got[len(got)-1].Terminal {
+		t.Fatalf("read %d events across the blink, want %d ending with the terminal one", len(got), n+2)
+	}
+}

@@ -241,7 +241,14 @@ type Reader struct {
 	end    bool
 	once   sync.Once
 	capped bool // counts against the principal's readers
+	// failing is when the log's reads began to fail (zero: they do not):
+	// a read is tried again until the outage tolerance has passed.
+	failing time.Time
 }
+
+// readRetry is how long a reader waits before reading the log again
+// after a failed read.
+const readRetry = 250 * time.Millisecond
 
 // maxBatch bounds one Read.
 const maxBatch = 512
@@ -308,12 +315,28 @@ func (r *Reader) readLog(ctx context.Context, buf []runlog.Entry, endErr error) 
 	defer cancel()
 	got, err := r.m.log.Read(lctx, r.run.Ref(), r.cursor, maxBatch-len(buf))
 	if err != nil {
-		if errors.Is(err, runlog.ErrUnknownRun) {
+		switch {
+		case errors.Is(err, runlog.ErrUnknownRun):
 			r.end = true
 			return buf, true, nil // expired while read
+		case errors.Is(err, runlog.ErrGap) || ctx.Err() != nil:
+			return buf, true, err
 		}
-		return buf, true, err
+		// The log does not answer (a Redis blink): read again shortly,
+		// for up to the outage tolerance, as the run's owner waits for it.
+		now := time.Now()
+		if r.failing.IsZero() {
+			r.failing = now
+		}
+		if now.Sub(r.failing) >= r.m.cfg.OutageTolerance {
+			return buf, true, err
+		}
+		wake := make(chan struct{})
+		time.AfterFunc(readRetry, func() { close(wake) })
+		r.notify = wake
+		return buf, false, nil
 	}
+	r.failing = time.Time{}
 	buf = append(buf, got...)
 	if len(got) > 0 {
 		r.cursor = got[len(got)-1].Seq
