@@ -727,6 +727,27 @@ func TestDrainedThenDiedHistoryOnce(t *testing.T) {
 	}
 }
 
+// fenceable is two instances on the test Redis that take runs of agent
+// over: a, which reaches Redis through px (so that a test can cut it off),
+// and b, which claims what is offered (claimsB counts it).
+func fenceable(t *testing.T, agent agui.Agent) (a, b *Manager, px *redistest.Proxy, claimsB *takeOvers) {
+	t.Helper()
+	prefix := testPrefix()
+	u, err := url.Parse(testRedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	px = redistest.NewProxy(t, u.Host)
+	via := *u
+	via.Host = px.Addr()
+	cfg := Config{LeaseTTL: 400 * time.Millisecond, OutageTolerance: 10 * time.Second, CheckpointInterval: 50 * time.Millisecond}
+	a, _ = redisInstanceAt(t, via.String(), prefix, "a", cfg)
+	b = redisInstance(t, prefix, "b", cfg)
+	claimsB = &takeOvers{agent: agent}
+	b.AcceptHandovers(claimsB.rejoin)
+	return a, b, px, claimsB
+}
+
 // An owner cut off from Redis for longer than its lease (not for the
 // outage tolerance) finds, when Redis answers again, that another
 // instance took its run over. The run did not stop: its readers on the
@@ -738,19 +759,7 @@ func TestFencedOwnerReadersFollowTheRun(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 	const n = 60
 	agent := rejoiner(n, 15*time.Millisecond)
-	prefix := testPrefix()
-	u, err := url.Parse(testRedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	px := redistest.NewProxy(t, u.Host)
-	via := *u
-	via.Host = px.Addr()
-	cfg := Config{LeaseTTL: 400 * time.Millisecond, OutageTolerance: 10 * time.Second, CheckpointInterval: 50 * time.Millisecond}
-	a, _ := redisInstanceAt(t, via.String(), prefix, "a", cfg)
-	b := redisInstance(t, prefix, "b", cfg)
-	claimsB := &takeOvers{agent: agent}
-	b.AcceptHandovers(claimsB.rejoin)
+	a, b, px, claimsB := fenceable(t, agent)
 
 	st, err := a.Start(context.Background(), StartRequest{Principal: "p", AgentID: "lg", Agent: agent, Input: input("t-fenced", "fenced"), Rejoinable: true})
 	if err != nil {
@@ -786,19 +795,7 @@ func TestFencedOwnerReadersFollowTheRun(t *testing.T) {
 func TestFencedOwnerTailNamesTheNewOwner(t *testing.T) {
 	const n = 200
 	agent := rejoiner(n, 15*time.Millisecond)
-	prefix := testPrefix()
-	u, err := url.Parse(testRedisURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	px := redistest.NewProxy(t, u.Host)
-	via := *u
-	via.Host = px.Addr()
-	cfg := Config{LeaseTTL: 400 * time.Millisecond, OutageTolerance: 10 * time.Second, CheckpointInterval: 50 * time.Millisecond}
-	a, _ := redisInstanceAt(t, via.String(), prefix, "a", cfg)
-	b := redisInstance(t, prefix, "b", cfg)
-	claimsB := &takeOvers{agent: agent}
-	b.AcceptHandovers(claimsB.rejoin)
+	a, b, px, claimsB := fenceable(t, agent)
 
 	st, err := a.Start(context.Background(), StartRequest{Principal: "p", AgentID: "lg", Agent: agent, Input: input("t-named", "named"), Rejoinable: true})
 	if err != nil {

@@ -412,19 +412,6 @@ func (m *Manager) followElsewhere(ctx context.Context, r *Reader) {
 		}
 	}
 	m.mu.Lock()
-	h := m.remote[ref]
-	if h == nil {
-		h = newHub(r.cursor+1, &m.tailBytes, m.cfg.MaxTailBytes)
-		h.run = run
-		m.remote[ref] = h
-		select {
-		case m.wakeTail <- struct{}{}:
-		default:
-		}
-	}
-	h.mu.Lock()
-	h.readers++
-	h.mu.Unlock()
+	m.tailLocked(r, run, r.cursor)
 	m.mu.Unlock()
-	r.hub, r.remote = h, true
 }

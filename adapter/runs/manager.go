@@ -651,22 +651,30 @@ func (m *Manager) Attach(ctx context.Context, principal, runID string, after int
 	if run.Status == runlog.StatusRunning {
 		// Executed elsewhere (or by a process that is gone): share one
 		// tail per run on this instance.
-		h := m.remote[ref]
-		if h == nil {
-			h = newHub(after+1, &m.tailBytes, m.cfg.MaxTailBytes)
-			h.run = run
-			m.remote[ref] = h
-			select {
-			case m.wakeTail <- struct{}{}:
-			default:
-			}
-		}
-		h.mu.Lock()
-		h.readers++
-		h.mu.Unlock()
-		r.hub, r.remote = h, true
+		m.tailLocked(r, run, after)
 	}
 	return r, nil
+}
+
+// tailLocked makes r a reader of run's tail on this instance (one hub per
+// run, shared by its readers here), starting after cursor if r is the
+// first. m.mu is held.
+func (m *Manager) tailLocked(r *Reader, run runlog.Run, after int64) {
+	ref := run.Ref()
+	h := m.remote[ref]
+	if h == nil {
+		h = newHub(after+1, &m.tailBytes, m.cfg.MaxTailBytes)
+		h.run = run
+		m.remote[ref] = h
+		select {
+		case m.wakeTail <- struct{}{}:
+		default:
+		}
+	}
+	h.mu.Lock()
+	h.readers++
+	h.mu.Unlock()
+	r.hub, r.remote = h, true
 }
 
 // detach is Reader.Close.
