@@ -26,13 +26,9 @@ func TestRedisAppendCommands(t *testing.T) {
 	}
 	defer l.Close()
 	const runs = 40
-	reqs := make([]AppendRequest, runs)
+	reqs := startedRuns(t, l, runs)
 	for i := range reqs {
-		r := run("o", fmt.Sprintf("r%d", i), fmt.Sprintf("t%d", i))
-		if _, err := l.Start(ctx, r, false); err != nil {
-			t.Fatal(err)
-		}
-		reqs[i] = AppendRequest{Run: r, Events: [][]byte{ev(i)}, First: 1}
+		reqs[i].Events = [][]byte{ev(i)}
 	}
 	// The first append takes the lease back into the per-append path:
 	// measure the second.
@@ -176,14 +172,7 @@ func TestAppendBatchAllocates(t *testing.T) {
 	}
 	defer l.Close()
 	const runs = 128
-	reqs := make([]AppendRequest, runs)
-	for i := range reqs {
-		r := run("o", fmt.Sprintf("r%d", i), fmt.Sprintf("t%d", i))
-		if _, err := l.Start(ctx, r, false); err != nil {
-			t.Fatal(err)
-		}
-		reqs[i] = AppendRequest{Run: r, First: 1}
-	}
+	reqs := startedRuns(t, l, runs)
 	event := [][]byte{ev(1)}
 	appendAll := func() {
 		for i := range reqs {
@@ -200,6 +189,21 @@ func TestAppendBatchAllocates(t *testing.T) {
 	if per := testing.AllocsPerRun(20, appendAll) / runs; per > 6 {
 		t.Errorf("allocations per append = %.1f, want at most 6", per)
 	}
+}
+
+// startedRuns starts n runs on l, each on a thread of its own, and returns
+// an append request of each from its first event (Events to be set).
+func startedRuns(tb testing.TB, l *Redis, n int) []AppendRequest {
+	tb.Helper()
+	reqs := make([]AppendRequest, n)
+	for i := range reqs {
+		r := run("o", fmt.Sprintf("r%d", i), fmt.Sprintf("t%d", i))
+		if _, err := l.Start(context.Background(), r, false); err != nil {
+			tb.Fatal(err)
+		}
+		reqs[i] = AppendRequest{Run: r, First: 1}
+	}
+	return reqs
 }
 
 // TestAppendHeadsBounded: the heads the log keeps for its appending runs
@@ -276,14 +280,7 @@ func BenchmarkRedisAppendBatch(b *testing.B) {
 			}
 			defer l.Close()
 			const runs = 128
-			reqs := make([]AppendRequest, runs)
-			for i := range reqs {
-				r := run("o", fmt.Sprintf("r%d", i), fmt.Sprintf("t%d", i))
-				if _, err := l.Start(ctx, r, false); err != nil {
-					b.Fatal(err)
-				}
-				reqs[i] = AppendRequest{Run: r, First: 1}
-			}
+			reqs := startedRuns(b, l, runs)
 			batch := make([][]byte, events)
 			for k := range batch {
 				batch[k] = []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a token or two of an answer"}`)

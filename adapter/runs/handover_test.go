@@ -98,17 +98,7 @@ func redisInstanceAt(t *testing.T, url, prefix, name string, cfg Config) (*Manag
 	if cfg.DetachGrace == 0 {
 		cfg.DetachGrace = DefaultDetachGrace
 	}
-	m, err := New(l, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
-		m.Wait()
-		m.Close()
-		l.Close()
-	})
-	return m, l
+	return newManagerOn(t, l, cfg), l
 }
 
 func testPrefix() string {

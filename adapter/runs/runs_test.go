@@ -43,7 +43,13 @@ func script(pause time.Duration, evs ...agui.Event) agui.Agent {
 
 func newManager(t *testing.T, cfg Config) *Manager {
 	t.Helper()
-	l := runlog.NewMemory(runlog.MemoryOptions{})
+	return newManagerOn(t, runlog.NewMemory(runlog.MemoryOptions{}), cfg)
+}
+
+// newManagerOn is a Manager on l, shut down and closed (l too) when the
+// test ends.
+func newManagerOn(t *testing.T, l runlog.Log, cfg Config) *Manager {
+	t.Helper()
 	m, err := New(l, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -224,98 +224,50 @@ func (l *heldRecords) UpdateThread(ctx context.Context, thread runlog.Ref, updat
 // A run superseded before its record in its thread landed (a slow or
 // retried write) stays before the run that superseded it: the thread's
 // last run, whose state and messages the thread shows, is the newer one,
-// whichever record lands first.
+// whichever record lands first. Also with a record that keeps one run
+// (history.maxThreadRuns: 1), where the cap drops the old run from the
+// newer run's record at once and the old run's late record must not add
+// it back after the newer one.
 func TestSupersededRunRecordedLate(t *testing.T) {
-	l := &heldRecords{Log: runlog.NewMemory(runlog.MemoryOptions{}), held: make(chan struct{}), release: make(chan struct{})}
-	m, err := New(l, Config{Instance: "i", Batch: true, Supersede: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
-		m.Wait()
-		m.Close()
-		l.Close()
-	})
-	ctx := context.Background()
-	st1, err := m.Start(ctx, StartRequest{Principal: "p", AgentID: "a", Input: input("t", "old"),
-		Agent: script(10*time.Millisecond, &agui.StateSnapshot{Snapshot: agui.JSON(`{"from":"old"}`)}, &agui.Custom{Name: "n"}, &agui.Custom{Name: "n"}, &agui.Custom{Name: "n"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, oldRead := make(chan struct{}), &collector{}
-	go func() { defer close(old); _ = st1.Serve(ctx, oldRead) }()
-	<-l.held // the old run's record waits
-	waitFor(t, "the old run's state", func() bool { return oldRead.len() >= 2 })
-	st2, err := m.Start(ctx, StartRequest{Principal: "p", AgentID: "a", Input: input("t", "new"),
-		Agent: script(0, &agui.StateSnapshot{Snapshot: agui.JSON(`{"from":"new"}`)})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st2.Serve(ctx, &collector{}); err != nil {
-		t.Fatal(err)
-	}
-	close(l.release)
-	<-old
-	m.Wait()
-	info, err := m.ThreadInfo(ctx, "p", "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(info.Runs, []string{"old", "new"}) {
-		t.Errorf("the thread's runs = %v, want [old new]", info.Runs)
-	}
-	if state, err := m.ThreadState(ctx, "p", "t"); err != nil || string(state) != `{"from":"new"}` {
-		t.Errorf("the thread's state = %s, %v; want the newer run's", state, err)
-	}
-}
-
-// As TestSupersededRunRecordedLate, with a thread record that keeps one
-// run (history.maxThreadRuns: 1): the newer run's record lists its
-// predecessor first and the cap drops it at once, so the old run's late
-// record finds it missing and appends it after the newer run. The
-// thread's runs must still end with the newer run.
-func TestSupersededRunRecordedLateCapOne(t *testing.T) {
-	l := &heldRecords{Log: runlog.NewMemory(runlog.MemoryOptions{}), held: make(chan struct{}), release: make(chan struct{})}
-	m, err := New(l, Config{Instance: "i", Batch: true, Supersede: true, MaxThreadRuns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
-		m.Wait()
-		m.Close()
-		l.Close()
-	})
-	ctx := context.Background()
-	st1, err := m.Start(ctx, StartRequest{Principal: "p", AgentID: "a", Input: input("t", "old"),
-		Agent: script(10*time.Millisecond, &agui.StateSnapshot{Snapshot: agui.JSON(`{"from":"old"}`)}, &agui.Custom{Name: "n"}, &agui.Custom{Name: "n"}, &agui.Custom{Name: "n"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, oldRead := make(chan struct{}), &collector{}
-	go func() { defer close(old); _ = st1.Serve(ctx, oldRead) }()
-	<-l.held
-	waitFor(t, "the old run's state", func() bool { return oldRead.len() >= 2 })
-	st2, err := m.Start(ctx, StartRequest{Principal: "p", AgentID: "a", Input: input("t", "new"),
-		Agent: script(0, &agui.StateSnapshot{Snapshot: agui.JSON(`{"from":"new"}`)})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st2.Serve(ctx, &collector{}); err != nil {
-		t.Fatal(err)
-	}
-	close(l.release)
-	<-old
-	m.Wait()
-	info, err := m.ThreadInfo(ctx, "p", "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(info.Runs, []string{"new"}) {
-		t.Errorf("the thread's runs = %v, want [new]", info.Runs)
-	}
-	if state, err := m.ThreadState(ctx, "p", "t"); err != nil || string(state) != `{"from":"new"}` {
-		t.Errorf("the thread's state = %s, %v; want the newer run's", state, err)
+	for _, tc := range []struct {
+		name string
+		max  int
+		want []string
+	}{{"default cap", 0, []string{"old", "new"}}, {"cap 1", 1, []string{"new"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &heldRecords{Log: runlog.NewMemory(runlog.MemoryOptions{}), held: make(chan struct{}), release: make(chan struct{})}
+			m := newManagerOn(t, l, Config{Instance: "i", Batch: true, Supersede: true, MaxThreadRuns: tc.max})
+			ctx := context.Background()
+			st1, err := m.Start(ctx, StartRequest{Principal: "p", AgentID: "a", Input: input("t", "old"),
+				Agent: script(10*time.Millisecond, &agui.StateSnapshot{Snapshot: agui.JSON(`{"from":"old"}`)}, &agui.Custom{Name: "n"}, &agui.Custom{Name: "n"}, &agui.Custom{Name: "n"})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, oldRead := make(chan struct{}), &collector{}
+			go func() { defer close(old); _ = st1.Serve(ctx, oldRead) }()
+			<-l.held // the old run's record waits
+			waitFor(t, "the old run's state", func() bool { return oldRead.len() >= 2 })
+			st2, err := m.Start(ctx, StartRequest{Principal: "p", AgentID: "a", Input: input("t", "new"),
+				Agent: script(0, &agui.StateSnapshot{Snapshot: agui.JSON(`{"from":"new"}`)})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st2.Serve(ctx, &collector{}); err != nil {
+				t.Fatal(err)
+			}
+			close(l.release)
+			<-old
+			m.Wait()
+			info, err := m.ThreadInfo(ctx, "p", "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(info.Runs, tc.want) {
+				t.Errorf("the thread's runs = %v, want %v", info.Runs, tc.want)
+			}
+			if state, err := m.ThreadState(ctx, "p", "t"); err != nil || string(state) != `{"from":"new"}` {
+				t.Errorf("the thread's state = %s, %v; want the newer run's", state, err)
+			}
+		})
 	}
 }
