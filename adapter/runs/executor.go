@@ -809,6 +809,7 @@ func takeQueued(batch []*committer, q *[]*committer, n int) []*committer {
 func (m *Manager) appender(ctx context.Context) {
 	var batch []*committer
 	var reqs []runlog.AppendRequest
+	var entries []runlog.Entry // lent to publish, which copies them
 	for {
 		batch = m.dequeue(batch[:0], 128)
 		if len(batch) == 0 {
@@ -829,13 +830,15 @@ func (m *Manager) appender(ctx context.Context) {
 		for i, c := range batch {
 			r := res[i]
 			if r.Err == nil && len(reqs[i].Events) > 0 {
-				entries := make([]runlog.Entry, len(reqs[i].Events))
-				first := r.Last - int64(len(entries)) + 1
+				n := len(reqs[i].Events)
+				first := r.Last - int64(n) + 1
+				entries = entries[:0]
 				for j, d := range reqs[i].Events {
-					entries[j] = runlog.Entry{Seq: first + int64(j), Data: d, Terminal: reqs[i].Terminal && j == len(entries)-1}
+					entries = append(entries, runlog.Entry{Seq: first + int64(j), Data: d, Terminal: reqs[i].Terminal && j == n-1})
 				}
 				c.lr.hub.publish(entries)
-				c.relayed(len(entries))
+				clear(entries)
+				c.relayed(n)
 			}
 			switch again, retry := c.done(reqs[i], r.Err); {
 			case retry:

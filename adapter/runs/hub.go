@@ -20,15 +20,15 @@ type hub struct {
 	max    int64         // the Manager's cap on that total
 
 	mu    sync.Mutex
-	ring  []runlog.Entry // contiguous: seqs first .. next-1
+	ring  ring // contiguous: seqs first .. next-1
 	bytes int64
 	first int64
 	next  int64
 	done  bool  // the terminal event is in (or the run ended without one)
 	err   error // a failure readers report in-band
-	// notify is closed on the next publish; made only when a reader
-	// waits, so that a run nobody follows costs no channel per event.
-	notify chan struct{}
+	// waiters are the readers the next publish (or finish) wakes, each
+	// on its own channel: waiting allocates nothing per event.
+	waiters []*Reader
 	// run, readers and checked serve the tailer (remote runs).
 	run     runlog.Run
 	readers int
@@ -37,8 +37,10 @@ type hub struct {
 	// for a reader that fell behind the ring (backpressure, as a direct
 	// connection would apply) rather than run ahead of it into eviction.
 	pos    map[*Reader]int64
-	joined atomic.Int32  // len(pos), read without the lock per event
-	moved  chan struct{} // closed when a reader advances or leaves
+	joined atomic.Int32 // len(pos), read without the lock per event
+	// moved is closed when a reader advances or leaves; made only while
+	// the executor waits for a lagging reader (lagging).
+	moved chan struct{}
 }
 
 // ringEntries bounds a ring by count; bytes are bounded per hub and in
@@ -50,7 +52,7 @@ const (
 
 func newHub(next int64, budget *atomic.Int64, max int64) *hub {
 	return &hub{first: next, next: next, budget: budget, max: max, checked: -1,
-		pos: map[*Reader]int64{}, moved: make(chan struct{})}
+		pos: map[*Reader]int64{}}
 }
 
 // publish adds committed events (in order, contiguous after next-1) and
@@ -80,12 +82,12 @@ func (h *hub) publish(entries []runlog.Entry) {
 			continue
 		}
 		n := int64(len(e.Data)) + 48
-		for len(h.ring) > 0 && (len(h.ring) >= ringEntries || h.bytes+n > ringBytes || h.budget.Load()+n > h.max) {
+		for h.ring.len() > 0 && (h.ring.len() >= ringEntries || h.bytes+n > ringBytes || h.budget.Load()+n > h.max) {
 			h.dropFirst()
 		}
 		if h.bytes+n <= ringBytes && h.budget.Load()+n <= h.max {
 			h.budget.Add(n)
-			h.ring = append(h.ring, e)
+			h.ring.push(e)
 			h.bytes += n
 		} else {
 			// Not kept (the ring is empty now): readers read it from
@@ -100,19 +102,17 @@ func (h *hub) publish(entries []runlog.Entry) {
 }
 
 func (h *hub) dropFirst() {
-	n := int64(len(h.ring[0].Data)) + 48
-	h.ring[0] = runlog.Entry{}
-	h.ring = h.ring[1:]
+	n := int64(len(h.ring.pop().Data)) + 48
 	h.bytes -= n
 	h.budget.Add(-n)
 	h.first++
 }
 
 func (h *hub) dropAll() {
-	for len(h.ring) > 0 {
+	for h.ring.len() > 0 {
 		h.dropFirst()
 	}
-	h.ring = nil
+	h.ring = ring{}
 }
 
 // finish ends the hub: err (nil for a run that ended without a terminal
@@ -135,21 +135,28 @@ func (h *hub) release() {
 }
 
 func (h *hub) wakeLocked() {
-	if h.notify != nil {
-		close(h.notify)
-		h.notify = nil
+	for i, r := range h.waiters {
+		select {
+		case r.wake <- struct{}{}:
+		default: // a wake-up it has not taken yet
+		}
+		h.waiters[i] = nil
 	}
+	h.waiters = h.waiters[:0]
 }
 
-// waitLocked is the channel the next publish closes.
-func (h *hub) waitLocked() chan struct{} {
+// waitLocked is the channel that tells r the next publish (or finish)
+// came. It may also carry an older wake-up: a reader reads again and
+// finds nothing new at worst.
+func (h *hub) waitLocked(r *Reader) <-chan struct{} {
 	if h.done {
 		return closed
 	}
-	if h.notify == nil {
-		h.notify = make(chan struct{})
+	if r.wake == nil {
+		r.wake = make(chan struct{}, 1)
 	}
-	return h.notify
+	h.waiters = append(h.waiters, r)
+	return r.wake
 }
 
 // join registers a reader at its cursor.
@@ -179,8 +186,10 @@ func (h *hub) setPos(r *Reader, seq int64) {
 }
 
 func (h *hub) movedLocked() {
-	close(h.moved)
-	h.moved = make(chan struct{})
+	if h.moved != nil {
+		close(h.moved)
+		h.moved = nil
+	}
 }
 
 // lagging reports whether a reader fell behind the newer half of the
@@ -190,10 +199,13 @@ func (h *hub) movedLocked() {
 func (h *hub) lagging() (bool, <-chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	half := h.first + int64(len(h.ring)/2)
+	half := h.first + int64(h.ring.len()/2)
 	for _, p := range h.pos {
 		behind := h.next - 1 - p
 		if p+1 < h.first || behind > ringEntries/2 || (h.bytes > ringBytes/2 && p+1 < half) {
+			if h.moved == nil {
+				h.moved = make(chan struct{})
+			}
 			return true, h.moved
 		}
 	}
@@ -238,6 +250,7 @@ type Reader struct {
 	remote bool      // the hub is tailed from another instance
 	cursor int64
 	notify <-chan struct{}
+	wake   chan struct{} // the hub's wake-ups (waitLocked), made once
 	end    bool
 	once   sync.Once
 	capped bool // counts against the principal's readers
@@ -270,17 +283,19 @@ func (r *Reader) Read(ctx context.Context, buf []runlog.Entry) (entries []runlog
 		if r.cursor+1 >= h.first {
 			n0 := len(buf)
 			i := int(r.cursor + 1 - h.first)
-			for ; i < len(h.ring) && len(buf) < maxBatch; i++ {
-				buf = append(buf, h.ring[i])
+			for ; i < h.ring.len() && len(buf) < maxBatch; i++ {
+				buf = append(buf, h.ring.at(i))
 			}
-			more := i < len(h.ring)
+			more := i < h.ring.len()
 			last := r.cursor
 			if len(buf) > n0 {
 				last = buf[len(buf)-1].Seq
 			}
 			caughtUp := !more && last+1 >= h.next
 			done, herr := h.done, h.err
-			r.notify = h.waitLocked()
+			if !more {
+				r.notify = h.waitLocked(r)
+			}
 			h.mu.Unlock()
 			if len(buf) > n0 {
 				r.cursor = last
@@ -360,7 +375,7 @@ func (r *Reader) readLog(ctx context.Context, buf []runlog.Entry, endErr error) 
 	}
 	// Nothing in the log beyond the cursor yet: wait for the hub.
 	r.hub.mu.Lock()
-	r.notify = r.hub.waitLocked()
+	r.notify = r.hub.waitLocked(r)
 	r.hub.mu.Unlock()
 	return buf, false, nil
 }
@@ -414,4 +429,39 @@ func (m *Manager) followElsewhere(ctx context.Context, r *Reader) {
 	m.mu.Lock()
 	m.tailLocked(r, run, r.cursor)
 	m.mu.Unlock()
+}
+
+// ring is a hub's recent events, oldest first, in a circular buffer that
+// grows to the most it held (at most ringEntries) and is then reused: a
+// run's events cost the ring no allocation once it is full.
+type ring struct {
+	buf  []runlog.Entry
+	head int // the index in buf of the oldest
+	n    int
+}
+
+func (q *ring) len() int { return q.n }
+
+// at is the i-th oldest event.
+func (q *ring) at(i int) runlog.Entry { return q.buf[(q.head+i)%len(q.buf)] }
+
+func (q *ring) push(e runlog.Entry) {
+	if q.n == len(q.buf) {
+		grown := make([]runlog.Entry, max(8, 2*q.n))
+		for i := range q.n {
+			grown[i] = q.at(i)
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = e
+	q.n++
+}
+
+// pop removes the oldest event and returns it.
+func (q *ring) pop() runlog.Entry {
+	e := q.buf[q.head]
+	q.buf[q.head] = runlog.Entry{}
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+	return e
 }
