@@ -85,3 +85,55 @@ func TestHubRingWraps(t *testing.T) {
 		t.Fatalf("the ring holds %d events, %d bytes", n, h.bytes)
 	}
 }
+
+// A reader that left its hub is not kept in its waiters: on a run that
+// publishes nothing for a while, clients that come and go (reconnects)
+// would otherwise pile up there, each Reader reachable after its Close,
+// until the next event.
+func TestHubLeftReadersNotKept(t *testing.T) {
+	var budget atomic.Int64
+	h := newHub(1, &budget, 1<<30)
+	ctx := context.Background()
+	for range 1000 {
+		r := &Reader{hub: h}
+		h.join(r)
+		if _, _, err := r.Read(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		h.leave(r) // as Close (detach) does
+	}
+	h.mu.Lock()
+	n := len(h.waiters)
+	h.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("the hub keeps %d readers that left as waiters, want 0", n)
+	}
+}
+
+// A reader that reads again before the next event (Read does not wait:
+// a caller may poll it) waits once: the hub's waiters do not grow with
+// its reads. It is still woken by the next event.
+func TestHubRereadRegistersOnce(t *testing.T) {
+	h, r := hubWithReader()
+	ctx := context.Background()
+	for range 1000 {
+		if _, _, err := r.Read(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.mu.Lock()
+	n := len(h.waiters)
+	h.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("a reader that read 1000 times waits %d times, want 1", n)
+	}
+	h.publish([]runlog.Entry{{Seq: 1, Data: []byte("x")}})
+	select {
+	case <-r.Wait():
+	default:
+		t.Fatal("the publish did not wake the reader")
+	}
+	if got, _, err := r.Read(ctx, nil); err != nil || len(got) != 1 {
+		t.Fatalf("read %v, %v; want seq 1", got, err)
+	}
+}
