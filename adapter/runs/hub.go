@@ -27,7 +27,8 @@ type hub struct {
 	done  bool  // the terminal event is in (or the run ended without one)
 	err   error // a failure readers report in-band
 	// waiters are the readers the next publish (or finish) wakes, each
-	// on its own channel: waiting allocates nothing per event.
+	// on its own channel: waiting allocates nothing per event. A reader
+	// is in it once (Reader.waitAt) and leaves it when it leaves the hub.
 	waiters []*Reader
 	// run, readers and checked serve the tailer (remote runs).
 	run     runlog.Run
@@ -140,6 +141,7 @@ func (h *hub) wakeLocked() {
 		case r.wake <- struct{}{}:
 		default: // a wake-up it has not taken yet
 		}
+		r.waitAt = 0
 		h.waiters[i] = nil
 	}
 	h.waiters = h.waiters[:0]
@@ -155,8 +157,24 @@ func (h *hub) waitLocked(r *Reader) <-chan struct{} {
 	if r.wake == nil {
 		r.wake = make(chan struct{}, 1)
 	}
-	h.waiters = append(h.waiters, r)
+	if r.waitAt == 0 { // not waiting already (a read again before the next event)
+		h.waiters = append(h.waiters, r)
+		r.waitAt = len(h.waiters)
+	}
 	return r.wake
+}
+
+// unwaitLocked takes r off the waiters (it leaves the hub).
+func (h *hub) unwaitLocked(r *Reader) {
+	if r.waitAt == 0 {
+		return
+	}
+	i, last := r.waitAt-1, len(h.waiters)-1
+	h.waiters[i] = h.waiters[last]
+	h.waiters[i].waitAt = i + 1
+	h.waiters[last] = nil
+	h.waiters = h.waiters[:last]
+	r.waitAt = 0
 }
 
 // join registers a reader at its cursor.
@@ -172,6 +190,7 @@ func (h *hub) leave(r *Reader) {
 	h.mu.Lock()
 	delete(h.pos, r)
 	h.joined.Store(int32(len(h.pos)))
+	h.unwaitLocked(r)
 	h.movedLocked()
 	h.mu.Unlock()
 }
@@ -251,6 +270,10 @@ type Reader struct {
 	cursor int64
 	notify <-chan struct{}
 	wake   chan struct{} // the hub's wake-ups (waitLocked), made once
+	// waitAt is r's index in its hub's waiters plus one (0: not in
+	// them), guarded by the hub's lock; leave resets it before r reads
+	// another hub (followElsewhere).
+	waitAt int
 	end    bool
 	once   sync.Once
 	capped bool // counts against the principal's readers

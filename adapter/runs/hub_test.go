@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 )
@@ -83,5 +84,197 @@ func TestHubRingWraps(t *testing.T) {
 	}
 	if n := h.next - h.first; n > ringEntries || h.bytes > ringBytes {
 		t.Fatalf("the ring holds %d events, %d bytes", n, h.bytes)
+	}
+}
+
+// A reader that left its hub is not kept in its waiters: on a run that
+// publishes nothing for a while, clients that come and go (reconnects)
+// would otherwise pile up there, each Reader reachable after its Close,
+// until the next event.
+func TestHubLeftReadersNotKept(t *testing.T) {
+	var budget atomic.Int64
+	h := newHub(1, &budget, 1<<30)
+	ctx := context.Background()
+	for range 1000 {
+		r := &Reader{hub: h}
+		h.join(r)
+		if _, _, err := r.Read(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		h.leave(r) // as Close (detach) does
+	}
+	h.mu.Lock()
+	n := len(h.waiters)
+	h.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("the hub keeps %d readers that left as waiters, want 0", n)
+	}
+}
+
+// A reader that reads again before the next event (Read does not wait:
+// a caller may poll it) waits once: the hub's waiters do not grow with
+// its reads. It is still woken by the next event.
+func TestHubRereadRegistersOnce(t *testing.T) {
+	h, r := hubWithReader()
+	ctx := context.Background()
+	for range 1000 {
+		if _, _, err := r.Read(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.mu.Lock()
+	n := len(h.waiters)
+	h.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("a reader that read 1000 times waits %d times, want 1", n)
+	}
+	h.publish([]runlog.Entry{{Seq: 1, Data: []byte("x")}})
+	select {
+	case <-r.Wait():
+	default:
+		t.Fatal("the publish did not wake the reader")
+	}
+	if got, _, err := r.Read(ctx, nil); err != nil || len(got) != 1 {
+		t.Fatalf("read %v, %v; want seq 1", got, err)
+	}
+}
+
+// Every reader of a hub is woken by each event and by its end, and the
+// waiters are cleared each time (many readers on one hub).
+func TestHubWakesEveryReader(t *testing.T) {
+	var budget atomic.Int64
+	h := newHub(1, &budget, 1<<30)
+	ctx := context.Background()
+	rs := make([]*Reader, 100)
+	for i := range rs {
+		rs[i] = &Reader{hub: h}
+		h.join(rs[i])
+	}
+	for seq := int64(1); seq <= 3; seq++ {
+		for _, r := range rs {
+			if got, _, err := r.Read(ctx, nil); err != nil || int64(len(got)) != min(seq-1, 1) {
+				t.Fatalf("seq %d: read %v, %v", seq, got, err)
+			}
+		}
+		if seq == 3 {
+			h.finish(nil)
+		} else {
+			h.publish([]runlog.Entry{{Seq: seq, Data: []byte("x")}})
+		}
+		for i, r := range rs {
+			select {
+			case <-r.Wait():
+			default:
+				t.Fatalf("reader %d was not woken at step %d", i, seq)
+			}
+		}
+		h.mu.Lock()
+		n := len(h.waiters)
+		h.mu.Unlock()
+		if n != 0 {
+			t.Fatalf("%d waiters are left after a wake-up", n)
+		}
+	}
+}
+
+// The ring matches a plain queue through any mix of pushes and pops.
+func TestRingQueue(t *testing.T) {
+	var q ring
+	var want []int64
+	seq := int64(0)
+	for step := range 20000 {
+		if len(want) > 0 && (step*7919)%5 < 2 || len(want) == ringEntries {
+			e := q.pop()
+			if e.Seq != want[0] {
+				t.Fatalf("step %d: popped %d, want %d", step, e.Seq, want[0])
+			}
+			want = want[1:]
+		} else {
+			seq++
+			q.push(runlog.Entry{Seq: seq})
+			want = append(want, seq)
+		}
+		if q.len() != len(want) {
+			t.Fatalf("step %d: len %d, want %d", step, q.len(), len(want))
+		}
+		for i, s := range want {
+			if q.at(i).Seq != s {
+				t.Fatalf("step %d: at(%d) = %d, want %d", step, i, q.at(i).Seq, s)
+			}
+		}
+	}
+	if len(q.buf) > ringEntries {
+		t.Fatalf("the ring grew to %d slots", len(q.buf))
+	}
+}
+
+// Holes, the per-hub byte bound and the Manager's budget keep the ring
+// contiguous (first .. next-1) and its bytes accounted; release returns
+// them all.
+func TestHubRingHolesAndBudget(t *testing.T) {
+	var budget atomic.Int64
+	h := newHub(1, &budget, 100<<10)
+	r := &Reader{hub: h}
+	h.join(r)
+	seq := int64(1)
+	for i := range 2000 {
+		if i%97 == 0 {
+			seq += 5 // a hole
+		}
+		h.publish([]runlog.Entry{{Seq: seq, Data: make([]byte, (i*131)%5000)}})
+		seq++
+		h.mu.Lock()
+		var bytes int64
+		for j := range h.ring.len() {
+			e := h.ring.at(j)
+			if e.Seq != h.first+int64(j) {
+				t.Fatalf("event %d: the ring's %d-th is seq %d, first %d", i, j, e.Seq, h.first)
+			}
+			bytes += int64(len(e.Data)) + 48
+		}
+		if h.first+int64(h.ring.len()) != h.next || h.next != seq || bytes != h.bytes || h.bytes != budget.Load() || h.bytes > 100<<10 {
+			t.Fatalf("event %d: first %d len %d next %d (want %d) bytes %d/%d budget %d", i, h.first, h.ring.len(), h.next, seq, bytes, h.bytes, budget.Load())
+		}
+		h.mu.Unlock()
+	}
+	h.release()
+	if budget.Load() != 0 || h.bytes != 0 {
+		t.Fatalf("released hub holds %d bytes, budget %d", h.bytes, budget.Load())
+	}
+}
+
+// The executor's wait for a lagging reader ends when the reader reads on,
+// and when it leaves (moved is made only while it waits).
+func TestHubWaitReadersEnds(t *testing.T) {
+	for _, how := range []string{"reads", "leaves"} {
+		t.Run(how, func(t *testing.T) {
+			h, r := hubWithReader()
+			for seq := int64(1); seq <= ringEntries/2+10; seq++ {
+				h.publish([]runlog.Entry{{Seq: seq, Data: []byte("x")}})
+			}
+			if lag, _ := h.lagging(); !lag {
+				t.Fatal("a reader 138 events behind does not lag")
+			}
+			waited := make(chan struct{})
+			go func() { defer close(waited); h.waitReaders(context.Background()) }()
+			time.Sleep(20 * time.Millisecond)
+			select {
+			case <-waited:
+				t.Fatal("the wait ended while the reader lagged")
+			default:
+			}
+			if how == "reads" {
+				if _, _, err := r.Read(context.Background(), nil); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				h.leave(r)
+			}
+			select {
+			case <-waited:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the wait did not end")
+			}
+		})
 	}
 }
