@@ -755,7 +755,9 @@ func (r *Redis) LastSeen(ctx context.Context, ref Ref) (time.Time, error) {
 // for a while); a thread another run holds, or a lease another instance
 // holds (it took the run over), means the run is lost. It returns a
 // pending cancel reason and whether the run is lost.
-var leaseScript = redis.NewScript(`
+var leaseScript = redis.NewScript(leaseLua)
+
+const leaseLua = `
 if redis.call('EXISTS', KEYS[5]) == 1 or redis.call('EXISTS', KEYS[6]) == 0 then return {'', 0} end
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return {'', 1} end
@@ -777,7 +779,7 @@ end
 local c = redis.call('GET', KEYS[4])
 if not c then c = '' end
 return {c, lost}
-`)
+`
 
 // Lease stamps the outage clock and renews every run's lease, moving the
 // runs' lease ends on in the index of live runs (Orphans), in one round
@@ -786,25 +788,39 @@ return {c, lost}
 func (r *Redis) Lease(ctx context.Context, runs []Run, instance string, ttl time.Duration) ([]LeaseResult, error) {
 	cmds := make([]*redis.Cmd, len(runs))
 	live := make([]redis.Z, len(runs))
-	lapse := time.Now().Add(ttl).UnixMilli()
+	lapse := float64(time.Now().Add(ttl).UnixMilli())
+	// What every run's renewal repeats, boxed once; a run's keys and id
+	// come from its head (the one its appends use).
+	var inst, ttlMs, keep any = instance, ms(ttl), ms(r.opts.Retention)
 	send := func(whole bool) (*redis.Cmd, error) {
-		call := (*redis.Script).EvalSha
-		if whole {
-			call = (*redis.Script).Eval
-		}
 		pipe := r.rdb.Pipeline()
-		clock := call(clockScript, ctx, pipe, r.clockKeys(), ms(r.clockGap()), ms(r.opts.Retention))
+		var clock *redis.Cmd
+		if whole {
+			clock = clockScript.Eval(ctx, pipe, r.clockKeys(), ms(r.clockGap()), ms(r.opts.Retention))
+		} else {
+			clock = clockScript.EvalSha(ctx, pipe, r.clockKeys(), ms(r.clockGap()), ms(r.opts.Retention))
+		}
 		for i, run := range runs {
-			k := r.keys(run)
-			cmds[i] = call(leaseScript, ctx, pipe, []string{k.lease, k.leased, k.active, k.cancel, k.end, k.meta},
-				instance, ms(ttl), ms(r.opts.Retention), run.ID, flag(!run.Unlocked))
-			live[i] = redis.Z{Score: float64(lapse), Member: k.meta}
+			hd := r.heads.get(r, run)
+			cmd := argvs.get(3 + len(hd.lease) + 5)
+			if whole {
+				cmd = append(cmd, "eval", leaseLua, len(hd.lease))
+			} else {
+				cmd = append(cmd, "evalsha", leaseScript.Hash(), len(hd.lease))
+			}
+			cmd = append(cmd, hd.lease[:]...)
+			cmd = append(cmd, inst, ttlMs, keep, hd.id, boxedFlag(!run.Unlocked))
+			cmds[i] = pipe.Do(ctx, cmd...)
+			live[i] = redis.Z{Score: lapse, Member: hd.keys[0]}
 		}
 		if len(live) > 0 {
 			pipe.ZAdd(ctx, r.liveKey(), live...)
 			pipe.PExpire(ctx, r.liveKey(), r.opts.Retention)
 		}
 		_, err := pipe.Exec(ctx)
+		for _, c := range cmds {
+			argvs.put(c.Args())
+		}
 		return clock, err
 	}
 	clock, err := send(false)
@@ -902,11 +918,23 @@ type appendHead struct {
 	run          Run // the fields the head was built from
 	keys         [appendKeys]any
 	id, instance any
+	lease        [6]any // the lease script's keys (Lease)
 }
 
-// heads keeps the heads of the runs appending now. A run's head goes when
-// its terminal event is written or the log refuses it as ended or lost;
-// one that stops appending otherwise (handed over, abandoned) goes after
+// flagOn and flagOff are flag's answers, boxed once.
+var flagOn, flagOff any = flag(true), flag(false)
+
+func boxedFlag(b bool) any {
+	if b {
+		return flagOn
+	}
+	return flagOff
+}
+
+// heads keeps the heads of the runs appending (and renewing their leases)
+// now. A run's head goes when its terminal event is written or the log
+// refuses it as ended or lost; one that stops appending otherwise (handed
+// over, abandoned) goes after
 // two generations of headsGeneration: each generation keeps only the
 // heads used during the one before.
 type heads struct {
@@ -939,6 +967,7 @@ func (h *heads) get(r *Redis, run Run) *appendHead {
 	hd = &appendHead{run: Run{ID: run.ID, Owner: run.Owner, ThreadID: run.ThreadID, Instance: run.Instance}, id: run.ID, instance: run.Instance}
 	hd.keys = [appendKeys]any{k.meta, k.seq, k.stream, k.end, k.active, k.bytes, k.lease,
 		r.opts.Prefix + "clock", r.opts.Prefix + "clock:resumed", k.ckpt, k.start}
+	hd.lease = [6]any{k.lease, k.leased, k.active, k.cancel, k.end, k.meta}
 	h.cur[ref] = hd
 	return hd
 }
