@@ -18,13 +18,8 @@ import (
 // them (a batch of runs, each with its first sequence number), costs Redis
 // at most 7 commands; Redis's time in the append script is its commands.
 func TestRedisAppendCommands(t *testing.T) {
-	srv := redistest.Start(t)
 	ctx := context.Background()
-	l, err := NewRedis(ctx, srv.URL(), RedisOptions{Prefix: prefix()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := privateRedis(t)
 	const runs = 40
 	reqs := startedRuns(t, l, runs)
 	for i := range reqs {
@@ -164,13 +159,8 @@ func TestRedisAppendKeepsTTLs(t *testing.T) {
 // eleven keys built and boxed, every argument boxed, the script's argument
 // list grown) set how often the collector ran.
 func TestAppendBatchAllocates(t *testing.T) {
-	srv := redistest.Start(t)
 	ctx := context.Background()
-	l, err := NewRedis(ctx, srv.URL(), RedisOptions{Prefix: prefix()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := privateRedis(t)
 	const runs = 128
 	reqs := startedRuns(t, l, runs)
 	event := [][]byte{ev(1)}
@@ -196,13 +186,8 @@ func TestAppendBatchAllocates(t *testing.T) {
 // lists; building them for every renewal was 35 values a run, some 3 MB a
 // round at 1,000 runs, every third of a lease TTL.
 func TestLeaseAllocates(t *testing.T) {
-	srv := redistest.Start(t)
 	ctx := context.Background()
-	l, err := NewRedis(ctx, srv.URL(), RedisOptions{Prefix: prefix()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := privateRedis(t)
 	const n = 128
 	reqs := startedRuns(t, l, n)
 	runs := make([]Run, n)
@@ -229,6 +214,18 @@ func TestLeaseAllocates(t *testing.T) {
 		t.Fatal(err)
 	}
 	renew()
+}
+
+// privateRedis is a Redis log on a Redis server of the test's own, closed
+// when the test ends.
+func privateRedis(t *testing.T) *Redis {
+	t.Helper()
+	l, err := NewRedis(context.Background(), redistest.Start(t).URL(), RedisOptions{Prefix: prefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
 }
 
 // startedRuns starts n runs on l, each on a thread of its own, and returns

@@ -9,6 +9,13 @@ import (
 	"github.com/genui-adapter/genui-adapter/adapter/runlog"
 )
 
+// waiting is how many readers the hub's next publish wakes.
+func waiting(h *hub) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.waiters)
+}
+
 // hubWithReader is a hub at seq 1 with one attached reader.
 func hubWithReader() (*hub, *Reader) {
 	var budget atomic.Int64
@@ -103,9 +110,7 @@ func TestHubLeftReadersNotKept(t *testing.T) {
 		}
 		h.leave(r) // as Close (detach) does
 	}
-	h.mu.Lock()
-	n := len(h.waiters)
-	h.mu.Unlock()
+	n := waiting(h)
 	if n != 0 {
 		t.Fatalf("the hub keeps %d readers that left as waiters, want 0", n)
 	}
@@ -122,9 +127,7 @@ func TestHubRereadRegistersOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h.mu.Lock()
-	n := len(h.waiters)
-	h.mu.Unlock()
+	n := waiting(h)
 	if n != 1 {
 		t.Fatalf("a reader that read 1000 times waits %d times, want 1", n)
 	}
@@ -168,9 +171,7 @@ func TestHubWakesEveryReader(t *testing.T) {
 				t.Fatalf("reader %d was not woken at step %d", i, seq)
 			}
 		}
-		h.mu.Lock()
-		n := len(h.waiters)
-		h.mu.Unlock()
+		n := waiting(h)
 		if n != 0 {
 			t.Fatalf("%d waiters are left after a wake-up", n)
 		}
