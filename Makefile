@@ -140,6 +140,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzPartialRender -fuzztime 30s ./a2ui/
 	$(GO) test -run '^$$' -fuzz FuzzScanJSON -fuzztime 30s ./a2ui/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeDocument -fuzztime 30s -fuzzminimizetime 5s ./a2ui/
+	$(GO) test -run '^$$' -fuzz FuzzV08Convert -fuzztime 30s -fuzzminimizetime 3s ./a2ui/
+	$(GO) test -run '^$$' -fuzz FuzzDowngrade -fuzztime 30s -fuzzminimizetime 3s ./a2ui/
+	$(GO) test -run '^$$' -fuzz FuzzArenas -fuzztime 30s -fuzzminimizetime 3s ./a2ui/
 	$(GO) test -run '^$$' -fuzz FuzzFrame -fuzztime 30s ./agui/a2a/
 	$(GO) test -run '^$$' -fuzz FuzzPartialValue -fuzztime 30s ./agui/langgraph/
 	$(GO) test -run '^$$' -fuzz FuzzOf -fuzztime 30s ./agui/origin/

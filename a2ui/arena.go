@@ -199,3 +199,33 @@ func (a *arena) kv(k string, v any) map[string]any {
 func join(parts ...string) string {
 	return strings.Join(parts, "")
 }
+
+// where is a JSON Pointer into a message kept as its parts, joined only
+// when an issue names it (String): a conversion passes one down to every
+// value it converts, and most never have an issue.
+type where struct {
+	parts [12]string
+	n     int
+}
+
+// at starts a where with parts.
+func at(parts ...string) where {
+	var w where
+	return w.add(parts...)
+}
+
+// add returns w followed by parts.
+func (w where) add(parts ...string) where {
+	for _, p := range parts {
+		if w.n == len(w.parts) {
+			w.parts[0], w.n = w.String(), 1
+		}
+		w.parts[w.n] = p
+		w.n++
+	}
+	return w
+}
+
+func (w where) String() string {
+	return strings.Join(w.parts[:w.n], "")
+}

@@ -61,6 +61,7 @@ func (v *Validator) NewUpgrader(version string) *Upgrader {
 
 // Next brings the next part's messages to v0.9.1 (see Validator.Upgrade).
 func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
+	defer up.giveBack()
 	var u Upgrade
 	family := up.family
 	for i, m := range msgs {
@@ -122,6 +123,7 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 		if up.conv == nil {
 			up.conv = up.v.NewV08Converter(up.version)
 		}
+		up.conv.lent = true // until Next returns: see giveBack
 		up.conv.index = i
 		out, issues := up.conv.convertProbed(m, sid, op)
 		u.Issues = append(u.Issues, issues...)
@@ -134,6 +136,15 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 		settle(len(out) == 0 && len(issues) > 0)
 	}
 	return u
+}
+
+// giveBack ends Next's loan of its messages to the v0.8 converter: what
+// it holds of them becomes its own, for the caller may reuse them.
+func (up *Upgrader) giveBack() {
+	if up.conv != nil {
+		up.conv.keepHeld()
+		up.conv.lent = false
+	}
 }
 
 // Finish reports the v0.8 surfaces that never got beginRendering.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/genui-adapter/genui-adapter/schemas"
 )
@@ -51,6 +52,11 @@ type V08Converter struct {
 	surfaces map[string]*v08Surface
 	index    int
 	held     int // messages held, all surfaces
+	// lent: the bytes given to convert stay the caller's and unchanged
+	// until keepHeld (an Upgrader's part), so a message held meanwhile is
+	// a view of them; views counts the held messages that are.
+	lent  bool
+	views int
 }
 
 type v08Surface struct {
@@ -63,11 +69,13 @@ type v08Surface struct {
 
 // v08Pending is a message held for its surface's beginRendering: its
 // own copy of the message, decoded again then, so that what it holds is
-// its size, and no arena.
+// its size, and no arena; or, while the converter is lent its input, a
+// view of the caller's bytes (view), copied by keepHeld.
 type v08Pending struct {
 	index int
 	op    string
 	raw   string
+	view  bool
 }
 
 // NewV08Converter starts a converter whose output carries version
@@ -117,7 +125,7 @@ func (c *V08Converter) convert(a *arena, b []byte, probedSID, probedOp string) (
 		// passed the schema and the catalog; the probe read the surface
 		// id as the decoder does (valid UTF-8).
 		if sf := c.surfaces[probedSID]; sf == nil || !sf.begun {
-			return nil, c.hold(sf, probedSID, probedOp, string(b), idx)
+			return nil, c.hold(sf, probedSID, probedOp, b, idx)
 		}
 	}
 	doc, rule, path, msg := decodeViewIn(b, c.v.opts.MaxDepth, a)
@@ -151,7 +159,7 @@ func (c *V08Converter) convert(a *arena, b []byte, probedSID, probedOp string) (
 	sf := c.surfaces[sid]
 	if op == "deleteSurface" {
 		if sf != nil {
-			c.held -= len(sf.pending)
+			c.drop(sf.pending)
 		}
 		delete(c.surfaces, sid)
 		if sf == nil || !sf.begun {
@@ -169,7 +177,7 @@ func (c *V08Converter) convert(a *arena, b []byte, probedSID, probedOp string) (
 		return c.begin(a, sf, sid, body, idx)
 	}
 	if sf == nil || !sf.begun {
-		return nil, c.hold(sf, sid, op, string(b), idx)
+		return nil, c.hold(sf, sid, op, b, idx)
 	}
 	return c.convertOp(a, sf, sid, op, body, idx)
 }
@@ -181,9 +189,10 @@ func (c *V08Converter) surface(sid string) *v08Surface {
 	return sf
 }
 
-// hold keeps message raw (message idx, operation op) for surface sid's
-// beginRendering; sf is the surface's record, nil if it has none yet.
-func (c *V08Converter) hold(sf *v08Surface, sid, op, raw string, idx int) []Error {
+// hold keeps message b (message idx, operation op) for surface sid's
+// beginRendering, a copy of it unless the converter is lent its input;
+// sf is the surface's record, nil if it has none yet.
+func (c *V08Converter) hold(sf *v08Surface, sid, op string, b []byte, idx int) []Error {
 	if c.held >= c.v.opts.MaxHeldMessages {
 		return []Error{{Rule: RuleTooLarge, SurfaceID: sid, Path: pointer(op, "surfaceId"), Index: idx,
 			Message: fmt.Sprintf("%d v0.8 messages already wait for their surface's beginRendering; left out", c.held)}}
@@ -192,8 +201,41 @@ func (c *V08Converter) hold(sf *v08Surface, sid, op, raw string, idx int) []Erro
 		sf = c.surface(sid)
 	}
 	c.held++
-	sf.pending = append(sf.pending, v08Pending{idx, knownNames[op], raw}) // the name's constant, not the message's bytes
+	p := v08Pending{index: idx, op: knownNames[op]} // the name's constant, not the message's bytes
+	if c.lent {
+		p.raw, p.view = unsafe.String(unsafe.SliceData(b), len(b)), true
+		c.views++
+	} else {
+		p.raw = string(b)
+	}
+	sf.pending = append(sf.pending, p)
 	return nil
+}
+
+// drop forgets held messages that leave their surface.
+func (c *V08Converter) drop(pending []v08Pending) {
+	c.held -= len(pending)
+	for _, p := range pending {
+		if p.view {
+			c.views--
+		}
+	}
+}
+
+// keepHeld copies the held messages that are views of the caller's
+// bytes, which it may reuse once the converter gives its part back.
+func (c *V08Converter) keepHeld() {
+	if c.views == 0 {
+		return
+	}
+	for _, sf := range c.surfaces {
+		for i := range sf.pending {
+			if p := &sf.pending[i]; p.view {
+				p.raw, p.view = strings.Clone(p.raw), false
+			}
+		}
+	}
+	c.views = 0
 }
 
 func isV08Op(k string) bool {
@@ -306,7 +348,7 @@ func (c *V08Converter) begin(a *arena, sf *v08Surface, sid string, body map[stri
 	out := []Converted{{c.envelope(a, "createSurface", cs), idx}}
 	pending := sf.pending
 	sf.pending = nil
-	c.held -= len(pending)
+	c.drop(pending)
 	bodies := make([]map[string]any, len(pending))
 	for i, p := range pending {
 		doc, _, _, _ := decodeStringIn(p.raw, c.v.opts.MaxDepth, a) // decoded once already
@@ -322,6 +364,9 @@ func (c *V08Converter) begin(a *arena, sf *v08Surface, sid string, body map[stri
 	}
 	for i, p := range pending {
 		o, e := c.convertOp(a, sf, sid, p.op, bodies[i], p.index)
+		if p.view {
+			ownErrors(e, unsafe.Slice(unsafe.StringData(p.raw), len(p.raw))) // decoded from the caller's bytes
+		}
 		out = append(out, o...)
 		errs = append(errs, e...)
 	}
@@ -339,7 +384,7 @@ func (c *V08Converter) convertOp(a *arena, sf *v08Surface, sid, op string, body 
 		list, _ := body["components"].([]any)
 		comps := a.list(len(list))[:0]
 		for i, x := range list {
-			if m := cv.component(x.(map[string]any), join("/surfaceUpdate/components/", strconv.Itoa(i))); m != nil {
+			if m := cv.component(x.(map[string]any), at("/surfaceUpdate/components/", strconv.Itoa(i))); m != nil {
 				comps = append(comps, m)
 			}
 		}
@@ -360,9 +405,9 @@ func (c *V08Converter) convertOp(a *arena, sf *v08Surface, sid, op string, body 
 		var value any
 		if len(entries) == 1 && entryKey(entries[0]) == "." {
 			// The v0.8 renderer's "set a primitive at path" convention.
-			value = cv.entryValue(entries[0].(map[string]any), p, pointer("dataModelUpdate", "contents", 0))
+			value = cv.entryValue(entries[0].(map[string]any), p, at("/dataModelUpdate/contents/0"))
 		} else {
-			value = cv.contents(entries, p, pointer("dataModelUpdate", "contents"))
+			value = cv.contents(entries, p, at("/dataModelUpdate/contents"))
 		}
 		body := a.kv("surfaceId", sid)
 		body["path"], body["value"] = p, value
@@ -460,9 +505,8 @@ func (cv *v08Conv) idValue(x any) any {
 // "literalBoolean"|"literalArray": x} and/or {"path": p}) to a v0.9.1
 // dynamic value: the literal, or {"path": p}. Both: the binding, and the
 // literal initialises the data at p. ok is false when there is nothing
-// to say. at is the parts of its JSON Pointer, joined only for an
-// issue.
-func (cv *v08Conv) bound(v any, at ...string) (any, bool) {
+// to say. at is its JSON Pointer.
+func (cv *v08Conv) bound(v any, at where) (any, bool) {
 	m, isMap := v.(map[string]any)
 	if !isMap {
 		return v, true // not boxed (a schema-valid message never gets here)
@@ -472,7 +516,7 @@ func (cv *v08Conv) bound(v any, at ...string) (any, bool) {
 	for _, k := range [...]string{"literalString", "literalNumber", "literalBoolean", "literalArray"} {
 		if x, ok := m[k]; ok {
 			if hasLit {
-				cv.lossy(join(at...)+"/"+k, "a bound value has more than one literal; the first is kept")
+				cv.lossy(at.add("/", k).String(), "a bound value has more than one literal; the first is kept")
 				continue
 			}
 			lit, hasLit = x, true
@@ -484,7 +528,7 @@ func (cv *v08Conv) bound(v any, at ...string) (any, bool) {
 		if strings.HasPrefix(p, "/") {
 			cv.inits = append(cv.inits, dataInit{p, lit})
 		} else {
-			cv.lossy(join(at...), "a literal with a relative path %q initialises each template item's data in v0.8; v0.9.1 has no such initialisation, so the literal is left out", p)
+			cv.lossy(at.String(), "a literal with a relative path %q initialises each template item's data in v0.8; v0.9.1 has no such initialisation, so the literal is left out", p)
 		}
 		return cv.a.kv("path", m["path"]), true
 	case hasPath:
@@ -492,16 +536,16 @@ func (cv *v08Conv) bound(v any, at ...string) (any, bool) {
 	case hasLit:
 		return lit, true
 	}
-	cv.lossy(join(at...), "a bound value with neither a literal nor a path; left out")
+	cv.lossy(at.String(), "a bound value with neither a literal nor a path; left out")
 	return nil, false
 }
 
 // component flattens one v0.8 component wrapper and maps its catalog
 // type and properties. nil when there is nothing to convert.
-func (cv *v08Conv) component(w map[string]any, at string) map[string]any {
+func (cv *v08Conv) component(w map[string]any, at where) map[string]any {
 	comp, _ := w["component"].(map[string]any)
 	if len(comp) != 1 {
-		cv.lossy(at+"/component", "a component wrapper holds exactly one component type, got %d; left out", len(comp))
+		cv.lossy(at.add("/component").String(), "a component wrapper holds exactly one component type, got %d; left out", len(comp))
 		return nil
 	}
 	var typ string
@@ -514,7 +558,7 @@ func (cv *v08Conv) component(w map[string]any, at string) map[string]any {
 	if wt, ok := w["weight"]; ok {
 		out["weight"] = wt
 	}
-	pat := join(at, "/component/", escape(typ))
+	pat := at.add("/component/", escape(typ))
 	mapper := v08Catalog[typ]
 	if mapper == nil {
 		return nil // not in the standard catalog: the schema check refused it
@@ -531,15 +575,15 @@ func escape(s string) string {
 // contents turns a v0.8 adjacency list into a JSON object; at a path a
 // template iterates, into an array of the values in entry order (v0.9.1
 // templates iterate arrays only).
-func (cv *v08Conv) contents(entries []any, path, at string) any {
+func (cv *v08Conv) contents(entries []any, path string, at where) any {
 	if cv.sf.templates[path] {
 		arr := cv.a.list(len(entries))[:0]
 		for i, e := range entries {
 			m, _ := e.(map[string]any)
-			arr = append(arr, cv.entryValue(m, cv.childPath(path, entryKey(e)), join(at, "/", strconv.Itoa(i))))
+			arr = append(arr, cv.entryValue(m, cv.childPath(path, entryKey(e)), at.add("/", strconv.Itoa(i))))
 		}
 		if len(entries) > 0 {
-			cv.lossy(at, "a template iterates %s, a map in v0.8: its %d values become an array in entry order (v0.9.1 templates iterate arrays); an absolute path through one of its keys no longer resolves", path, len(entries))
+			cv.lossy(at.String(), "a template iterates %s, a map in v0.8: its %d values become an array in entry order (v0.9.1 templates iterate arrays); an absolute path through one of its keys no longer resolves", path, len(entries))
 		}
 		return arr
 	}
@@ -548,9 +592,9 @@ func (cv *v08Conv) contents(entries []any, path, at string) any {
 		m, _ := e.(map[string]any)
 		k := entryKey(e)
 		if _, dup := obj[k]; dup {
-			cv.lossy(fmt.Sprintf("%s/%d/key", at, i), "key %q appears twice; the last value is kept", k)
+			cv.lossy(at.add("/", strconv.Itoa(i), "/key").String(), "key %q appears twice; the last value is kept", k)
 		}
-		obj[k] = cv.entryValue(m, cv.childPath(path, k), join(at, "/", strconv.Itoa(i)))
+		obj[k] = cv.entryValue(m, cv.childPath(path, k), at.add("/", strconv.Itoa(i)))
 	}
 	return obj
 }
@@ -566,7 +610,7 @@ func (cv *v08Conv) childPath(path, key string) string {
 // entryValue is the value of one adjacency-list entry. A string that
 // holds a JSON object or array is that value, as the official v0.8
 // renderer reads it (v0.8 has no other way to send a list).
-func (cv *v08Conv) entryValue(e map[string]any, path, at string) any {
+func (cv *v08Conv) entryValue(e map[string]any, path string, at where) any {
 	var val any
 	n := 0
 	for _, k := range [...]string{"valueString", "valueNumber", "valueBoolean", "valueMap"} {
@@ -576,13 +620,13 @@ func (cv *v08Conv) entryValue(e map[string]any, path, at string) any {
 		}
 		n++
 		if n > 1 {
-			cv.lossy(at+"/"+k, "an entry has more than one value; the first is kept")
+			cv.lossy(at.add("/", k).String(), "an entry has more than one value; the first is kept")
 			continue
 		}
 		switch k {
 		case "valueMap":
 			list, _ := x.([]any)
-			val = cv.contents(list, path, join(at, "/valueMap"))
+			val = cv.contents(list, path, at.add("/valueMap"))
 		case "valueString":
 			val = jsonInString(x)
 		default:
@@ -590,7 +634,7 @@ func (cv *v08Conv) entryValue(e map[string]any, path, at string) any {
 		}
 	}
 	if n == 0 {
-		cv.lossy(at, "entry %q has no value; it is null", entryKey(e))
+		cv.lossy(at.String(), "entry %q has no value; it is null", entryKey(e))
 	}
 	return val
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -472,4 +473,75 @@ func show(u a2ui.Upgrade) string {
 	}
 	fmt.Fprintf(&b, "issues: %v", u.Issues)
 	return b.String()
+}
+
+// TestUpgradeHeldNotCopied: a v0.8 message held for a beginRendering that
+// comes in the same batch is read where it is, not copied: padding it
+// with 64 KB of spaces adds next to nothing to what Upgrade allocates.
+func TestUpgradeHeldNotCopied(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	batch := func(pad int) []json.RawMessage {
+		return []json.RawMessage{
+			json.RawMessage(`{"surfaceUpdate":` + strings.Repeat(" ", pad) + `{"surfaceId":"s","components":[{"id":"t","component":{"Text":{"text":{"literalString":"hi"}}}}]}}`),
+			json.RawMessage(`{"beginRendering":{"surfaceId":"s","root":"t"}}`),
+		}
+	}
+	allocated := func(in []json.RawMessage) uint64 {
+		for range 3 { // verdicts remembered, pools filled
+			v.Upgrade(in, "")
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		const n = 20
+		for range n {
+			if u := v.Upgrade(in, ""); len(u.Messages) != 2 || len(u.Issues) > 0 {
+				t.Fatalf("converted %q, issues %v", u.Messages, u.Issues)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / n
+	}
+	plain, padded := allocated(batch(0)), allocated(batch(64<<10))
+	if padded > plain+4<<10 {
+		t.Fatalf("Upgrade allocates %d bytes with the held message padded by 64 KB, %d without: the held message is copied", padded, plain)
+	}
+}
+
+// TestUpgraderHeldAcrossParts: a v0.8 message held when its part ends is
+// the converter's own: the caller may reuse the part's buffer before the
+// beginRendering comes in a later part.
+func TestUpgraderHeldAcrossParts(t *testing.T) {
+	v := a2ui.MustValidator(a2ui.Options{})
+	parts := func() [][]json.RawMessage {
+		return [][]json.RawMessage{
+			{json.RawMessage(`{"surfaceUpdate":{"surfaceId":"s","components":[{"id":"t","component":{"Text":{"text":{"literalString":"hi"}}}}]}}`),
+				json.RawMessage(`{"dataModelUpdate":{"surfaceId":"s","contents":[{"key":"k","valueString":"v"}]}}`)},
+			{json.RawMessage(`{"beginRendering":{"surfaceId":"s","root":"t"}}`)},
+		}
+	}
+	convert := func(reuse bool) []string {
+		up := v.NewUpgrader("")
+		var out []string
+		for _, part := range parts() {
+			u := up.Next(part)
+			for _, m := range u.Messages {
+				out = append(out, string(m))
+			}
+			if len(u.Issues) > 0 {
+				t.Fatal(u.Issues)
+			}
+			if reuse {
+				for _, m := range part {
+					for j := range m {
+						m[j] = '#'
+					}
+				}
+			}
+		}
+		return out
+	}
+	want, got := convert(false), convert(true)
+	if len(want) != 3 || !slices.Equal(got, want) {
+		t.Fatalf("with the first part's buffer reused: %q, want %q", got, want)
+	}
 }

@@ -8,7 +8,7 @@ import (
 // v08Mapper moves a v0.8 standard-catalog component's properties into its
 // flat v0.9.1 basic-catalog form (out already has id, weight and
 // component). at is the JSON Pointer of the properties in the message.
-type v08Mapper func(cv *v08Conv, in, out map[string]any, at string)
+type v08Mapper func(cv *v08Conv, in, out map[string]any, at where)
 
 // v08Catalog maps the v0.8 standard catalog onto the v0.9.1 basic catalog.
 // Renames: usageHint → variant, Image altText → description, Row/Column
@@ -18,11 +18,11 @@ type v08Mapper func(cv *v08Conv, in, out map[string]any, at string)
 // Slider minValue/maxValue → min/max, Button primary → variant "primary"
 // and action {name, context: [{key, value}]} → {event: {name, context}}.
 var v08Catalog = map[string]v08Mapper{
-	"Text": func(cv *v08Conv, in, out map[string]any, at string) {
+	"Text": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.bind(in, out, at, "text", "text")
 		copyProp(in, out, "usageHint", "variant")
 	},
-	"Image": func(cv *v08Conv, in, out map[string]any, at string) {
+	"Image": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.bind(in, out, at, "url", "url")
 		cv.bind(in, out, at, "altText", "description")
 		copyProp(in, out, "usageHint", "variant")
@@ -33,33 +33,33 @@ var v08Catalog = map[string]v08Mapper{
 			out["fit"] = fit
 		}
 	},
-	"Icon": func(cv *v08Conv, in, out map[string]any, at string) {
+	"Icon": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.bind(in, out, at, "name", "name")
 	},
-	"Video": func(cv *v08Conv, in, out map[string]any, at string) {
+	"Video": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.bind(in, out, at, "url", "url")
 	},
-	"AudioPlayer": func(cv *v08Conv, in, out map[string]any, at string) {
+	"AudioPlayer": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.bind(in, out, at, "url", "url")
 		cv.bind(in, out, at, "description", "description")
 	},
 	"Row":    layout,
 	"Column": layout,
-	"List": func(cv *v08Conv, in, out map[string]any, at string) {
+	"List": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.children(in, out, at)
 		copyProp(in, out, "direction", "direction")
 		copyProp(in, out, "alignment", "align")
 	},
-	"Card": func(cv *v08Conv, in, out map[string]any, at string) {
+	"Card": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.ref(in, out, "child", "child")
 	},
-	"Tabs": func(cv *v08Conv, in, out map[string]any, at string) {
+	"Tabs": func(cv *v08Conv, in, out map[string]any, at where) {
 		items, _ := in["tabItems"].([]any)
 		tabs := cv.a.list(len(items))[:0]
 		for i, x := range items {
 			it, _ := x.(map[string]any)
 			tab := cv.a.obj()
-			if t, ok := cv.bound(it["title"], at, "/tabItems/", strconv.Itoa(i), "/title"); ok {
+			if t, ok := cv.bound(it["title"], at.add("/tabItems/", strconv.Itoa(i), "/title")); ok {
 				tab["title"] = t
 			}
 			cv.ref(it, tab, "child", "child")
@@ -67,14 +67,14 @@ var v08Catalog = map[string]v08Mapper{
 		}
 		out["tabs"] = tabs
 	},
-	"Divider": func(cv *v08Conv, in, out map[string]any, at string) {
+	"Divider": func(cv *v08Conv, in, out map[string]any, at where) {
 		copyProp(in, out, "axis", "axis")
 	},
-	"Modal": func(cv *v08Conv, in, out map[string]any, at string) {
+	"Modal": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.ref(in, out, "entryPointChild", "trigger")
 		cv.ref(in, out, "contentChild", "content")
 	},
-	"Button": func(cv *v08Conv, in, out map[string]any, at string) {
+	"Button": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.ref(in, out, "child", "child")
 		if p, _ := in["primary"].(bool); p {
 			out["variant"] = "primary"
@@ -86,7 +86,7 @@ var v08Catalog = map[string]v08Mapper{
 				for i, x := range list {
 					e, _ := x.(map[string]any)
 					k, _ := e["key"].(string)
-					if v, ok := cv.bound(e["value"], at, "/action/context/", strconv.Itoa(i), "/value"); ok {
+					if v, ok := cv.bound(e["value"], at.add("/action/context/", strconv.Itoa(i), "/value")); ok {
 						ctx[k] = v
 					}
 				}
@@ -95,28 +95,28 @@ var v08Catalog = map[string]v08Mapper{
 			out["action"] = cv.a.kv("event", ev)
 		}
 	},
-	"CheckBox": func(cv *v08Conv, in, out map[string]any, at string) {
+	"CheckBox": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.bind(in, out, at, "label", "label")
 		cv.bind(in, out, at, "value", "value")
 	},
-	"TextField": func(cv *v08Conv, in, out map[string]any, at string) {
+	"TextField": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.bind(in, out, at, "label", "label")
 		cv.bind(in, out, at, "text", "value")
 		copyProp(in, out, "validationRegexp", "validationRegexp")
 		if t, ok := in["textFieldType"].(string); ok {
 			if t == "date" {
-				cv.lossy(at+"/textFieldType", `textFieldType "date" has no v0.9.1 TextField variant (v0.9.1 has DateTimeInput); shown as "shortText"`)
+				cv.lossy(at.add("/textFieldType").String(), `textFieldType "date" has no v0.9.1 TextField variant (v0.9.1 has DateTimeInput); shown as "shortText"`)
 				t = "shortText"
 			}
 			out["variant"] = t
 		}
 	},
-	"DateTimeInput": func(cv *v08Conv, in, out map[string]any, at string) {
+	"DateTimeInput": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.bind(in, out, at, "value", "value")
 		copyProp(in, out, "enableDate", "enableDate")
 		copyProp(in, out, "enableTime", "enableTime")
 	},
-	"MultipleChoice": func(cv *v08Conv, in, out map[string]any, at string) {
+	"MultipleChoice": func(cv *v08Conv, in, out map[string]any, at where) {
 		out["component"] = "ChoicePicker"
 		cv.bind(in, out, at, "selections", "value")
 		copyProp(in, out, "variant", "displayStyle")
@@ -126,7 +126,7 @@ var v08Catalog = map[string]v08Mapper{
 		for i, x := range opts {
 			o, _ := x.(map[string]any)
 			opt := cv.a.kv("value", o["value"])
-			if l, ok := cv.bound(o["label"], at, "/options/", strconv.Itoa(i), "/label"); ok {
+			if l, ok := cv.bound(o["label"], at.add("/options/", strconv.Itoa(i), "/label")); ok {
 				opt["label"] = l
 			}
 			list = append(list, opt)
@@ -137,17 +137,17 @@ var v08Catalog = map[string]v08Mapper{
 			if n.String() == "1" {
 				out["variant"] = "mutuallyExclusive"
 			} else {
-				cv.lossy(at+"/maxAllowedSelections", "v0.9.1 has one choice or any number of them; at most %s selections is shown as multiple selection without the limit", n)
+				cv.lossy(at.add("/maxAllowedSelections").String(), "v0.9.1 has one choice or any number of them; at most %s selections is shown as multiple selection without the limit", n)
 			}
 		}
 	},
-	"Slider": func(cv *v08Conv, in, out map[string]any, at string) {
+	"Slider": func(cv *v08Conv, in, out map[string]any, at where) {
 		cv.bind(in, out, at, "label", "label")
 		cv.bind(in, out, at, "value", "value")
 		copyProp(in, out, "minValue", "min")
 		copyProp(in, out, "maxValue", "max")
 		if _, ok := out["max"]; !ok {
-			cv.lossy(at, "a v0.9.1 Slider needs a max, which this one does not give; 100 is used")
+			cv.lossy(at.String(), "a v0.9.1 Slider needs a max, which this one does not give; 100 is used")
 			out["max"] = json.Number("100")
 		}
 	},
@@ -163,16 +163,16 @@ var v08Types = func() map[string]any {
 }()
 
 // layout maps Row and Column.
-func layout(cv *v08Conv, in, out map[string]any, at string) {
+func layout(cv *v08Conv, in, out map[string]any, at where) {
 	cv.children(in, out, at)
 	copyProp(in, out, "distribution", "justify")
 	copyProp(in, out, "alignment", "align")
 }
 
 // bind copies a bound property, converted, under its v0.9.1 name.
-func (cv *v08Conv) bind(in, out map[string]any, at, from, to string) {
+func (cv *v08Conv) bind(in, out map[string]any, at where, from, to string) {
 	if x, ok := in[from]; ok {
-		if v, ok := cv.bound(x, at, "/", from); ok {
+		if v, ok := cv.bound(x, at.add("/", from)); ok {
 			out[to] = v
 		}
 	}
@@ -194,7 +194,7 @@ func (cv *v08Conv) ref(in, out map[string]any, from, to string) {
 
 // children maps {"explicitList": [...]} to a list of ids and {"template":
 // {componentId, dataBinding}} to {componentId, path}.
-func (cv *v08Conv) children(in, out map[string]any, at string) {
+func (cv *v08Conv) children(in, out map[string]any, at where) {
 	ch, _ := in["children"].(map[string]any)
 	if list, ok := ch["explicitList"].([]any); ok {
 		ids := cv.a.list(len(list))[:0]
@@ -205,7 +205,7 @@ func (cv *v08Conv) children(in, out map[string]any, at string) {
 		}
 		out["children"] = ids
 		if _, both := ch["template"]; both {
-			cv.lossy(at+"/children/template", "children has both explicitList and template; the explicit list is kept")
+			cv.lossy(at.add("/children/template").String(), "children has both explicitList and template; the explicit list is kept")
 		}
 		return
 	}
@@ -215,6 +215,6 @@ func (cv *v08Conv) children(in, out map[string]any, at string) {
 		out["children"] = m
 		return
 	}
-	cv.lossy(at+"/children", "children has neither explicitList nor template; no children")
+	cv.lossy(at.add("/children").String(), "children has neither explicitList nor template; no children")
 	out["children"] = []any{}
 }
