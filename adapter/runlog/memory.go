@@ -198,6 +198,16 @@ func (m *Memory) Start(ctx context.Context, r Run, supersede bool) (string, erro
 	return prev, nil
 }
 
+// StartWithHistory is Start, then History.
+func (m *Memory) StartWithHistory(ctx context.Context, r Run, supersede bool) (string, []byte, error) {
+	prev, err := m.Start(ctx, r, supersede)
+	if err != nil || r.Unlocked {
+		return prev, nil, err
+	}
+	h, err := m.History(ctx, r.Thread())
+	return prev, h, err
+}
+
 func (m *Memory) Append(ctx context.Context, r Run, events [][]byte, terminal bool) (int64, error) {
 	m.mu.Lock()
 	seq, err := m.appendLocked(r.Ref(), events, terminal, 0)
@@ -213,6 +223,11 @@ func (m *Memory) AppendBatch(ctx context.Context, reqs []AppendRequest) []Append
 	m.mu.Lock()
 	for i, r := range reqs {
 		out[i].Last, out[i].Err = m.appendLocked(r.Run.Ref(), r.Events, r.Terminal, r.First)
+		if r.History != nil {
+			h := m.threadLocked(r.Run.Thread())
+			h.data = r.History
+			m.resizeLocked(h)
+		}
 	}
 	m.mu.Unlock()
 	m.release()

@@ -209,7 +209,10 @@ func flag(b bool) string {
 
 // startScript registers a run: its record, counters and lease, and,
 // unless unlocked, its thread (for the lease's TTL); it enters the run in
-// the index of live runs (KEYS[11]) with its lease's end (ARGV[9]).
+// the index of live runs (KEYS[11]) with its lease's end (ARGV[9]). With
+// ARGV[11] set it also reads the thread's history (KEYS[12]) and, as
+// History does, refreshes it and the thread's record (KEYS[13]) for the
+// history's retention (ARGV[10]).
 var startScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return {-1, ''} end
 local prev = ''
@@ -230,33 +233,55 @@ redis.call('SET', KEYS[5], ARGV[8], 'PX', ARGV[3])
 redis.call('SET', KEYS[6], ARGV[8], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[11], ARGV[9], KEYS[1])
 redis.call('PEXPIRE', KEYS[11], ARGV[2])
-return {0, prev}
+if ARGV[11] ~= '1' then return {0, prev} end
+local h = redis.call('GET', KEYS[12])
+if h then redis.call('PEXPIRE', KEYS[12], ARGV[10]) end
+redis.call('PEXPIRE', KEYS[13], ARGV[10])
+return {0, prev, h}
 `)
 
 func (r *Redis) Start(ctx context.Context, run Run, supersede bool) (string, error) {
+	prev, _, err := r.start(ctx, run, supersede, false)
+	return prev, err
+}
+
+// StartWithHistory is Start and History in one round trip.
+func (r *Redis) StartWithHistory(ctx context.Context, run Run, supersede bool) (string, []byte, error) {
+	return r.start(ctx, run, supersede, !run.Unlocked)
+}
+
+func (r *Redis) start(ctx context.Context, run Run, supersede, history bool) (string, []byte, error) {
 	run.Status = StatusRunning
 	if run.Created.IsZero() {
 		run.Created = time.Now()
 	}
 	b, _ := json.Marshal(run)
 	k := r.keys(run)
+	thread := run.Thread()
 	res, err := startScript.Run(ctx, r.rdb,
-		[]string{k.meta, k.seq, k.seen, k.active, k.lease, k.leased, k.stream, k.end, k.bytes, k.cancel, r.liveKey()},
+		[]string{k.meta, k.seq, k.seen, k.active, k.lease, k.leased, k.stream, k.end, k.bytes, k.cancel, r.liveKey(),
+			r.key("thread", thread, "history"), r.key("thread", thread, "info")},
 		b, ms(r.opts.Retention), ms(r.opts.LeaseTTL), flag(supersede), run.ID, time.Now().UnixMilli(), flag(!run.Unlocked), run.Instance,
-		time.Now().Add(r.opts.LeaseTTL).UnixMilli(),
+		time.Now().Add(r.opts.LeaseTTL).UnixMilli(), ms(r.opts.HistoryRetention), flag(history),
 	).Slice()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	code, _ := res[0].(int64)
 	prev, _ := res[1].(string)
 	switch code {
 	case -1:
-		return "", ErrRunExists
+		return "", nil, ErrRunExists
 	case -2:
-		return prev, ErrThreadBusy
+		return prev, nil, ErrThreadBusy
 	}
-	return prev, nil
+	var h []byte
+	if len(res) > 2 {
+		if s, ok := res[2].(string); ok {
+			h = []byte(s)
+		}
+	}
+	return prev, h, nil
 }
 
 // appendScript appends events unless the run has ended (or, for
@@ -493,6 +518,12 @@ func (r *Redis) restore(ctx context.Context, run Run, next int64) error {
 // are gone (a cursor before them is ErrGap).
 func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendResult {
 	out := make([]AppendResult, len(reqs))
+	var hist map[int]*redis.StatusCmd // the histories set after their runs' appends
+	for i := range reqs {
+		if reqs[i].History != nil && hist == nil {
+			hist = map[int]*redis.StatusCmd{}
+		}
+	}
 	// send appends for the requests idx names, appendGroup runs to a
 	// script call, and returns those Redis refused for want of the script.
 	send := func(idx []int) []int {
@@ -521,6 +552,11 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 			clear(hs)
 			groups = append(groups, g)
 			cmds = append(cmds, pipe.Do(ctx, cmd...))
+			for _, i := range g {
+				if q := &reqs[i]; q.History != nil {
+					hist[i] = pipe.Set(ctx, r.key("thread", q.Run.Thread(), "history"), q.History, r.opts.HistoryRetention)
+				}
+			}
 		}
 		_, _ = pipe.Exec(ctx)
 		defer func() {
@@ -544,6 +580,9 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 					continue
 				}
 				out[i].Last, out[i].Err = appendResult(res[k], nil)
+				if h := hist[i]; h != nil && out[i].Err == nil && h.Err() != nil {
+					out[i].Err = h.Err() // retried: the events are skipped then, the history written again
+				}
 				if q := &reqs[i]; (q.Terminal && out[i].Err == nil) || errors.Is(out[i].Err, ErrFinished) || errors.Is(out[i].Err, ErrOwnerLost) {
 					r.heads.forget(q.Run.Ref())
 				}

@@ -135,6 +135,11 @@ type AppendRequest struct {
 	// Start, if set with a Checkpoint, is the run's start record, stored
 	// with it: what a take-over needs besides the checkpoint.
 	Start []byte
+	// History, if set, is stored as the run's thread's history (as
+	// SaveHistory) right after the events, whatever the append's outcome:
+	// in the same round trip with Redis, so a client that reads one of
+	// the events finds the history too.
+	History []byte
 }
 
 // AppendResult is the outcome of one AppendRequest: the last event's
@@ -159,6 +164,9 @@ type Log interface {
 	// can cancel it. A run id already used by the same owner gives
 	// ErrRunExists.
 	Start(ctx context.Context, r Run, supersede bool) (active string, err error)
+	// StartWithHistory is Start, then History of the run's thread (none
+	// for an Unlocked run): in one round trip with Redis.
+	StartWithHistory(ctx context.Context, r Run, supersede bool) (active string, history []byte, err error)
 	// Append adds the next events, in order, and returns the last one's
 	// sequence number; terminal marks the last event as the run's end,
 	// which frees the thread and sets the status. The log keeps the

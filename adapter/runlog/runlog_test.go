@@ -469,3 +469,70 @@ func TestAppendBatchAnswersEachRun(t *testing.T) {
 		})
 	}
 }
+
+// TestStartWithHistory: a run's start reads its thread's history and
+// keeps it (and the thread) alive as History does; an unlocked run reads
+// none; an append's history is stored with its events, whatever their
+// outcome. With Redis, each is one round trip.
+func TestStartWithHistory(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			const keep = 1500 * time.Millisecond
+			l := b.new(t, MemoryOptions{HistoryRetention: keep}, RedisOptions{HistoryRetention: keep})
+			rt := &roundTrips{}
+			if r, ok := l.(*Redis); ok {
+				r.rdb.AddHook(rt)
+			}
+			trips := func(what string, want int64, f func()) {
+				t.Helper()
+				before := rt.n.Load()
+				f()
+				if _, ok := l.(*Redis); ok && rt.n.Load()-before != want {
+					t.Errorf("%s: %d round trips, want %d", what, rt.n.Load()-before, want)
+				}
+			}
+			ctx := context.Background()
+			r1 := run("o", "r1", "t")
+			var prev string
+			var h []byte
+			var err error
+			trips("a start", 1, func() { prev, h, err = l.StartWithHistory(ctx, r1, false) })
+			if err != nil || prev != "" || h != nil {
+				t.Fatalf("first start = %q, %q, %v; want no history", prev, h, err)
+			}
+			var res []AppendResult
+			trips("an append with a history", 1, func() {
+				res = l.AppendBatch(ctx, []AppendRequest{{Run: r1, Events: [][]byte{ev(1)}, First: 1, History: []byte(`{"h":1}`)}})
+			})
+			if res[0].Err != nil {
+				t.Fatal(res[0].Err)
+			}
+			if got, err := l.History(ctx, r1.Thread()); err != nil || string(got) != `{"h":1}` {
+				t.Fatalf("history after the append = %q, %v", got, err)
+			}
+			// Ended already: the events are refused, the history is stored.
+			l.AppendBatch(ctx, []AppendRequest{{Run: r1, Events: [][]byte{finished}, Terminal: true, First: 2}})
+			res = l.AppendBatch(ctx, []AppendRequest{{Run: r1, Events: [][]byte{ev(3)}, First: 3, History: []byte(`{"h":2}`)}})
+			if !errors.Is(res[0].Err, ErrFinished) {
+				t.Fatalf("append after the end = %+v, want ErrFinished", res[0])
+			}
+			time.Sleep(keep * 2 / 3)
+			trips("a start", 1, func() { prev, h, err = l.StartWithHistory(ctx, run("o", "r2", "t"), false) })
+			if err != nil || string(h) != `{"h":2}` {
+				t.Fatalf("second start = %q, %v; want the stored history", h, err)
+			}
+			time.Sleep(keep * 2 / 3) // past the first retention, within the one the start renewed
+			if got, err := l.History(ctx, r1.Thread()); err != nil || string(got) != `{"h":2}` {
+				t.Fatalf("history after the second start's renewal = %q, %v", got, err)
+			}
+			u := run("o", "r3", "t")
+			u.Unlocked = true
+			if _, h, err := l.StartWithHistory(ctx, u, false); err != nil || h != nil {
+				t.Fatalf("unlocked start = %q, %v; want no history", h, err)
+			}
+			if _, _, err := l.StartWithHistory(ctx, run("o", "r4", "t"), false); !errors.Is(err, ErrThreadBusy) {
+				t.Fatalf("start on the busy thread: %v, want ErrThreadBusy", err)
+			}
+		})
+	}
+}
