@@ -402,3 +402,129 @@ func TestRecordRunSurvivesBlink(t *testing.T) {
 	m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
 	m.Wait()
 }
+
+// callLog is a Redis log that records which of its operations run, and
+// the histories its appends carry.
+type callLog struct {
+	*runlog.Redis
+	mu        sync.Mutex
+	calls     []string
+	histories int // appends that carried a history
+}
+
+func (l *callLog) note(op string) {
+	l.mu.Lock()
+	l.calls = append(l.calls, op)
+	l.mu.Unlock()
+}
+
+func (l *callLog) reset() {
+	l.mu.Lock()
+	l.calls = nil
+	l.mu.Unlock()
+}
+
+func (l *callLog) taken() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.calls)
+}
+
+func (l *callLog) Start(ctx context.Context, r runlog.Run, supersede bool) (string, error) {
+	l.note("Start")
+	return l.Redis.Start(ctx, r, supersede)
+}
+
+func (l *callLog) StartWithHistory(ctx context.Context, r runlog.Run, supersede bool) (string, []byte, error) {
+	l.note("StartWithHistory")
+	return l.Redis.StartWithHistory(ctx, r, supersede)
+}
+
+func (l *callLog) History(ctx context.Context, thread runlog.Ref) ([]byte, error) {
+	l.note("History")
+	return l.Redis.History(ctx, thread)
+}
+
+func (l *callLog) SaveHistory(ctx context.Context, thread runlog.Ref, b []byte) error {
+	l.note("SaveHistory")
+	return l.Redis.SaveHistory(ctx, thread, b)
+}
+
+func (l *callLog) AppendBatch(ctx context.Context, reqs []runlog.AppendRequest) []runlog.AppendResult {
+	l.note("AppendBatch")
+	l.mu.Lock()
+	for _, q := range reqs {
+		if q.History != nil {
+			l.histories++
+		}
+	}
+	l.mu.Unlock()
+	return l.Redis.AppendBatch(ctx, reqs)
+}
+
+// firstSink records what its log had done when the first events reached it.
+type firstSink struct {
+	collector
+	l      *callLog
+	before []string
+}
+
+func (s *firstSink) Send(es []runlog.Entry, now bool) error {
+	if s.before == nil {
+		s.before = s.l.taken()
+	}
+	return s.collector.Send(es, now)
+}
+
+// TestRedisStartRoundTrips: on the Redis log a run's RUN_STARTED reaches
+// its client after two round trips: the start, which reads the thread's
+// history too, and the first append, which stores the history with the
+// run's input in the same pipeline. The run's end stores the history
+// with its terminal event; a second run on the thread finds both runs'
+// messages.
+func TestRedisStartRoundTrips(t *testing.T) {
+	rl, err := runlog.NewRedis(context.Background(), testRedisURL(), runlog.RedisOptions{Prefix: testPrefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &callLog{Redis: rl}
+	m := newManagerOn(t, l, Config{Instance: "i", Batch: true, DetachGrace: time.Minute})
+	reply := []agui.Event{&agui.TextMessageStart{MessageID: "a-1", Role: "assistant"}, &agui.TextMessageContent{MessageID: "a-1", Delta: "hello"}, &agui.TextMessageEnd{MessageID: "a-1"}}
+	var ops []string
+	for i, id := range []string{"r1", "r2"} {
+		l.reset()
+		// Paced: the first events reach the client before the next come.
+		st, err := m.Start(context.Background(), StartRequest{Principal: "p", AgentID: "a", Agent: script(50*time.Millisecond, reply...), Input: input("t", id)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &firstSink{l: l}
+		if err := st.Serve(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.got(); len(got) != 5 || !got[4].Terminal {
+			t.Fatalf("run %s: the client got %d events, want 5 ending with the terminal one", id, len(got))
+		}
+		if want := []string{"StartWithHistory", "AppendBatch"}; !slices.Equal(s.before, want) {
+			t.Errorf("run %d: before RUN_STARTED reached its client the log did %v, want %v", i+1, s.before, want)
+		}
+		ops = append(ops, l.taken()...)
+	}
+	if slices.Contains(ops, "SaveHistory") || slices.Contains(ops, "History") {
+		t.Errorf("the log did %v: a history read or written on its own", ops)
+	}
+	if l.histories != 4 {
+		t.Errorf("%d appends carried a history, want 4 (each run's first and last)", l.histories)
+	}
+	th, err := m.Thread(context.Background(), "p", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, msg := range th.Messages {
+		ids = append(ids, msg.ID)
+	}
+	if want := []string{"u-r1", "a-1", "u-r2"}; !slices.Equal(ids[:min(3, len(ids))], want) {
+		t.Errorf("thread messages %v, want them to start %v", ids, want)
+	}
+}

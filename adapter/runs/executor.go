@@ -99,9 +99,15 @@ func (m *Manager) newExecution(ctx context.Context, lr *localRun, req StartReque
 	x.c = newCommitter(m, lr, client)
 	x.seq = x.c.next
 	if !lr.run.Unlocked {
-		hctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
-		h, _ := m.history(hctx, lr.run.Thread())
-		cancel()
+		var h storedHistory
+		if lr.historyRead {
+			h = decodeHistory(lr.history, lr.run.Owner) // read by the run's start
+			lr.history, lr.historyRead = nil, false
+		} else {
+			hctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
+			h, _ = m.history(hctx, lr.run.Thread())
+			cancel()
+		}
 		x.tr = agui.NewTranscript(h.Messages)
 		x.trimmed = h.Trimmed
 		if h.Run == lr.run.ID {
@@ -232,12 +238,25 @@ func (x *execution) finish(client *startingClient) {
 	}
 }
 
-func (x *execution) saveHistory() {
+// saveHistory stores the thread's history as the run has it now: with a
+// batching log, with the run's next append, in its round trip (callers
+// add the run's first event or its terminal one next).
+func (x *execution) saveHistory() { x.storeHistory(x.m.cfg.Batch) }
+
+// saveHistoryNow stores it at once, after a flush: no append follows.
+func (x *execution) saveHistoryNow() { x.storeHistory(false) }
+
+func (x *execution) storeHistory(withNext bool) {
 	if x.tr == nil {
 		return
 	}
 	run := x.lr.run
 	b := encodeHistory(run.Owner, x.tr.Messages(), x.trimmed, run.ID, max(x.covered, x.seq-1), x.m.cfg.MaxThreadBytes)
+	if withNext {
+		x.c.keepHistory(b)
+		return
+	}
+	x.c.keepHistory(nil) // this one is newer than any kept
 	hctx, cancel := context.WithTimeout(context.Background(), x.m.cfg.OpTimeout)
 	defer cancel()
 	if err := x.m.log.SaveHistory(hctx, run.Thread(), b); err != nil {
@@ -407,6 +426,9 @@ type committer struct {
 	skip     int64  // events up to this one are in the log already (a run taken over)
 	ckpt     []byte // the latest checkpoint, for the next append
 	start    []byte // the run's start record, until an append stored it
+	history  []byte // the thread's history, until an append stored it
+	histGen  int    // history's version: keepHistory counts them
+	histSent int    // the version of the history in the append in flight
 	ckptHeld int    // bytes of checkpoints held or in flight, in the Manager's unwritten
 	inflight bool
 	taken    bool      // an append was taken: the run's first is not waiting
@@ -662,6 +684,15 @@ func (c *committer) dropCheckpoint(n int) {
 	c.m.unwritten.Add(-int64(n))
 }
 
+// keepHistory keeps the thread's history b for the run's next append to
+// store (a later one replaces it; nil forgets it).
+func (c *committer) keepHistory(b []byte) {
+	c.mu.Lock()
+	c.history = b
+	c.histGen++
+	c.mu.Unlock()
+}
+
 // nextSeq is the sequence number of the next event (after a flush).
 func (c *committer) nextSeq() int64 {
 	c.mu.Lock()
@@ -674,10 +705,11 @@ func (c *committer) nextSeq() int64 {
 func (c *committer) take() runlog.AppendRequest {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	q := runlog.AppendRequest{Run: c.lr.run, Events: c.pending, Terminal: c.term, First: c.next, Checkpoint: c.ckpt}
+	q := runlog.AppendRequest{Run: c.lr.run, Events: c.pending, Terminal: c.term, First: c.next, Checkpoint: c.ckpt, History: c.history}
 	if c.ckpt != nil {
 		q.Start = c.start
 	}
+	c.histSent = c.histGen
 	c.next += int64(len(c.pending))
 	c.pending, c.term, c.bytes, c.ckpt = nil, false, 0, nil
 	c.taken = true
@@ -702,6 +734,9 @@ func (c *committer) done(q runlog.AppendRequest, err error) (again, retry bool) 
 		c.dropCheckpoint(len(q.Checkpoint))
 		if q.Start != nil {
 			c.start = nil // stored
+		}
+		if q.History != nil && c.histSent == c.histGen {
+			c.history = nil // stored, and no later one kept meanwhile
 		}
 		c.failing = time.Time{}
 	case c.err != nil:

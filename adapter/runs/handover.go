@@ -202,7 +202,7 @@ func (x *execution) handOver(req *agui.Request) bool {
 		m.logger.WarnContext(x.ctx, "the run's hand-over record is over runlog.maxHandoverBytes; ending it", "runId", lr.run.ID, "bytes", len(b), "max", m.cfg.MaxHandoverBytes)
 		return false
 	}
-	x.saveHistory()
+	x.saveHistoryNow()
 	lctx, cancel := context.WithTimeout(context.Background(), m.cfg.OpTimeout)
 	defer cancel()
 	if err := m.handovers.Offer(lctx, lr.run, b, m.cfg.HandoverClaimTimeout); err != nil {

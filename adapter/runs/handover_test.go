@@ -601,6 +601,12 @@ func (l *shutdownOnStart) Start(ctx context.Context, r runlog.Run, supersede boo
 	return prev, err
 }
 
+func (l *shutdownOnStart) StartWithHistory(ctx context.Context, r runlog.Run, supersede bool) (string, []byte, error) {
+	prev, h, err := l.Log.StartWithHistory(ctx, r, supersede)
+	l.m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "shutting down"})
+	return prev, h, err
+}
+
 // A run registered while Shutdown ended the others ends with them: it
 // must not outlive the process (its readers would see owner_lost).
 func TestRunRegisteredDuringShutdownEnds(t *testing.T) {

@@ -56,14 +56,20 @@ func (m *Manager) history(ctx context.Context, thread runlog.Ref) (storedHistory
 	if err != nil {
 		return storedHistory{}, fmt.Errorf("run log: %w", err)
 	}
+	return decodeHistory(b, thread.Owner), nil
+}
+
+// decodeHistory reads a stored history of owner's thread: one that is
+// absent, unreadable or another principal's is empty.
+func decodeHistory(b []byte, owner string) storedHistory {
 	var h storedHistory
 	if b == nil {
-		return h, nil
+		return h
 	}
-	if err := json.Unmarshal(b, &h); err != nil || h.Owner != thread.Owner {
-		return storedHistory{}, nil // unreadable: as if absent
+	if err := json.Unmarshal(b, &h); err != nil || h.Owner != owner {
+		return storedHistory{} // unreadable: as if absent
 	}
-	return h, nil
+	return h
 }
 
 // encodeHistory encodes msgs within max bytes: the oldest messages are

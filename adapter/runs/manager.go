@@ -272,6 +272,10 @@ type localRun struct {
 	// recorded, if set, closes once the run is in its thread's record
 	// (see Start): its terminal event waits for it.
 	recorded chan struct{}
+	// history is the thread's stored history as the run's start read it
+	// (historyRead), for its execution to begin with.
+	history     []byte
+	historyRead bool
 }
 
 // New starts a Manager on log. Close it after Shutdown and Wait.
@@ -427,7 +431,14 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 	run := runlog.Run{ID: in.RunID, ThreadID: in.ThreadID, AgentID: req.AgentID, Owner: req.Principal, Instance: m.cfg.Instance, Unlocked: req.Unlocked}
 	lctx, cancel := context.WithTimeout(ctx, m.cfg.OpTimeout)
 	defer cancel()
-	prev, err := m.log.Start(lctx, run, m.cfg.Supersede && !req.Unlocked)
+	var prev string
+	var history []byte
+	var err error
+	if run.Unlocked {
+		prev, err = m.log.Start(lctx, run, false)
+	} else {
+		prev, history, err = m.log.StartWithHistory(lctx, run, m.cfg.Supersede)
+	}
 	switch {
 	case errors.Is(err, runlog.ErrThreadBusy):
 		return nil, &BusyError{RunID: prev}
@@ -437,7 +448,8 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (*Started, error)
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	run.Status = runlog.StatusRunning
-	lr := &localRun{run: run, hub: newHub(1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(), first: 1}
+	lr := &localRun{run: run, hub: newHub(1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(), first: 1,
+		history: history, historyRead: !run.Unlocked}
 	if m.cfg.Batch && (!req.Unlocked || prev != "") {
 		// Across the network each call waits behind the appends in
 		// flight: the run's record in its thread and the superseded
