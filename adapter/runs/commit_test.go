@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -526,5 +527,63 @@ func TestRedisStartRoundTrips(t *testing.T) {
 	}
 	if want := []string{"u-r1", "a-1", "u-r2"}; !slices.Equal(ids[:min(3, len(ids))], want) {
 		t.Errorf("thread messages %v, want them to start %v", ids, want)
+	}
+}
+
+// A thread's history waiting for the run's next append counts in what
+// waits for the log (MaxUnwrittenBytes); one with no room there is
+// stored at once, as an append would have, and nothing stays counted.
+func TestHistoryCountsAsUnwritten(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	long := strings.Repeat("x", 16<<10)
+	for _, limit := range []int64{1 << 20, 4 << 10} {
+		mem := runlog.NewMemory(runlog.MemoryOptions{})
+		l := &gatedLog{Log: mem, open: make(chan struct{}), started: map[string]bool{}}
+		l.setGate(true)
+		m, err := New(l, Config{Instance: "i", Batch: true, DetachGrace: time.Minute, MaxUnwrittenBytes: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := input("t", "r")
+		in.Messages[0].Content = agui.Text(long)
+		st, err := m.Start(context.Background(), StartRequest{Principal: "p", AgentID: "a", Agent: script(0), Input: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &collector{}
+		done := make(chan struct{})
+		go func() { defer close(done); st.Serve(context.Background(), c) }()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			if _, held, _ := l.state(); held > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the run's first append never came")
+			}
+		}
+		waiting := m.unwritten.Load()
+		switch {
+		case limit > 16<<10 && waiting < 16<<10:
+			t.Errorf("limit %d: %d bytes wait for the log while the first append, with the history, is held; want the history counted", limit, waiting)
+		case limit < 16<<10 && waiting > limit:
+			t.Errorf("limit %d: %d bytes wait for the log", limit, waiting)
+		}
+		l.setGate(false)
+		<-done
+		if got := c.got(); len(got) != 2 || !got[1].Terminal {
+			t.Fatalf("limit %d: the client got %d events, want RUN_STARTED and the terminal one", limit, len(got))
+		}
+		th, err := m.Thread(context.Background(), "p", "t")
+		if err != nil || len(th.Messages) == 0 || th.Messages[0].ID != "u-r" {
+			t.Errorf("limit %d: thread %+v, %v; want the run's input stored", limit, th.Messages, err)
+		}
+		if n := m.unwritten.Load(); n != 0 {
+			t.Errorf("limit %d: %d bytes still counted after the run", limit, n)
+		}
+		m.Shutdown(&agui.RunFailure{Code: agui.CodeShutdown, Message: "test over"})
+		m.Wait()
+		m.Close()
+		mem.Close()
 	}
 }

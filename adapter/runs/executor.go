@@ -252,9 +252,13 @@ func (x *execution) storeHistory(withNext bool) {
 	}
 	run := x.lr.run
 	b := encodeHistory(run.Owner, x.tr.Messages(), x.trimmed, run.ID, max(x.covered, x.seq-1), x.m.cfg.MaxThreadBytes)
-	if withNext {
-		x.c.keepHistory(b)
+	if withNext && x.c.keepHistory(b) {
 		return
+	}
+	if withNext {
+		// No room among what waits for the log: at once, after what
+		// may carry an older one.
+		_ = x.c.flush()
 	}
 	x.c.keepHistory(nil) // this one is newer than any kept
 	hctx, cancel := context.WithTimeout(context.Background(), x.m.cfg.OpTimeout)
@@ -624,6 +628,7 @@ func (c *committer) close() {
 	if !c.inflight {
 		c.dropCheckpoint(c.ckptHeld) // one no append took
 		c.ckpt = nil
+		c.dropHistory()
 	}
 }
 
@@ -685,12 +690,26 @@ func (c *committer) dropCheckpoint(n int) {
 }
 
 // keepHistory keeps the thread's history b for the run's next append to
-// store (a later one replaces it; nil forgets it).
-func (c *committer) keepHistory(b []byte) {
+// store (a later one replaces it; nil forgets it). Its bytes count in
+// what waits for the log (MaxUnwrittenBytes): false, and nothing kept,
+// when they have no room.
+func (c *committer) keepHistory(b []byte) bool {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	grow := int64(len(b) - len(c.history))
+	if b != nil && grow > 0 && c.m.unwritten.Load()+grow > c.m.cfg.MaxUnwrittenBytes {
+		return false
+	}
+	c.m.unwritten.Add(grow)
 	c.history = b
 	c.histGen++
-	c.mu.Unlock()
+	return true
+}
+
+// dropHistory forgets the history kept (c.mu held).
+func (c *committer) dropHistory() {
+	c.m.unwritten.Add(-int64(len(c.history)))
+	c.history = nil
 }
 
 // nextSeq is the sequence number of the next event (after a flush).
@@ -736,7 +755,7 @@ func (c *committer) done(q runlog.AppendRequest, err error) (again, retry bool) 
 			c.start = nil // stored
 		}
 		if q.History != nil && c.histSent == c.histGen {
-			c.history = nil // stored, and no later one kept meanwhile
+			c.dropHistory() // stored, and no later one kept meanwhile
 		}
 		c.failing = time.Time{}
 	case c.err != nil:
@@ -764,6 +783,7 @@ func (c *committer) done(q runlog.AppendRequest, err error) (again, retry bool) 
 		c.held = 0
 		c.dropCheckpoint(c.ckptHeld)
 		c.ckpt = nil
+		c.dropHistory()
 	}
 	again = c.err == nil && len(c.pending) > 0
 	c.inflight = again
