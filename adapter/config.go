@@ -465,8 +465,10 @@ type RunLogConfig struct {
 	// (while it is slow or does not answer, up to outageTolerance): a run
 	// with no room waits, and its upstream with it. Checkpoints waiting
 	// to be written count too; one with no room is dropped (the run
-	// never waits for it). At a drain, the hand-over records built at
-	// once (up to maxHandoverBytes each) stay within it together.
+	// never waits for it). So do the thread histories that go with a
+	// run's first and terminal events; one with no room is written on
+	// its own. At a drain, the hand-over records built at once (up to
+	// maxHandoverBytes each) stay within it together.
 	MaxBytes int64 `yaml:"maxBytes,omitempty"`
 	// Prefix namespaces Redis keys (default "genui:").
 	Prefix string `yaml:"prefix,omitempty"`
