@@ -518,7 +518,7 @@ func (r *Redis) restore(ctx context.Context, run Run, next int64) error {
 // are gone (a cursor before them is ErrGap).
 func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendResult {
 	out := make([]AppendResult, len(reqs))
-	var hist map[int]*redis.StatusCmd // the histories set after their runs' appends
+	var hist map[int]*redis.StatusCmd // the histories set before their runs' appends
 	for i := range reqs {
 		if reqs[i].History != nil && hist == nil {
 			hist = map[int]*redis.StatusCmd{}
@@ -550,13 +550,16 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 				cmd = r.appendArgv(cmd, hs[j].id, hs[j].instance, q.Run, q.Events, q.Terminal, false, q.First, q.Checkpoint, q.Start)
 			}
 			clear(hs)
-			groups = append(groups, g)
-			cmds = append(cmds, pipe.Do(ctx, cmd...))
+			// The histories go first: Redis may run other clients'
+			// commands between a pipeline's, and whoever sees the
+			// events (a run's end, its thread free) must find them.
 			for _, i := range g {
 				if q := &reqs[i]; q.History != nil {
 					hist[i] = pipe.Set(ctx, r.key("thread", q.Run.Thread(), "history"), q.History, r.opts.HistoryRetention)
 				}
 			}
+			groups = append(groups, g)
+			cmds = append(cmds, pipe.Do(ctx, cmd...))
 		}
 		_, _ = pipe.Exec(ctx)
 		defer func() {
