@@ -525,9 +525,14 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 		}
 	}
 	// send appends for the requests idx names, appendGroup runs to a
-	// script call, and returns those Redis refused for want of the script.
-	send := func(idx []int) []int {
+	// script call, stores the histories of those bare names (requests
+	// with no events), and returns those Redis refused for want of the
+	// script.
+	send := func(idx, bare []int) []int {
 		pipe := r.rdb.Pipeline()
+		for _, i := range bare {
+			hist[i] = pipe.Set(ctx, r.key("thread", reqs[i].Run.Thread(), "history"), reqs[i].History, r.opts.HistoryRetention)
+		}
 		groups := make([][]int, 0, (len(idx)+appendGroup-1)/appendGroup)
 		cmds := make([]*redis.Cmd, 0, cap(groups))
 		hs := make([]*appendHead, appendGroup)
@@ -567,6 +572,9 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 				argvs.put(c.Args())
 			}
 		}()
+		for _, i := range bare {
+			out[i].Err = hist[i].Err()
+		}
 		var missing []int
 		for j, g := range groups {
 			res, err := cmds[j].Int64Slice()
@@ -593,16 +601,19 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 		}
 		return missing
 	}
-	var idx []int
+	var idx, bare []int
 	for i, q := range reqs {
-		if len(q.Events) > 0 {
+		switch {
+		case len(q.Events) > 0:
 			idx = append(idx, i)
+		case q.History != nil:
+			bare = append(bare, i)
 		}
 	}
-	if len(idx) == 0 {
+	if len(idx) == 0 && len(bare) == 0 {
 		return out
 	}
-	if missing := send(idx); len(missing) > 0 {
+	if missing := send(idx, bare); len(missing) > 0 {
 		// The script cache was flushed (a Redis restart): load it and
 		// send what it refused again (those did not run).
 		if err := appendManyScript.Load(ctx, r.rdb).Err(); err != nil {
@@ -611,7 +622,7 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 			}
 			return out
 		}
-		for _, i := range send(missing) {
+		for _, i := range send(missing, nil) {
 			out[i].Err = errors.New("runlog: redis refused the append script")
 		}
 	}
@@ -626,7 +637,7 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 		}
 	}
 	if len(lost) > 0 {
-		for _, i := range send(lost) {
+		for _, i := range send(lost, nil) {
 			out[i].Err = errors.New("runlog: redis refused the append script")
 		}
 	}
