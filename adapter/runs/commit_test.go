@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -585,5 +586,134 @@ func TestHistoryCountsAsUnwritten(t *testing.T) {
 		m.Wait()
 		m.Close()
 		mem.Close()
+	}
+}
+
+// failingLog is a log whose batched appends fail with err, the first
+// times of them (0: all).
+type failingLog struct {
+	runlog.Log
+	err   error
+	mu    sync.Mutex
+	times int
+}
+
+func (l *failingLog) AppendBatch(ctx context.Context, reqs []runlog.AppendRequest) []runlog.AppendResult {
+	l.mu.Lock()
+	fail := l.times >= 0
+	if l.times > 0 {
+		l.times--
+		if l.times == 0 {
+			l.times = -1
+		}
+	}
+	l.mu.Unlock()
+	if !fail {
+		return l.Log.AppendBatch(ctx, reqs)
+	}
+	out := make([]runlog.AppendResult, len(reqs))
+	for i := range out {
+		out[i].Err = l.err
+	}
+	return out
+}
+
+// committerOn is a committer of a run started on mem, with m's appenders.
+func committerOn(t *testing.T, m *Manager, mem runlog.Log) *committer {
+	t.Helper()
+	run := runlog.Run{ID: "r", ThreadID: "t", AgentID: "a", Owner: "p", Instance: "i"}
+	if _, err := mem.Start(context.Background(), run, false); err != nil {
+		t.Fatal(err)
+	}
+	lr := &localRun{run: run, hub: newHub(1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(), first: 1}
+	return newCommitter(m, lr, nil)
+}
+
+func storedHistoryOf(t *testing.T, l runlog.Log) string {
+	t.Helper()
+	b, err := l.History(context.Background(), runlog.Ref{Owner: "p", ID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A history kept while an append carrying an older one is in flight goes
+// with the next append: the older one's success does not forget it. The
+// log ends with the newer, and nothing stays counted as unwritten.
+func TestHistoryKeptDuringAnAppend(t *testing.T) {
+	mem := runlog.NewMemory(runlog.MemoryOptions{})
+	l := &gatedLog{Log: mem, open: make(chan struct{}), started: map[string]bool{}}
+	m := newManagerOn(t, l, Config{Instance: "i", Batch: true, DetachGrace: time.Minute})
+	c := committerOn(t, m, mem)
+	l.setGate(true)
+	if !c.keepHistory([]byte(`{"h":1}`)) {
+		t.Fatal("no room for a small history")
+	}
+	if err := c.add([]byte(`{"type":"RUN_STARTED"}`), false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first append held", func() bool { _, held, _ := l.state(); return held == 1 })
+	if !c.keepHistory([]byte(`{"h":22}`)) {
+		t.Fatal("no room for a small history")
+	}
+	if err := c.add([]byte(`{"type":"RUN_FINISHED"}`), true); err != nil {
+		t.Fatal(err)
+	}
+	l.setGate(false)
+	if err := c.flush(); err != nil {
+		t.Fatal(err)
+	}
+	c.close()
+	if h := storedHistoryOf(t, mem); h != `{"h":22}` {
+		t.Errorf("stored history %s, want the one kept while the first append was in flight", h)
+	}
+	if n := m.unwritten.Load(); n != 0 {
+		t.Errorf("%d bytes still counted after the run", n)
+	}
+}
+
+// A history whose append fails for a while goes with the append retried;
+// one whose appends the log refuses is forgotten with them. Either way
+// nothing stays counted as unwritten, a history kept after the failure
+// included.
+func TestHistoryThroughFailedAppends(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		l     *failingLog
+		want  string
+		fails bool
+	}{
+		{"transient", &failingLog{err: errors.New("blink"), times: 2}, `{"h":1}`, false},
+		{"refused", &failingLog{err: runlog.ErrOwnerLost}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := runlog.NewMemory(runlog.MemoryOptions{})
+			tc.l.Log = mem
+			m := newManagerOn(t, tc.l, Config{Instance: "i", Batch: true, DetachGrace: time.Minute, OutageTolerance: time.Minute})
+			c := committerOn(t, m, mem)
+			if !c.keepHistory([]byte(`{"h":1}`)) {
+				t.Fatal("no room for a small history")
+			}
+			if err := c.add([]byte(`{"type":"RUN_STARTED"}`), false); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.flush(); (err != nil) != tc.fails {
+				t.Fatalf("flush: %v", err)
+			}
+			if tc.fails {
+				c.keepHistory([]byte(`{"h":2}`)) // as conclude keeps one
+				if err := c.add([]byte(`{"type":"RUN_ERROR"}`), true); err == nil {
+					t.Fatal("an append after the log refused the run's was taken")
+				}
+			}
+			c.close()
+			if h := storedHistoryOf(t, mem); h != tc.want {
+				t.Errorf("stored history %q, want %q", h, tc.want)
+			}
+			if n := m.unwritten.Load(); n != 0 {
+				t.Errorf("%d bytes still counted after the run", n)
+			}
+		})
 	}
 }
