@@ -457,3 +457,38 @@ func TestAppendHistoryBeforeItsEvents(t *testing.T) {
 		t.Fatal("the run's end was never seen between the pipeline's commands")
 	}
 }
+
+// TestAppendHistoryAfterRedisLostData: an append's history is stored when
+// Redis lost its scripts (the append is sent again, whole) and when it lost
+// the run's keys (the run is registered again and the append sent again).
+func TestAppendHistoryAfterRedisLostData(t *testing.T) {
+	ctx := context.Background()
+	l := privateRedis(t)
+	reqs := startedRuns(t, l, 2)
+	for i := range reqs {
+		reqs[i].Events = [][]byte{ev(1)}
+		reqs[i].History = []byte(`{"h":1}`)
+	}
+	check := func(what string, want int64) {
+		t.Helper()
+		for i, res := range l.AppendBatch(ctx, reqs) {
+			if res.Err != nil || res.Last != want {
+				t.Fatalf("%s: append %d = %+v, want the last event %d", what, i, res, want)
+			}
+			if h, err := l.History(ctx, reqs[i].Run.Thread()); err != nil || string(h) != string(reqs[i].History) {
+				t.Errorf("%s: history of run %d = %q, %v; want %s", what, i, h, err, reqs[i].History)
+			}
+		}
+	}
+	if err := l.rdb.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	check("scripts lost", 1)
+	if err := l.rdb.FlushDB(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range reqs {
+		reqs[i].First, reqs[i].Events, reqs[i].History = 2, [][]byte{ev(2)}, []byte(`{"h":2}`)
+	}
+	check("keys lost", 2)
+}
