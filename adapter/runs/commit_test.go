@@ -717,3 +717,67 @@ func TestHistoryThroughFailedAppends(t *testing.T) {
 		})
 	}
 }
+
+// stopping is an agent that yields evs and stops, with no terminal event.
+func stopping(evs ...agui.Event) agui.Agent {
+	return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) {
+			for _, ev := range evs {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+		}
+	})
+}
+
+// A run whose chain stops without a terminal event ends with one, and its
+// thread's history, with a batching log too, holds its input and what the
+// chain yielded, whether it yielded anything or not.
+func TestHistoryOfARunWithoutTerminalEvent(t *testing.T) {
+	reply := []agui.Event{&agui.TextMessageStart{MessageID: "a-1", Role: "assistant"}, &agui.TextMessageContent{MessageID: "a-1", Delta: "hello"}, &agui.TextMessageEnd{MessageID: "a-1"}}
+	logs := map[string]func() runlog.Log{
+		"memory": func() runlog.Log { return runlog.NewMemory(runlog.MemoryOptions{}) },
+		"redis": func() runlog.Log {
+			rl, err := runlog.NewRedis(context.Background(), testRedisURL(), runlog.RedisOptions{Prefix: testPrefix()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rl
+		},
+	}
+	for name, newLog := range logs {
+		for _, batch := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s batch %v", name, batch), func(t *testing.T) {
+				m := newManagerOn(t, newLog(), Config{Instance: "i", Batch: batch, DetachGrace: time.Minute})
+				for i, tc := range []struct {
+					evs  []agui.Event
+					want []string
+				}{
+					{nil, []string{"u-r0"}},
+					{reply, []string{"u-r0", "u-r1", "a-1"}},
+				} {
+					id := fmt.Sprint("r", i)
+					got := serve(t, m, StartRequest{Principal: "p", AgentID: "a", Agent: stopping(tc.evs...), Input: input("t", id)})
+					if len(got) != len(tc.evs)+1 || !got[len(got)-1].Terminal {
+						t.Fatalf("run %s: the client got %d events, want %d ending with a terminal one", id, len(got), len(tc.evs)+1)
+					}
+					th, err := m.Thread(context.Background(), "p", "t")
+					if err != nil {
+						t.Fatal(err)
+					}
+					var ids []string
+					for _, msg := range th.Messages {
+						ids = append(ids, msg.ID)
+					}
+					if !slices.Equal(ids, tc.want) {
+						t.Errorf("run %s: thread messages %v, want %v", id, ids, tc.want)
+					}
+					if n := m.unwritten.Load(); n != 0 {
+						t.Errorf("run %s: %d bytes still counted after the run", id, n)
+					}
+				}
+			})
+		}
+	}
+}
