@@ -518,16 +518,21 @@ func (r *Redis) restore(ctx context.Context, run Run, next int64) error {
 // are gone (a cursor before them is ErrGap).
 func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendResult {
 	out := make([]AppendResult, len(reqs))
-	var hist map[int]*redis.StatusCmd // the histories set after their runs' appends
+	var hist map[int]*redis.StatusCmd // the histories set before their runs' appends
 	for i := range reqs {
 		if reqs[i].History != nil && hist == nil {
 			hist = map[int]*redis.StatusCmd{}
 		}
 	}
 	// send appends for the requests idx names, appendGroup runs to a
-	// script call, and returns those Redis refused for want of the script.
-	send := func(idx []int) []int {
+	// script call, stores the histories of those bare names (requests
+	// with no events), and returns those Redis refused for want of the
+	// script.
+	send := func(idx, bare []int) []int {
 		pipe := r.rdb.Pipeline()
+		for _, i := range bare {
+			hist[i] = pipe.Set(ctx, r.key("thread", reqs[i].Run.Thread(), "history"), reqs[i].History, r.opts.HistoryRetention)
+		}
 		groups := make([][]int, 0, (len(idx)+appendGroup-1)/appendGroup)
 		cmds := make([]*redis.Cmd, 0, cap(groups))
 		hs := make([]*appendHead, appendGroup)
@@ -550,13 +555,16 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 				cmd = r.appendArgv(cmd, hs[j].id, hs[j].instance, q.Run, q.Events, q.Terminal, false, q.First, q.Checkpoint, q.Start)
 			}
 			clear(hs)
-			groups = append(groups, g)
-			cmds = append(cmds, pipe.Do(ctx, cmd...))
+			// The histories go first: Redis may run other clients'
+			// commands between a pipeline's, and whoever sees the
+			// events (a run's end, its thread free) must find them.
 			for _, i := range g {
 				if q := &reqs[i]; q.History != nil {
 					hist[i] = pipe.Set(ctx, r.key("thread", q.Run.Thread(), "history"), q.History, r.opts.HistoryRetention)
 				}
 			}
+			groups = append(groups, g)
+			cmds = append(cmds, pipe.Do(ctx, cmd...))
 		}
 		_, _ = pipe.Exec(ctx)
 		defer func() {
@@ -564,6 +572,9 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 				argvs.put(c.Args())
 			}
 		}()
+		for _, i := range bare {
+			out[i].Err = hist[i].Err()
+		}
 		var missing []int
 		for j, g := range groups {
 			res, err := cmds[j].Int64Slice()
@@ -590,16 +601,19 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 		}
 		return missing
 	}
-	var idx []int
+	var idx, bare []int
 	for i, q := range reqs {
-		if len(q.Events) > 0 {
+		switch {
+		case len(q.Events) > 0:
 			idx = append(idx, i)
+		case q.History != nil:
+			bare = append(bare, i)
 		}
 	}
-	if len(idx) == 0 {
+	if len(idx) == 0 && len(bare) == 0 {
 		return out
 	}
-	if missing := send(idx); len(missing) > 0 {
+	if missing := send(idx, bare); len(missing) > 0 {
 		// The script cache was flushed (a Redis restart): load it and
 		// send what it refused again (those did not run).
 		if err := appendManyScript.Load(ctx, r.rdb).Err(); err != nil {
@@ -608,7 +622,7 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 			}
 			return out
 		}
-		for _, i := range send(missing) {
+		for _, i := range send(missing, nil) {
 			out[i].Err = errors.New("runlog: redis refused the append script")
 		}
 	}
@@ -623,7 +637,7 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 		}
 	}
 	if len(lost) > 0 {
-		for _, i := range send(lost) {
+		for _, i := range send(lost, nil) {
 			out[i].Err = errors.New("runlog: redis refused the append script")
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -377,4 +378,117 @@ func redisStats(b *testing.B, rdb *redis.Client) redisNumbers {
 		}
 	}
 	return n
+}
+
+// splitPipelines runs each pipeline that calls a script one command at a
+// time, calling between after each: Redis runs other clients' commands
+// between a pipeline's (it is no transaction).
+type splitPipelines struct{ between func() }
+
+func (*splitPipelines) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (*splitPipelines) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+
+func (s *splitPipelines) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if !slices.ContainsFunc(cmds, func(c redis.Cmder) bool { return c.Name() == "evalsha" }) {
+			return next(ctx, cmds)
+		}
+		var first error
+		for i := range cmds {
+			if err := next(ctx, cmds[i:i+1]); err != nil && first == nil {
+				first = err
+			}
+			s.between()
+		}
+		return first
+	}
+}
+
+// TestAppendHistoryBeforeItsEvents: an append's history is in Redis
+// before its events are, though other clients' commands run between a
+// pipeline's: whoever sees the run's end (its terminal event, its thread
+// free) finds the history it ended with, as does a run started on the
+// thread then.
+func TestAppendHistoryBeforeItsEvents(t *testing.T) {
+	ctx := context.Background()
+	p := prefix()
+	l, err := NewRedis(ctx, redisURL(), RedisOptions{Prefix: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	other, err := NewRedis(ctx, redisURL(), RedisOptions{Prefix: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	r1 := run("o", "r1", "t")
+	if _, _, err := l.StartWithHistory(ctx, r1, false); err != nil {
+		t.Fatal(err)
+	}
+	if res := l.AppendBatch(ctx, []AppendRequest{{Run: r1, Events: [][]byte{ev(1)}, First: 1, History: []byte(`{"h":1}`)}}); res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	ended := 0
+	l.rdb.AddHook(&splitPipelines{between: func() {
+		active, err := other.Active(ctx, r1.Thread())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		es, err := other.Read(ctx, r1.Ref(), 1, 10)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if active != "" && len(es) == 0 {
+			return // not ended yet
+		}
+		ended++
+		if h, err := other.History(ctx, r1.Thread()); err != nil || string(h) != `{"h":2}` {
+			t.Errorf("the run's end seen (thread active %q, %d events after the first) with the history %q, %v; want the one its end carries", active, len(es), h, err)
+		}
+	}})
+	res := l.AppendBatch(ctx, []AppendRequest{{Run: r1, Events: [][]byte{finished}, Terminal: true, First: 2, History: []byte(`{"h":2}`)}})
+	if res[0].Err != nil || res[0].Last != 2 {
+		t.Fatalf("terminal append = %+v", res[0])
+	}
+	if ended == 0 {
+		t.Fatal("the run's end was never seen between the pipeline's commands")
+	}
+}
+
+// TestAppendHistoryAfterRedisLostData: an append's history is stored when
+// Redis lost its scripts (the append is sent again, whole) and when it lost
+// the run's keys (the run is registered again and the append sent again).
+func TestAppendHistoryAfterRedisLostData(t *testing.T) {
+	ctx := context.Background()
+	l := privateRedis(t)
+	reqs := startedRuns(t, l, 2)
+	for i := range reqs {
+		reqs[i].Events = [][]byte{ev(1)}
+		reqs[i].History = []byte(`{"h":1}`)
+	}
+	check := func(what string, want int64) {
+		t.Helper()
+		for i, res := range l.AppendBatch(ctx, reqs) {
+			if res.Err != nil || res.Last != want {
+				t.Fatalf("%s: append %d = %+v, want the last event %d", what, i, res, want)
+			}
+			if h, err := l.History(ctx, reqs[i].Run.Thread()); err != nil || string(h) != string(reqs[i].History) {
+				t.Errorf("%s: history of run %d = %q, %v; want %s", what, i, h, err, reqs[i].History)
+			}
+		}
+	}
+	if err := l.rdb.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	check("scripts lost", 1)
+	if err := l.rdb.FlushDB(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range reqs {
+		reqs[i].First, reqs[i].Events, reqs[i].History = 2, [][]byte{ev(2)}, []byte(`{"h":2}`)
+	}
+	check("keys lost", 2)
 }

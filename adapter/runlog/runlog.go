@@ -136,9 +136,9 @@ type AppendRequest struct {
 	// with it: what a take-over needs besides the checkpoint.
 	Start []byte
 	// History, if set, is stored as the run's thread's history (as
-	// SaveHistory) right after the events, whatever the append's outcome:
-	// in the same round trip with Redis, so a client that reads one of
-	// the events finds the history too.
+	// SaveHistory) with the events, ahead of them, whatever the append's
+	// outcome: in the same round trip with Redis, so a client that reads
+	// one of the events, or finds the run ended, finds the history too.
 	History []byte
 }
 

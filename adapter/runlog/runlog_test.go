@@ -536,3 +536,35 @@ func TestStartWithHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendHistoryWithoutEvents: an append request with a history and no
+// events stores the history, beside one with events.
+func TestAppendHistoryWithoutEvents(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			l := b.new(t, MemoryOptions{}, RedisOptions{})
+			ctx := context.Background()
+			r1, r2 := run("o", "r1", "t1"), run("o", "r2", "t2")
+			for _, r := range []Run{r1, r2} {
+				if _, err := l.Start(ctx, r, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, reqs := range [][]AppendRequest{
+				{{Run: r1, First: 1, History: []byte(`{"h":1}`)}},
+				{{Run: r1, First: 1, History: []byte(`{"h":2}`)}, {Run: r2, Events: [][]byte{ev(1)}, First: 1, History: []byte(`{"h":3}`)}},
+			} {
+				for i, res := range l.AppendBatch(ctx, reqs) {
+					if res.Err != nil {
+						t.Fatalf("request %d: %v", i, res.Err)
+					}
+				}
+				for _, q := range reqs {
+					if got, err := l.History(ctx, q.Run.Thread()); err != nil || string(got) != string(q.History) {
+						t.Errorf("history of %s = %q, %v; want %s", q.Run.ThreadID, got, err, q.History)
+					}
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -585,5 +586,198 @@ func TestHistoryCountsAsUnwritten(t *testing.T) {
 		m.Wait()
 		m.Close()
 		mem.Close()
+	}
+}
+
+// failingLog is a log whose batched appends fail with err, the first
+// times of them (0: all).
+type failingLog struct {
+	runlog.Log
+	err   error
+	mu    sync.Mutex
+	times int
+}
+
+func (l *failingLog) AppendBatch(ctx context.Context, reqs []runlog.AppendRequest) []runlog.AppendResult {
+	l.mu.Lock()
+	fail := l.times >= 0
+	if l.times > 0 {
+		l.times--
+		if l.times == 0 {
+			l.times = -1
+		}
+	}
+	l.mu.Unlock()
+	if !fail {
+		return l.Log.AppendBatch(ctx, reqs)
+	}
+	out := make([]runlog.AppendResult, len(reqs))
+	for i := range out {
+		out[i].Err = l.err
+	}
+	return out
+}
+
+// committerOn is a committer of a run started on mem, with m's appenders.
+func committerOn(t *testing.T, m *Manager, mem runlog.Log) *committer {
+	t.Helper()
+	run := runlog.Run{ID: "r", ThreadID: "t", AgentID: "a", Owner: "p", Instance: "i"}
+	if _, err := mem.Start(context.Background(), run, false); err != nil {
+		t.Fatal(err)
+	}
+	lr := &localRun{run: run, hub: newHub(1, &m.tailBytes, m.cfg.MaxTailBytes), leased: time.Now(), first: 1}
+	return newCommitter(m, lr, nil)
+}
+
+func storedHistoryOf(t *testing.T, l runlog.Log) string {
+	t.Helper()
+	b, err := l.History(context.Background(), runlog.Ref{Owner: "p", ID: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A history kept while an append carrying an older one is in flight goes
+// with the next append: the older one's success does not forget it. The
+// log ends with the newer, and nothing stays counted as unwritten.
+func TestHistoryKeptDuringAnAppend(t *testing.T) {
+	mem := runlog.NewMemory(runlog.MemoryOptions{})
+	l := &gatedLog{Log: mem, open: make(chan struct{}), started: map[string]bool{}}
+	m := newManagerOn(t, l, Config{Instance: "i", Batch: true, DetachGrace: time.Minute})
+	c := committerOn(t, m, mem)
+	l.setGate(true)
+	if !c.keepHistory([]byte(`{"h":1}`)) {
+		t.Fatal("no room for a small history")
+	}
+	if err := c.add([]byte(`{"type":"RUN_STARTED"}`), false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first append held", func() bool { _, held, _ := l.state(); return held == 1 })
+	if !c.keepHistory([]byte(`{"h":22}`)) {
+		t.Fatal("no room for a small history")
+	}
+	if err := c.add([]byte(`{"type":"RUN_FINISHED"}`), true); err != nil {
+		t.Fatal(err)
+	}
+	l.setGate(false)
+	if err := c.flush(); err != nil {
+		t.Fatal(err)
+	}
+	c.close()
+	if h := storedHistoryOf(t, mem); h != `{"h":22}` {
+		t.Errorf("stored history %s, want the one kept while the first append was in flight", h)
+	}
+	if n := m.unwritten.Load(); n != 0 {
+		t.Errorf("%d bytes still counted after the run", n)
+	}
+}
+
+// A history whose append fails for a while goes with the append retried;
+// one whose appends the log refuses is forgotten with them. Either way
+// nothing stays counted as unwritten, a history kept after the failure
+// included.
+func TestHistoryThroughFailedAppends(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		l     *failingLog
+		want  string
+		fails bool
+	}{
+		{"transient", &failingLog{err: errors.New("blink"), times: 2}, `{"h":1}`, false},
+		{"refused", &failingLog{err: runlog.ErrOwnerLost}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := runlog.NewMemory(runlog.MemoryOptions{})
+			tc.l.Log = mem
+			m := newManagerOn(t, tc.l, Config{Instance: "i", Batch: true, DetachGrace: time.Minute, OutageTolerance: time.Minute})
+			c := committerOn(t, m, mem)
+			if !c.keepHistory([]byte(`{"h":1}`)) {
+				t.Fatal("no room for a small history")
+			}
+			if err := c.add([]byte(`{"type":"RUN_STARTED"}`), false); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.flush(); (err != nil) != tc.fails {
+				t.Fatalf("flush: %v", err)
+			}
+			if tc.fails {
+				c.keepHistory([]byte(`{"h":2}`)) // as conclude keeps one
+				if err := c.add([]byte(`{"type":"RUN_ERROR"}`), true); err == nil {
+					t.Fatal("an append after the log refused the run's was taken")
+				}
+			}
+			c.close()
+			if h := storedHistoryOf(t, mem); h != tc.want {
+				t.Errorf("stored history %q, want %q", h, tc.want)
+			}
+			if n := m.unwritten.Load(); n != 0 {
+				t.Errorf("%d bytes still counted after the run", n)
+			}
+		})
+	}
+}
+
+// stopping is an agent that yields evs and stops, with no terminal event.
+func stopping(evs ...agui.Event) agui.Agent {
+	return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) {
+			for _, ev := range evs {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+		}
+	})
+}
+
+// A run whose chain stops without a terminal event ends with one, and its
+// thread's history, with a batching log too, holds its input and what the
+// chain yielded, whether it yielded anything or not.
+func TestHistoryOfARunWithoutTerminalEvent(t *testing.T) {
+	reply := []agui.Event{&agui.TextMessageStart{MessageID: "a-1", Role: "assistant"}, &agui.TextMessageContent{MessageID: "a-1", Delta: "hello"}, &agui.TextMessageEnd{MessageID: "a-1"}}
+	logs := map[string]func() runlog.Log{
+		"memory": func() runlog.Log { return runlog.NewMemory(runlog.MemoryOptions{}) },
+		"redis": func() runlog.Log {
+			rl, err := runlog.NewRedis(context.Background(), testRedisURL(), runlog.RedisOptions{Prefix: testPrefix()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rl
+		},
+	}
+	for name, newLog := range logs {
+		for _, batch := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s batch %v", name, batch), func(t *testing.T) {
+				m := newManagerOn(t, newLog(), Config{Instance: "i", Batch: batch, DetachGrace: time.Minute})
+				for i, tc := range []struct {
+					evs  []agui.Event
+					want []string
+				}{
+					{nil, []string{"u-r0"}},
+					{reply, []string{"u-r0", "u-r1", "a-1"}},
+				} {
+					id := fmt.Sprint("r", i)
+					got := serve(t, m, StartRequest{Principal: "p", AgentID: "a", Agent: stopping(tc.evs...), Input: input("t", id)})
+					if len(got) != len(tc.evs)+1 || !got[len(got)-1].Terminal {
+						t.Fatalf("run %s: the client got %d events, want %d ending with a terminal one", id, len(got), len(tc.evs)+1)
+					}
+					th, err := m.Thread(context.Background(), "p", "t")
+					if err != nil {
+						t.Fatal(err)
+					}
+					var ids []string
+					for _, msg := range th.Messages {
+						ids = append(ids, msg.ID)
+					}
+					if !slices.Equal(ids, tc.want) {
+						t.Errorf("run %s: thread messages %v, want %v", id, ids, tc.want)
+					}
+					if n := m.unwritten.Load(); n != 0 {
+						t.Errorf("run %s: %d bytes still counted after the run", id, n)
+					}
+				}
+			})
+		}
 	}
 }

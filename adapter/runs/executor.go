@@ -243,7 +243,8 @@ func (x *execution) finish(client *startingClient) {
 // add the run's first event or its terminal one next).
 func (x *execution) saveHistory() { x.storeHistory(x.m.cfg.Batch) }
 
-// saveHistoryNow stores it at once, after a flush: no append follows.
+// saveHistoryNow stores it at once, in place of any kept; the caller
+// flushed first, so no append in flight carries an older one.
 func (x *execution) saveHistoryNow() { x.storeHistory(false) }
 
 func (x *execution) storeHistory(withNext bool) {

@@ -124,6 +124,9 @@ type Config struct {
 	// MaxUnwrittenBytes caps the events of all runs together that wait
 	// for the log (Batch; default 128 MiB): beyond it a run waits, and
 	// its upstream with it, until the log takes what it has waiting.
+	// The checkpoints and thread histories waiting for a run's next
+	// append count too; one with no room is not kept (a history is then
+	// stored on its own).
 	MaxUnwrittenBytes int64
 	// Batch appends the events of many runs together (one pipeline per
 	// batch), for a log across the network (Redis).
