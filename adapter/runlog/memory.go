@@ -223,7 +223,7 @@ func (m *Memory) AppendBatch(ctx context.Context, reqs []AppendRequest) []Append
 	m.mu.Lock()
 	for i, r := range reqs {
 		out[i].Last, out[i].Err = m.appendLocked(r.Run.Ref(), r.Events, r.Terminal, r.First)
-		if r.History != nil {
+		if a := m.active[r.Run.Thread()]; r.History != nil && (a == "" || a == r.Run.ID) {
 			h := m.threadLocked(r.Run.Thread())
 			h.data = r.History
 			m.resizeLocked(h)

@@ -516,12 +516,29 @@ func (r *Redis) restore(ctx context.Context, run Run, next int64) error {
 // without its data) registers the run again and appends after all: the
 // run goes on, its sequence with it, and the events before the restart
 // are gone (a cursor before them is ErrGap).
+// historyLua stores a run's thread's history (KEYS[1]) unless another
+// run holds the thread (KEYS[2]): ARGV are the history, its retention in
+// ms and the run's id. Sent whole (EVAL): twice a run at most.
+const historyLua = `
+local a = redis.call('GET', KEYS[2])
+if a and a ~= ARGV[3] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`
+
+// setHistory queues q's history on pipe.
+func (r *Redis) setHistory(ctx context.Context, pipe redis.Pipeliner, q AppendRequest) *redis.Cmd {
+	thread := q.Run.Thread()
+	return pipe.Eval(ctx, historyLua, []string{r.key("thread", thread, "history"), r.key("thread", thread, "active")},
+		q.History, ms(r.opts.HistoryRetention), q.Run.ID)
+}
+
 func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendResult {
 	out := make([]AppendResult, len(reqs))
-	var hist map[int]*redis.StatusCmd // the histories set before their runs' appends
+	var hist map[int]*redis.Cmd // the histories set before their runs' appends
 	for i := range reqs {
 		if reqs[i].History != nil && hist == nil {
-			hist = map[int]*redis.StatusCmd{}
+			hist = map[int]*redis.Cmd{}
 		}
 	}
 	// send appends for the requests idx names, appendGroup runs to a
@@ -531,7 +548,7 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 	send := func(idx, bare []int) []int {
 		pipe := r.rdb.Pipeline()
 		for _, i := range bare {
-			hist[i] = pipe.Set(ctx, r.key("thread", reqs[i].Run.Thread(), "history"), reqs[i].History, r.opts.HistoryRetention)
+			hist[i] = r.setHistory(ctx, pipe, reqs[i])
 		}
 		groups := make([][]int, 0, (len(idx)+appendGroup-1)/appendGroup)
 		cmds := make([]*redis.Cmd, 0, cap(groups))
@@ -560,7 +577,7 @@ func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendR
 			// events (a run's end, its thread free) must find them.
 			for _, i := range g {
 				if q := &reqs[i]; q.History != nil {
-					hist[i] = pipe.Set(ctx, r.key("thread", q.Run.Thread(), "history"), q.History, r.opts.HistoryRetention)
+					hist[i] = r.setHistory(ctx, pipe, *q)
 				}
 			}
 			groups = append(groups, g)

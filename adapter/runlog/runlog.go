@@ -137,8 +137,10 @@ type AppendRequest struct {
 	Start []byte
 	// History, if set, is stored as the run's thread's history (as
 	// SaveHistory) with the events, ahead of them, whatever the append's
-	// outcome: in the same round trip with Redis, so a client that reads
-	// one of the events, or finds the run ended, finds the history too.
+	// outcome, unless another run holds the thread (a run that superseded
+	// this one): in the same round trip with Redis, so a client that
+	// reads one of the events, or finds the run ended, finds the history
+	// too.
 	History []byte
 }
 

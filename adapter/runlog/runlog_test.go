@@ -568,3 +568,39 @@ func TestAppendHistoryWithoutEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestSupersededRunKeepsOffHistory: the history an append carries is
+// stored only while its run holds its thread (or no run does): a run
+// another run superseded cannot overwrite that run's history with its
+// own when it ends.
+func TestSupersededRunKeepsOffHistory(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			l := b.new(t, MemoryOptions{}, RedisOptions{})
+			ctx := context.Background()
+			old, cur := run("o", "r1", "t"), run("o", "r2", "t")
+			if _, err := l.Start(ctx, old, false); err != nil {
+				t.Fatal(err)
+			}
+			if prev, err := l.Start(ctx, cur, true); err != nil || prev != "r1" {
+				t.Fatalf("superseding start = %q, %v", prev, err)
+			}
+			l.AppendBatch(ctx, []AppendRequest{{Run: cur, Events: [][]byte{ev(1)}, First: 1, History: []byte(`{"run":"r2"}`)}})
+			// The superseded run ends, carrying its own history.
+			l.AppendBatch(ctx, []AppendRequest{{Run: old, Events: [][]byte{finished}, Terminal: true, First: 1, History: []byte(`{"run":"r1"}`)}})
+			if h, err := l.History(ctx, cur.Thread()); err != nil || string(h) != `{"run":"r2"}` {
+				t.Fatalf("history after the superseded run ended = %q, %v; want r2's", h, err)
+			}
+			// The thread's own run ends: its history is stored, and once the
+			// thread is free a history-only request is too.
+			l.AppendBatch(ctx, []AppendRequest{{Run: cur, Events: [][]byte{finished}, Terminal: true, First: 2, History: []byte(`{"run":"r2","end":true}`)}})
+			if h, _ := l.History(ctx, cur.Thread()); string(h) != `{"run":"r2","end":true}` {
+				t.Fatalf("history after r2 ended = %q", h)
+			}
+			l.AppendBatch(ctx, []AppendRequest{{Run: old, History: []byte(`{"run":"r1","late":true}`)}})
+			if h, _ := l.History(ctx, cur.Thread()); string(h) != `{"run":"r1","late":true}` {
+				t.Fatalf("history with the thread free = %q", h)
+			}
+		})
+	}
+}
