@@ -781,3 +781,67 @@ func TestHistoryOfARunWithoutTerminalEvent(t *testing.T) {
 		}
 	}
 }
+
+// A run that supersedes another keeps its input in the thread's history
+// when the superseded run ends after it started: the superseded run's
+// last history does not overwrite it.
+func TestSupersededRunLeavesHistory(t *testing.T) {
+	rl, err := runlog.NewRedis(context.Background(), testRedisURL(), runlog.RedisOptions{Prefix: testPrefix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newManagerOn(t, rl, Config{Instance: "i", Batch: true, Supersede: true, DetachGrace: time.Minute})
+	text := []agui.Event{&agui.TextMessageStart{MessageID: "a-r1", Role: "assistant"}}
+	for range 100 {
+		text = append(text, &agui.TextMessageContent{MessageID: "a-r1", Delta: "x"})
+	}
+	st1, err := m.Start(context.Background(), StartRequest{Principal: "p", AgentID: "a", Agent: script(10*time.Millisecond, text...), Input: input("t", "r1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1 := &collector{}
+	done1 := make(chan struct{})
+	go func() { defer close(done1); st1.Serve(context.Background(), c1) }()
+	for deadline := time.Now().Add(5 * time.Second); c1.len() < 5; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first run never streamed")
+		}
+	}
+	in := input("t", "r2")
+	in.Messages = []agui.Message{{ID: "u-r1", Role: agui.RoleUser, Content: agui.Text("hi")}, in.Messages[0]}
+	// RUN_STARTED at once (with the run's history), the end a while after
+	// the superseded run's.
+	slowEnd := agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) {
+			if !yield(&agui.RunStarted{ThreadID: "t", RunID: "r2"}, nil) {
+				return
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			yield(&agui.RunFinished{ThreadID: "t", RunID: "r2"}, nil)
+		}
+	})
+	st2, err := m.Start(context.Background(), StartRequest{Principal: "p", AgentID: "a", Agent: slowEnd, Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := &collector{}
+	done2 := make(chan struct{})
+	go func() { defer close(done2); st2.Serve(context.Background(), c2) }()
+	<-done1 // superseded: ended
+	for deadline := time.Now().Add(5 * time.Second); c2.len() < 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the second run's RUN_STARTED never came")
+		}
+	}
+	th, err := m.Thread(context.Background(), "p", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(th.Messages, func(msg agui.Message) bool { return msg.ID == "u-r2" }) {
+		t.Errorf("while the second run streams, after the superseded one ended, the thread holds %d messages without the second run's input", len(th.Messages))
+	}
+	<-done2
+}

@@ -121,7 +121,8 @@ func (m *Manager) newExecution(ctx context.Context, lr *localRun, req StartReque
 			x.rebuildTranscript(lr.rebuild)
 		}
 		// The run's new input (the user's message) is in the thread's
-		// history from the start, so a client that reloads mid-run shows
+		// history from the start (with a batching log, from its first
+		// event, written with it), so a client that reloads mid-run shows
 		// it and resumes the active run: one write per run, none per
 		// event.
 		if len(x.tr.Messages()) > len(h.Messages) {
