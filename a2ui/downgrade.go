@@ -111,7 +111,7 @@ func own(s string, b []byte) string {
 // without a copy: the strings decoded are m's bytes, so what it returns
 // is encoded afresh, and its errors' strings may be m's.
 func (v *Validator) downgradeIn(a *arena, m []byte, idx int) (json.RawMessage, []Error) {
-	ver, sid, _ := probeVersion(m)
+	ver, sid, _ := v.verdicts.probe(m, v.verdicts.hash(m))
 	fail := func(rule, path, msg string) []Error {
 		return []Error{{Rule: rule, SurfaceID: sid, Path: path, Message: msg, Index: idx}}
 	}

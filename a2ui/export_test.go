@@ -6,5 +6,6 @@ package a2ui
 func (v *Validator) ForgetVerdicts() {
 	v.verdicts.mu.Lock()
 	clear(v.verdicts.ok)
+	clear(v.verdicts.probes)
 	v.verdicts.mu.Unlock()
 }

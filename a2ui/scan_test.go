@@ -365,3 +365,27 @@ func FuzzProbeVersion(f *testing.F) {
 		}
 	})
 }
+
+// TestProbesRemembered: what the version probe read in a message is
+// remembered by its bytes and given back the same, within the verdicts'
+// bound however many messages come.
+func TestProbesRemembered(t *testing.T) {
+	d := newVerdicts()
+	for i := range 3 * maxVerdicts {
+		m := []byte(fmt.Sprintf(`{"surfaceUpdate":{"surfaceId":"s%d","components":[]}}`, i))
+		h := d.hash(m)
+		for range 2 {
+			if v, sid, op := d.probe(m, h); v != "v0.8" || sid != fmt.Sprint("s", i) || op != "surfaceUpdate" {
+				t.Fatalf("message %d probed %q %q %q", i, v, sid, op)
+			}
+		}
+		if len(d.probes) > maxVerdicts {
+			t.Fatalf("%d probes remembered, more than %d", len(d.probes), maxVerdicts)
+		}
+	}
+	none := []byte(`{"nothing":1}`)
+	d.probe(none, d.hash(none))
+	if _, ok := d.probes[d.hash(none)]; ok {
+		t.Error("a message of no version is remembered")
+	}
+}

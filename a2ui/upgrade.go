@@ -65,7 +65,8 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 	var u Upgrade
 	family := up.family
 	for i, m := range msgs {
-		ver, sid, op := probeVersion(m)
+		h := up.v.verdicts.hash(m)
+		ver, sid, op := up.v.verdicts.probe(m, h)
 		fam := ver
 		if slices.Contains(schemas.Versions, ver) {
 			fam = "v0.9"
@@ -125,7 +126,7 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 		}
 		up.conv.lent = true // until Next returns: see giveBack
 		up.conv.index = i
-		out, issues := up.conv.convertProbed(m, sid, op)
+		out, issues := up.conv.convertProbed(m, sid, op, h)
 		u.Issues = append(u.Issues, issues...)
 		for _, o := range out {
 			u.Messages = append(u.Messages, o.Message)

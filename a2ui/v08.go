@@ -91,14 +91,15 @@ func (v *Validator) NewV08Converter(version string) *V08Converter {
 // messages it becomes (none while its surface waits for beginRendering;
 // the held ones when it comes) and what could not be converted.
 func (c *V08Converter) Convert(b []byte) ([]Converted, []Error) {
-	return c.convertProbed(b, "", "")
+	return c.convertProbed(b, "", "", c.v.verdicts.hash(b))
 }
 
 // convertProbed is Convert for a message whose surface id and operation
-// probeVersion found ("" when not known).
-func (c *V08Converter) convertProbed(b []byte, sid, op string) ([]Converted, []Error) {
+// probeVersion found ("" when not known); h is its bytes' hash
+// (verdicts.hash).
+func (c *V08Converter) convertProbed(b []byte, sid, op string, h uint64) ([]Converted, []Error) {
 	a := getArena()
-	out, errs := c.convert(a, b, sid, op)
+	out, errs := c.convert(a, b, sid, op, h)
 	a.put() // out is encoded, a message held is copied: none of it is a's
 	ownErrors(errs, b)
 	return out, errs
@@ -110,7 +111,7 @@ func (c *V08Converter) convertProbed(b []byte, sid, op string) ([]Converted, []E
 // before and that its surface will hold is held with no decoding. b is
 // decoded without a copy (decodeViewIn): what the converter keeps of it
 // is copied, and its errors' strings may be b's.
-func (c *V08Converter) convert(a *arena, b []byte, probedSID, probedOp string) (out []Converted, errs []Error) {
+func (c *V08Converter) convert(a *arena, b []byte, probedSID, probedOp string, h uint64) (out []Converted, errs []Error) {
 	idx := c.index
 	c.index++
 	fail := func(rule, sid, path, msg string) []Error {
@@ -119,7 +120,7 @@ func (c *V08Converter) convert(a *arena, b []byte, probedSID, probedOp string) (
 	if len(b) > c.v.opts.MaxMessageBytes {
 		return nil, fail(RuleTooLarge, "", "", fmt.Sprintf("message is %d bytes, more than %d", len(b), c.v.opts.MaxMessageBytes))
 	}
-	k, checked := c.v.verdicts.passed(c.v.v08, checkV08Input, b)
+	k, checked := c.v.verdicts.passedHash(c.v.v08, checkV08Input, h)
 	if checked && (probedOp == "surfaceUpdate" || probedOp == "dataModelUpdate") && probedSID != "" && utf8.ValidString(probedSID) {
 		// These bytes decoded before, with this one v0.8 operation, and
 		// passed the schema and the catalog; the probe read the surface

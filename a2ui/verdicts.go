@@ -23,7 +23,13 @@ type verdicts struct {
 	seed maphash.Seed
 	mu   sync.Mutex
 	ok   map[verdictKey]struct{}
+	// probes are what probeVersion read in a message, keyed like a
+	// check on its bytes: the same bytes probe the same.
+	probes map[uint64]probed
 }
+
+// probed is probeVersion's answer.
+type probed struct{ version, surfaceID, op string }
 
 type verdictKey struct {
 	schema *jsonschema.Schema
@@ -54,7 +60,31 @@ const (
 const maxVerdicts = 8192
 
 func newVerdicts() *verdicts {
-	return &verdicts{seed: maphash.MakeSeed(), ok: map[verdictKey]struct{}{}}
+	return &verdicts{seed: maphash.MakeSeed(), ok: map[verdictKey]struct{}{}, probes: map[uint64]probed{}}
+}
+
+// hash is the key of a check on b's bytes (passedHash).
+func (d *verdicts) hash(b []byte) uint64 { return maphash.Bytes(d.seed, b) }
+
+// probe is probeVersion(m) for m of hash h, remembered for a message of a
+// known version (a stream of a surface's messages, sent again).
+func (d *verdicts) probe(m []byte, h uint64) (version, surfaceID, op string) {
+	d.mu.Lock()
+	p, hit := d.probes[h]
+	d.mu.Unlock()
+	if hit {
+		return p.version, p.surfaceID, p.op
+	}
+	version, surfaceID, op = probeVersion(m)
+	if version != "" {
+		d.mu.Lock()
+		if len(d.probes) >= maxVerdicts {
+			clear(d.probes)
+		}
+		d.probes[h] = probed{version, surfaceID, op}
+		d.mu.Unlock()
+	}
+	return version, surfaceID, op
 }
 
 // validate is sch.Validate(v), skipped when sch already accepted v.
@@ -78,7 +108,12 @@ func (d *verdicts) validate(sch *jsonschema.Schema, v any) error {
 // passed reports whether check already passed on b (with sch); k is the
 // key to remember once it passes.
 func (d *verdicts) passed(sch *jsonschema.Schema, check checkBytes, b []byte) (k verdictKey, ok bool) {
-	k = verdictKey{schema: sch, hash: maphash.Bytes(d.seed, b), check: check}
+	return d.passedHash(sch, check, d.hash(b))
+}
+
+// passedHash is passed for bytes of hash h.
+func (d *verdicts) passedHash(sch *jsonschema.Schema, check checkBytes, h uint64) (k verdictKey, ok bool) {
+	k = verdictKey{schema: sch, hash: h, check: check}
 	return k, d.has(k)
 }
 
