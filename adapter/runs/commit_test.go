@@ -518,14 +518,7 @@ func TestRedisStartRoundTrips(t *testing.T) {
 	if l.histories != 4 {
 		t.Errorf("%d appends carried a history, want 4 (each run's first and last)", l.histories)
 	}
-	th, err := m.Thread(context.Background(), "p", "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, msg := range th.Messages {
-		ids = append(ids, msg.ID)
-	}
+	ids := threadIDs(t, m, "p", "t")
 	if want := []string{"u-r1", "a-1", "u-r2"}; !slices.Equal(ids[:min(3, len(ids))], want) {
 		t.Errorf("thread messages %v, want them to start %v", ids, want)
 	}
@@ -762,15 +755,7 @@ func TestHistoryOfARunWithoutTerminalEvent(t *testing.T) {
 					if len(got) != len(tc.evs)+1 || !got[len(got)-1].Terminal {
 						t.Fatalf("run %s: the client got %d events, want %d ending with a terminal one", id, len(got), len(tc.evs)+1)
 					}
-					th, err := m.Thread(context.Background(), "p", "t")
-					if err != nil {
-						t.Fatal(err)
-					}
-					var ids []string
-					for _, msg := range th.Messages {
-						ids = append(ids, msg.ID)
-					}
-					if !slices.Equal(ids, tc.want) {
+					if ids := threadIDs(t, m, "p", "t"); !slices.Equal(ids, tc.want) {
 						t.Errorf("run %s: thread messages %v, want %v", id, ids, tc.want)
 					}
 					if n := m.unwritten.Load(); n != 0 {
@@ -836,12 +821,22 @@ func TestSupersededRunLeavesHistory(t *testing.T) {
 			t.Fatal("the second run's RUN_STARTED never came")
 		}
 	}
-	th, err := m.Thread(context.Background(), "p", "t")
+	if ids := threadIDs(t, m, "p", "t"); !slices.Contains(ids, "u-r2") {
+		t.Errorf("while the second run streams, after the superseded one ended, the thread holds %v, without the second run's input", ids)
+	}
+	<-done2
+}
+
+// threadIDs is the ids of the messages of principal's thread.
+func threadIDs(t *testing.T, m *Manager, principal, thread string) []string {
+	t.Helper()
+	th, err := m.Thread(context.Background(), principal, thread)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(th.Messages, func(msg agui.Message) bool { return msg.ID == "u-r2" }) {
-		t.Errorf("while the second run streams, after the superseded one ended, the thread holds %d messages without the second run's input", len(th.Messages))
+	var ids []string
+	for _, msg := range th.Messages {
+		ids = append(ids, msg.ID)
 	}
-	<-done2
+	return ids
 }
