@@ -517,11 +517,15 @@ func (r *Redis) restore(ctx context.Context, run Run, next int64) error {
 // run goes on, its sequence with it, and the events before the restart
 // are gone (a cursor before them is ErrGap).
 // historyLua stores a run's thread's history (KEYS[1]) unless another
-// run holds the thread (KEYS[2]): ARGV are the history, its retention in
-// ms and the run's id. Sent whole (EVAL): twice a run at most.
+// run holds the thread (KEYS[2]) or another instance the run's lease
+// (KEYS[3]: the run was taken over): ARGV are the history, its retention
+// in ms, the run's id and its instance. Sent whole (EVAL): twice a run at
+// most.
 const historyLua = `
 local a = redis.call('GET', KEYS[2])
 if a and a ~= ARGV[3] then return 0 end
+local l = redis.call('GET', KEYS[3])
+if l and l ~= ARGV[4] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `
@@ -529,8 +533,9 @@ return 1
 // setHistory queues q's history on pipe.
 func (r *Redis) setHistory(ctx context.Context, pipe redis.Pipeliner, q AppendRequest) *redis.Cmd {
 	thread := q.Run.Thread()
-	return pipe.Eval(ctx, historyLua, []string{r.key("thread", thread, "history"), r.key("thread", thread, "active")},
-		q.History, ms(r.opts.HistoryRetention), q.Run.ID)
+	return pipe.Eval(ctx, historyLua,
+		[]string{r.key("thread", thread, "history"), r.key("thread", thread, "active"), r.key("run", q.Run.Ref(), "lease")},
+		q.History, ms(r.opts.HistoryRetention), q.Run.ID, q.Run.Instance)
 }
 
 func (r *Redis) AppendBatch(ctx context.Context, reqs []AppendRequest) []AppendResult {

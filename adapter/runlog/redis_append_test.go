@@ -492,3 +492,30 @@ func TestAppendHistoryAfterRedisLostData(t *testing.T) {
 	}
 	check("keys lost", 2)
 }
+
+// TestFencedOwnerKeepsOffHistory: an owner whose run another instance
+// took over (it stalled past its lease) learns it at its next append,
+// which is fenced; the history that append carries is not stored over
+// the new owner's.
+func TestFencedOwnerKeepsOffHistory(t *testing.T) {
+	l := privateRedis(t)
+	ctx := context.Background()
+	r := run("o", "r", "t")
+	if _, err := l.Start(ctx, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.SaveHistory(ctx, r.Thread(), []byte(`{"by":"i2"}`)); err != nil {
+		t.Fatal(err)
+	}
+	// The take-over: another instance holds the run's lease.
+	if err := l.rdb.Set(ctx, l.keys(r).lease, "i2", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	res := l.AppendBatch(ctx, []AppendRequest{{Run: r, Events: [][]byte{ev(1)}, First: 1, History: []byte(`{"by":"i1"}`)}})
+	if !errors.Is(res[0].Err, ErrOwnerLost) {
+		t.Fatalf("the stalled owner's append = %+v, want ErrOwnerLost", res[0])
+	}
+	if h, _ := l.History(ctx, r.Thread()); string(h) != `{"by":"i2"}` {
+		t.Fatalf("history = %s, want the new owner's", h)
+	}
+}

@@ -138,9 +138,9 @@ type AppendRequest struct {
 	// History, if set, is stored as the run's thread's history (as
 	// SaveHistory) with the events, ahead of them, whatever the append's
 	// outcome, unless another run holds the thread (a run that superseded
-	// this one): in the same round trip with Redis, so a client that
-	// reads one of the events, or finds the run ended, finds the history
-	// too.
+	// this one) or another instance the run (it took the run over): in
+	// the same round trip with Redis, so a client that reads one of the
+	// events, or finds the run ended, finds the history too.
 	History []byte
 }
 
