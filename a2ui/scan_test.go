@@ -383,9 +383,16 @@ func TestProbesRemembered(t *testing.T) {
 			t.Fatalf("%d probes remembered, more than %d", len(d.probes), maxVerdicts)
 		}
 	}
-	none := []byte(`{"nothing":1}`)
-	d.probe(none, d.hash(none))
-	if _, ok := d.probes[d.hash(none)]; ok {
-		t.Error("a message of no version is remembered")
+	for _, m := range []string{
+		`{"nothing":1}`,
+		`{"version":"` + strings.Repeat("v", 1<<20) + `","createSurface":{"surfaceId":"s"}}`,
+		`{"surfaceUpdate":{"surfaceId":"` + strings.Repeat("s", 1<<20) + `","components":[]}}`,
+		`{"` + strings.Repeat("o", 1<<20) + `":{"surfaceId":"s"},"version":"v0.9"}`,
+	} {
+		b := []byte(m)
+		d.probe(b, d.hash(b))
+		if _, ok := d.probes[d.hash(b)]; ok {
+			t.Errorf("a message of no known version, or with a long name, is remembered: %.40s…", m)
+		}
 	}
 }

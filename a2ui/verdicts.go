@@ -66,8 +66,14 @@ func newVerdicts() *verdicts {
 // hash is the key of a check on b's bytes (passedHash).
 func (d *verdicts) hash(b []byte) uint64 { return maphash.Bytes(d.seed, b) }
 
+// maxProbedID is the longest surface id a remembered probe keeps: the
+// probes hold their strings, so a message with a long one is probed
+// again each time rather than held.
+const maxProbedID = 256
+
 // probe is probeVersion(m) for m of hash h, remembered for a message of a
-// known version (a stream of a surface's messages, sent again).
+// known version and a short surface id (a stream of a surface's
+// messages, sent again).
 func (d *verdicts) probe(m []byte, h uint64) (version, surfaceID, op string) {
 	d.mu.Lock()
 	p, hit := d.probes[h]
@@ -76,7 +82,7 @@ func (d *verdicts) probe(m []byte, h uint64) (version, surfaceID, op string) {
 		return p.version, p.surfaceID, p.op
 	}
 	version, surfaceID, op = probeVersion(m)
-	if version != "" {
+	if knownNames[version] != "" && len(surfaceID) <= maxProbedID && len(op) <= maxProbedID {
 		d.mu.Lock()
 		if len(d.probes) >= maxVerdicts {
 			clear(d.probes)
