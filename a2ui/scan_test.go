@@ -370,8 +370,9 @@ func FuzzProbeVersion(f *testing.F) {
 // remembered by its bytes and given back the same, within the verdicts'
 // bound however many messages come.
 func TestProbesRemembered(t *testing.T) {
-	d := newVerdicts()
-	for i := range 3 * maxVerdicts {
+	const max = 100
+	d := newVerdicts(max)
+	for i := range 3 * max {
 		m := []byte(fmt.Sprintf(`{"surfaceUpdate":{"surfaceId":"s%d","components":[]}}`, i))
 		h := d.hash(m)
 		for range 2 {
@@ -379,8 +380,8 @@ func TestProbesRemembered(t *testing.T) {
 				t.Fatalf("message %d probed %q %q %q", i, v, sid, op)
 			}
 		}
-		if len(d.probes) > maxVerdicts {
-			t.Fatalf("%d probes remembered, more than %d", len(d.probes), maxVerdicts)
+		if len(d.probes) > max {
+			t.Fatalf("%d probes remembered, more than %d", len(d.probes), max)
 		}
 	}
 	for _, m := range []string{

@@ -50,6 +50,10 @@ type Options struct {
 	// surfaces waiting for beginRendering, and the messages of one
 	// @ag-ui/a2a surface held to be sent whole. Default 1000.
 	MaxHeldMessages int
+	// MaxRemembered caps the schema verdicts, and apart the version
+	// probes, the validator remembers (each is forgotten whole when
+	// full). Default 8192.
+	MaxRemembered int
 }
 
 func (o Options) withDefaults() Options {
@@ -73,6 +77,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxHeldMessages == 0 {
 		o.MaxHeldMessages = 1000
+	}
+	if o.MaxRemembered == 0 {
+		o.MaxRemembered = 8192
 	}
 	return o
 }
@@ -112,7 +119,8 @@ func NewValidator(opts Options) (*Validator, error) {
 			return nil, fmt.Errorf("a2ui: add schema %s: %w", u, err)
 		}
 	}
-	v := &Validator{opts: opts.withDefaults(), components: map[string]*jsonschema.Schema{}, strictOnce: new(sync.Once), verdicts: newVerdicts()}
+	opts = opts.withDefaults()
+	v := &Validator{opts: opts, components: map[string]*jsonschema.Schema{}, strictOnce: new(sync.Once), verdicts: newVerdicts(opts.MaxRemembered)}
 	if v.s2c, err = c.Compile(schemas.Base + "server_to_client.json"); err != nil {
 		return nil, fmt.Errorf("a2ui: compile: %w", err)
 	}

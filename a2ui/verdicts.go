@@ -18,9 +18,10 @@ import (
 // validation is the costly part (the integrity rules still run every
 // time). Only successes are kept, so a refusal always comes with its
 // errors. The seed is random per process, so a collision cannot be
-// crafted; the table is bounded (cleared when full).
+// crafted; the table is bounded (max entries, cleared when full).
 type verdicts struct {
 	seed maphash.Seed
+	max  int
 	mu   sync.Mutex
 	ok   map[verdictKey]struct{}
 	// probes are what probeVersion read in a message, keyed like a
@@ -57,10 +58,8 @@ const (
 	checkV08Output
 )
 
-const maxVerdicts = 8192
-
-func newVerdicts() *verdicts {
-	return &verdicts{seed: maphash.MakeSeed(), ok: map[verdictKey]struct{}{}, probes: map[uint64]probed{}}
+func newVerdicts(max int) *verdicts {
+	return &verdicts{seed: maphash.MakeSeed(), max: max, ok: map[verdictKey]struct{}{}, probes: map[uint64]probed{}}
 }
 
 // hash is the key of a check on b's bytes (passedHash).
@@ -84,7 +83,7 @@ func (d *verdicts) probe(m []byte, h uint64) (version, surfaceID, op string) {
 	version, surfaceID, op = probeVersion(m)
 	if knownNames[version] != "" && len(surfaceID) <= maxProbedID && len(op) <= maxProbedID {
 		d.mu.Lock()
-		if len(d.probes) >= maxVerdicts {
+		if len(d.probes) >= d.max {
 			clear(d.probes)
 		}
 		d.probes[h] = probed{version, surfaceID, op}
@@ -133,7 +132,7 @@ func (d *verdicts) has(k verdictKey) bool {
 // remember records that the check k names passed.
 func (d *verdicts) remember(k verdictKey) {
 	d.mu.Lock()
-	if len(d.ok) >= maxVerdicts {
+	if len(d.ok) >= d.max {
 		clear(d.ok)
 	}
 	d.ok[k] = struct{}{}

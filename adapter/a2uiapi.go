@@ -67,6 +67,12 @@ func (c A2UIAPIConfig) maxPerPrincipal() int {
 	return c.MaxConcurrentPerPrincipal
 }
 
+// options are the validator's options these caps give.
+func (c A2UILimits) options() a2ui.Options {
+	return a2ui.Options{MaxMessageBytes: c.MaxMessageBytes, MaxComponents: c.MaxComponents, MaxTemplateItems: c.MaxTemplateItems,
+		MaxDepth: c.MaxDepth, MaxFunctionDepth: c.MaxFunctionDepth, MaxHeldMessages: c.MaxHeldMessages, MaxRemembered: c.MaxRemembered}
+}
+
 func (c A2UIAPIConfig) maxBody() int64 {
 	if c.MaxBodyBytes == 0 {
 		return 1 << 20
@@ -134,7 +140,11 @@ func splitMessages(body []byte) ([][]byte, error) {
 // components.
 func handleA2UIValidate(s *Server) echo.HandlerFunc {
 	v := s.a2ui
-	strict := sync1(func() *a2ui.Validator { return a2ui.MustValidator(a2ui.Options{Strict: true}) })
+	strict := sync1(func() *a2ui.Validator {
+		o := v.Options()
+		o.Strict = true
+		return a2ui.MustValidator(o)
+	})
 	return func(c *echo.Context) error {
 		body, release, err := s.heavyBody(c)
 		if err != nil {
@@ -176,7 +186,9 @@ func handleA2UIValidate(s *Server) echo.HandlerFunc {
 func handleA2UIRender(s *Server) echo.HandlerFunc {
 	v := s.a2ui
 	strict := sync1(func() *a2ui.Validator {
-		return a2ui.MustValidator(a2ui.Options{Strict: true, CheckBindings: true, CatalogIDs: v.Options().CatalogIDs})
+		o := v.Options()
+		o.Strict, o.CheckBindings = true, true
+		return a2ui.MustValidator(o)
 	})
 	return func(c *echo.Context) error {
 		body, release, err := s.heavyBody(c)

@@ -144,3 +144,26 @@ func TestA2UIRenderAPI(t *testing.T) {
 		}
 	}
 }
+
+// The A2UI caps are configuration (a2uiLimits): a surface over
+// maxComponents, a message over maxMessageBytes, is refused by
+// /a2ui/validate, strict or not, as by every stream.
+func TestA2UILimitsConfigured(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.A2UILimits = A2UILimits{MaxComponents: 2, MaxMessageBytes: 4096}
+	ts := newTestServer(t, cfg)
+	cs := `{"version":"v0.9","createSurface":{"surfaceId":"s","catalogId":"https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"}}`
+	three := `{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"root","component":"Column","children":["a","b"]},{"id":"a","component":"Text","text":"x"},{"id":"b","component":"Text","text":"y"}]}}`
+	big := `{"version":"v0.9","updateComponents":{"surfaceId":"s","components":[{"id":"root","component":"Text","text":"` + strings.Repeat("x", 5000) + `"}]}}`
+	for _, tc := range []struct{ name, body, rule string }{
+		{"three components", "[" + cs + "," + three + "]", "too_many_components"},
+		{"a 5 KB message", "[" + cs + "," + big + "]", "too_large"},
+	} {
+		for _, q := range []string{"", "?strict=true"} {
+			resp, body := post(t, ts.URL+"/a2ui/validate"+q, "application/json", tc.body)
+			if resp.StatusCode != 200 || !strings.Contains(body, `"valid":false`) || !strings.Contains(body, `"rule":"`+tc.rule+`"`) {
+				t.Errorf("%s%s: %d %s, want it refused with %s", tc.name, q, resp.StatusCode, body, tc.rule)
+			}
+		}
+	}
+}

@@ -104,6 +104,10 @@ type Config struct {
 	History HistoryConfig `yaml:"history,omitempty"`
 	// Limits bound what one client can hold.
 	Limits LimitsConfig `yaml:"limits,omitempty"`
+	// A2UILimits caps what the A2UI validator and converters take and
+	// keep, for every surface that passes through and for /a2ui/validate
+	// and /a2ui/render.
+	A2UILimits A2UILimits `yaml:"a2uiLimits,omitempty"`
 	// A2UIAPI configures POST /a2ui/validate and /a2ui/render.
 	A2UIAPI A2UIAPIConfig `yaml:"a2uiApi,omitempty"`
 	// MemoryLimit is the Go runtime's soft memory limit in bytes
@@ -220,6 +224,32 @@ type LimitsConfig struct {
 	// that has refilled is dropped; at the cap, another principal's
 	// bucket is dropped to make room (that principal starts afresh).
 	RunStartPrincipals int `yaml:"runStartPrincipals,omitempty"`
+}
+
+// A2UILimits caps the A2UI validator and converters.
+type A2UILimits struct {
+	// MaxMessageBytes caps one A2UI message (default 1 MiB); a larger
+	// one is refused with too_large.
+	MaxMessageBytes int `yaml:"maxMessageBytes,omitempty"`
+	// MaxComponents caps the components of one surface (default 1000).
+	MaxComponents int `yaml:"maxComponents,omitempty"`
+	// MaxTemplateItems caps an array a template iterates (default 1000).
+	MaxTemplateItems int `yaml:"maxTemplateItems,omitempty"`
+	// MaxDepth caps the component tree's depth and a message's JSON
+	// nesting (default 50).
+	MaxDepth int `yaml:"maxDepth,omitempty"`
+	// MaxFunctionDepth caps nested function calls (default 5).
+	MaxFunctionDepth int `yaml:"maxFunctionDepth,omitempty"`
+	// MaxHeldMessages caps the v0.8 messages a stream's converter holds
+	// for surfaces waiting for beginRendering, and the messages of one
+	// @ag-ui/a2a surface held to be sent whole (default 1000); over it a
+	// message is left out and reported.
+	MaxHeldMessages int `yaml:"maxHeldMessages,omitempty"`
+	// MaxRemembered caps the schema verdicts, and apart the version
+	// probes, the validator remembers so that a message seen before is
+	// not checked again (default 8192 each; at most about 3 MB; each is
+	// forgotten whole when full).
+	MaxRemembered int `yaml:"maxRemembered,omitempty"`
 }
 
 // A2UIAPIConfig configures the CPU-heavy A2UI routes.
