@@ -100,7 +100,7 @@ func (up *Upgrader) Next(msgs []json.RawMessage) Upgrade {
 			}
 		}
 		if fam == schemas.V10 {
-			out, issues := up.v.upgradeV10(m, sid, i, up.version)
+			out, issues := up.v.upgradeV10(m, h, sid, i, up.version)
 			u.Issues = append(u.Issues, issues...)
 			for _, o := range out {
 				u.Messages = append(u.Messages, o)
@@ -156,12 +156,12 @@ func (up *Upgrader) Finish() []Error {
 	return up.conv.Finish()
 }
 
-// upgradeV10 checks one v1.0 message against the v1.0 schema and
-// converts it (convertV10); a message that fails the schema is left out
-// and reported.
-func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
+// upgradeV10 checks one v1.0 message (its bytes' hash h) against the v1.0
+// schema and converts it (convertV10); a message that fails the schema is
+// left out and reported.
+func (v *Validator) upgradeV10(m []byte, h uint64, sid string, idx int, version string) ([]json.RawMessage, []Error) {
 	a := getArena()
-	out, errs := v.upgradeV10In(a, m, sid, idx, version)
+	out, errs := v.upgradeV10In(a, m, h, sid, idx, version)
 	a.put()            // out is encoded: none of it is a's
 	ownErrors(errs, m) // upgradeV10In decodes a view of m
 	return out, errs
@@ -170,7 +170,7 @@ func (v *Validator) upgradeV10(m []byte, sid string, idx int, version string) ([
 // upgradeV10In is upgradeV10 with the maps and lists of the
 // message decoded and converted lent by a; m is decoded without a copy
 // (decodeViewIn), so its errors' strings may be m's.
-func (v *Validator) upgradeV10In(a *arena, m []byte, sid string, idx int, version string) ([]json.RawMessage, []Error) {
+func (v *Validator) upgradeV10In(a *arena, m []byte, h uint64, sid string, idx int, version string) ([]json.RawMessage, []Error) {
 	if version == "" {
 		version = DefaultVersion
 	}
@@ -195,7 +195,7 @@ func (v *Validator) upgradeV10In(a *arena, m []byte, sid string, idx int, versio
 	case op == "":
 		return nil, fail(RuleUnknownMessage, "", fmt.Sprintf("message %d has no v1.0 operation (createSurface, updateComponents, updateDataModel, deleteSurface); left out, the rest of the surface is kept", idx))
 	}
-	if k, ok := v.verdicts.passed(v.v10[op], checkDecoded, m); !ok {
+	if k, ok := v.verdicts.passedHash(v.v10[op], checkDecoded, h); !ok {
 		if !v.v10Check(op, doc) {
 			if err := v.v10[op].Validate(doc); err != nil {
 				errs := schemaErrors(err, "", sid, idx)
