@@ -67,8 +67,8 @@ func (c A2UIAPIConfig) maxPerPrincipal() int {
 	return c.MaxConcurrentPerPrincipal
 }
 
-// options are the validator's options these caps give.
-func (c A2UILimits) options() a2ui.Options {
+// Options are the validator's and converters' options these caps give.
+func (c A2UILimits) Options() a2ui.Options {
 	return a2ui.Options{MaxMessageBytes: c.MaxMessageBytes, MaxComponents: c.MaxComponents, MaxTemplateItems: c.MaxTemplateItems,
 		MaxDepth: c.MaxDepth, MaxFunctionDepth: c.MaxFunctionDepth, MaxHeldMessages: c.MaxHeldMessages, MaxRemembered: c.MaxRemembered}
 }

@@ -117,7 +117,7 @@ func NewServer(logger *slog.Logger, cfg Config) (*Server, error) {
 		// a client with credentials may name any Origin for a ticket.
 		logger.Warn("publicOrigins is not set: sandbox tickets go to whatever Origin a ticket request names; list the origins of the pages that embed cards (docs/security.md)")
 	}
-	v, err := a2ui.NewValidator(cfg.A2UILimits.options())
+	v, err := a2ui.NewValidator(cfg.A2UILimits.Options())
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ type command struct {
 var commands = []command{
 	{"serve", "[flags]", "run the service (the default command)"},
 	{"check", "[flags] URL|FILE", "run an AG-UI endpoint or a recorded SSE stream through the\nnormaliser and list every repair; exit 1 if it breaks a client"},
-	{"a2ui validate", "[-strict] FILE", "validate A2UI v0.9/v0.9.1 messages against the official\nschemas; exit 1 on errors"},
+	{"a2ui validate", "[-strict] [-config FILE] FILE", "validate A2UI messages (v0.8, v0.9, v0.9.1, v1.0) against the\nofficial schemas and the config's caps; exit 1 on errors"},
 	{"healthcheck", "[flags]", "ask a running instance's /healthz (images with no shell);\nexit 0 when it answers 200"},
 	{"version", "", "print the version and commit (also --version)"},
 	{"help", "[COMMAND]", "print this help, or a command's (also -h, --help)"},

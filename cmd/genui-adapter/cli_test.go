@@ -50,7 +50,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		if code != 0 {
 			t.Errorf("genui-adapter %v exited %d, want 0\n%s", args, code, errOut)
 		}
-		for _, want := range []string{"serve [flags]", "check [flags] URL|FILE", "a2ui validate [-strict] FILE", "healthcheck", "version", "help [COMMAND]",
+		for _, want := range []string{"serve [flags]", "check [flags] URL|FILE", "a2ui validate [-strict] [-config FILE] FILE", "healthcheck", "version", "help [COMMAND]",
 			"--config file", "--listen address", "--sandbox-listen address", "--sandbox-origin origin", "--log-level level", "--version", "GENUI_CONFIG", "Exit status"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("genui-adapter %v does not mention %q:\n%s", args, want, out)
@@ -68,7 +68,7 @@ func TestCommandHelp(t *testing.T) {
 	}{
 		{[]string{"check", "-h"}, "usage: genui-adapter check [flags] URL|FILE"},
 		{[]string{"help", "check"}, "--max-event-bytes int"},
-		{[]string{"a2ui", "validate", "--help"}, "usage: genui-adapter a2ui validate [-strict] FILE"},
+		{[]string{"a2ui", "validate", "--help"}, "usage: genui-adapter a2ui validate [-strict] [-config FILE] FILE"},
 		{[]string{"help", "a2ui"}, "--strict"},
 		{[]string{"healthcheck", "-h"}, "--timeout duration"},
 		{[]string{"help", "healthcheck"}, "usage: genui-adapter healthcheck"},

@@ -37,12 +37,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return check(ctx, rest, stdout, stderr)
 	case "a2ui":
 		if len(rest) > 0 && rest[0] == "validate" {
-			return a2uiValidate(rest[1:], stdout, stderr)
+			return a2uiValidate(rest[1:], getenv, stdout, stderr)
 		}
 		if len(rest) > 0 && (rest[0] == "-h" || rest[0] == "-help" || rest[0] == "--help") {
-			return a2uiValidate(rest[:1], stdout, stderr)
+			return a2uiValidate(rest[:1], getenv, stdout, stderr)
 		}
-		return usageErrorf("usage: genui-adapter a2ui validate [-strict] FILE")
+		return usageErrorf("usage: genui-adapter a2ui validate [-strict] [-config FILE] FILE")
 	case "version":
 		if len(rest) > 0 {
 			return usageErrorf("version takes no arguments")
@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		case rest[0] == "check" || rest[0] == "healthcheck":
 			return run(ctx, []string{args[0], rest[0], "-h"}, getenv, stdout, stderr)
 		case rest[0] == "a2ui":
-			return a2uiValidate([]string{"-h"}, stdout, stderr)
+			return a2uiValidate([]string{"-h"}, getenv, stdout, stderr)
 		}
 		return usageErrorf("help: unknown command %q; the commands are %s", rest[0], commandNames())
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/genui-adapter/genui-adapter/a2ui"
+	"github.com/genui-adapter/genui-adapter/adapter"
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
 )
@@ -213,11 +214,12 @@ func firstRun(data []byte) *agui.RunStarted {
 
 // a2uiValidate validates A2UI messages from a JSON or JSONL file (- for
 // stdin) as one stream.
-func a2uiValidate(args []string, stdout, stderr io.Writer) error {
+func a2uiValidate(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("a2ui validate", flag.ContinueOnError)
 	strict := fs.Bool("strict", false, "also refuse orphan components")
+	config := fs.String("config", getenv("GENUI_CONFIG"), "the service's YAML config `file`, whose a2uiLimits apply (default: GENUI_CONFIG, else the documented defaults)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: genui-adapter a2ui validate [-strict] FILE\n\nValidates A2UI messages (one message, a JSON array, {\"messages\":[...]} or JSONL;\n- for stdin) in their own version: v0.9/v0.9.1 against the official schemas and the\nintegrity rules, v0.8 and v1.0 against their official schemas, then converted to\nv0.9.1 against the same rules (what the conversion cannot express is listed, not an error).\nSays which version the document is; exits 1 on errors.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "usage: genui-adapter a2ui validate [-strict] [-config FILE] FILE\n\nValidates A2UI messages (one message, a JSON array, {\"messages\":[...]} or JSONL;\n- for stdin) in their own version: v0.9/v0.9.1 against the official schemas and the\nintegrity rules, v0.8 and v1.0 against their official schemas, then converted to\nv0.9.1 against the same rules (what the conversion cannot express is listed, not an error).\nThe caps (size, components, depth...) are the config's a2uiLimits, as the service applies them.\nSays which version the document is; exits 1 on errors.\n\nFlags:")
 		printFlags(fs.Output(), fs, nil)
 	}
 	if helped, err := parseFlags(fs, args, stdout); helped || err != nil {
@@ -225,6 +227,15 @@ func a2uiValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() != 1 {
 		return usageErrorf("a2ui validate needs one file (see genui-adapter help a2ui)")
+	}
+	opts := a2ui.Options{Strict: *strict}
+	if *config != "" {
+		cfg, err := adapter.LoadConfig(*config, getenv)
+		if err != nil {
+			return err
+		}
+		opts = cfg.A2UILimits.Options()
+		opts.Strict = *strict
 	}
 	var r io.Reader = os.Stdin
 	if fs.Arg(0) != "-" {
@@ -243,7 +254,7 @@ func a2uiValidate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	v, err := a2ui.NewValidator(a2ui.Options{Strict: *strict})
+	v, err := a2ui.NewValidator(opts)
 	if err != nil {
 		return err
 	}

@@ -97,3 +97,35 @@ func TestA2UIValidateCommand(t *testing.T) {
 		t.Errorf("a2ui validate of a bad file = %v\n%s", err, out.String())
 	}
 }
+
+// TestA2UIValidateConfigLimits checks that a2ui validate applies the
+// a2uiLimits of the service's config (-config, or GENUI_CONFIG as serve
+// reads it), so the offline check refuses what the service would.
+func TestA2UIValidateConfigLimits(t *testing.T) {
+	example := filepath.Join("..", "..", "schemas", "testdata", "examples", "basic", "33_financial-data-grid.json")
+	cfg := filepath.Join(t.TempDir(), "genui.yaml")
+	if err := os.WriteFile(cfg, []byte("agents: {demo: {type: demo}}\na2uiLimits:\n  maxComponents: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+	}{
+		{"flag", []string{"-config", cfg, example}, nil},
+		{"environment", []string{example}, map[string]string{"GENUI_CONFIG": cfg}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out syncBuffer
+			err := run(context.Background(), append([]string{"genui-adapter", "a2ui", "validate"}, tc.args...), func(k string) string { return tc.env[k] }, &out, &out)
+			if !errors.Is(err, errViolations) || !strings.Contains(out.String(), "components") {
+				t.Errorf("a2ui validate with maxComponents 2 = %v\n%s", err, out.String())
+			}
+		})
+	}
+	var out syncBuffer
+	err := run(context.Background(), []string{"genui-adapter", "a2ui", "validate", "-config", filepath.Join(t.TempDir(), "missing.yaml"), example}, func(string) string { return "" }, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("a2ui validate with a missing config = %v, want an error naming the file", err)
+	}
+}
