@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -308,8 +309,16 @@ func TestAppendHeadsBounded(t *testing.T) {
 // figures per append: its CPU (INFO cpu), the time it spent in the
 // append script (INFO commandstats) and the commands the script called.
 func BenchmarkRedisAppendBatch(b *testing.B) {
-	for _, events := range []int{1, 2} {
-		b.Run(fmt.Sprintf("events=%d", events), func(b *testing.B) {
+	// A run that can be taken over (a LangGraph run started resumable)
+	// carries its hand-over checkpoint with each append: the cases with
+	// one measure what it adds.
+	for _, c := range []struct{ events, checkpoint int }{{1, 0}, {2, 0}, {1, 512}, {1, 4096}} {
+		events := c.events
+		name := fmt.Sprintf("events=%d", events)
+		if c.checkpoint > 0 {
+			name += fmt.Sprintf("/checkpoint=%dB", c.checkpoint)
+		}
+		b.Run(name, func(b *testing.B) {
 			srv := redistest.Start(b)
 			ctx := context.Background()
 			l, err := NewRedis(ctx, srv.URL(), RedisOptions{Prefix: prefix()})
@@ -324,9 +333,13 @@ func BenchmarkRedisAppendBatch(b *testing.B) {
 				batch[k] = []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a token or two of an answer"}`)
 			}
 			before := redisStats(b, l.rdb)
+			ckpt := bytes.Repeat([]byte("c"), c.checkpoint)
 			for b.Loop() {
 				for i := range reqs {
 					reqs[i].Events = batch
+					if c.checkpoint > 0 {
+						reqs[i].Checkpoint = ckpt
+					}
 				}
 				for i, res := range l.AppendBatch(ctx, reqs) {
 					if res.Err != nil {
