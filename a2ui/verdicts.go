@@ -65,13 +65,13 @@ func newVerdicts(max int) *verdicts {
 // hash is the key of a check on b's bytes (passedHash).
 func (d *verdicts) hash(b []byte) uint64 { return maphash.Bytes(d.seed, b) }
 
-// maxProbedID is the longest surface id a remembered probe keeps: the
-// probes hold their strings, so a message with a long one is probed
-// again each time rather than held.
+// maxProbedID is the longest surface id or operation name a remembered
+// probe keeps: the probes hold their strings, so a message with a longer
+// one is probed again each time rather than held.
 const maxProbedID = 256
 
 // probe is probeVersion(m) for m of hash h, remembered for a message of a
-// known version and a short surface id (a stream of a surface's
+// known version with a short surface id and operation (a stream of a surface's
 // messages, sent again).
 func (d *verdicts) probe(m []byte, h uint64) (version, surfaceID, op string) {
 	d.mu.Lock()
