@@ -110,7 +110,13 @@ Usage:
 Commands:
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-30s %s\n", c.name+" "+c.args, strings.ReplaceAll(c.summary, "\n", "\n"+strings.Repeat(" ", 33)))
+		usage, indent := c.name+" "+c.args, strings.Repeat(" ", 33)
+		if len(usage) > 30 { // too long for the column: the summary goes below
+			fmt.Fprintf(w, "  %s\n%s", usage, indent)
+		} else {
+			fmt.Fprintf(w, "  %-30s ", usage)
+		}
+		fmt.Fprintf(w, "%s\n", strings.ReplaceAll(c.summary, "\n", "\n"+indent))
 	}
 	fmt.Fprintf(w, "\nFlags of serve (flags win over the environment variables in brackets):\n")
 	printFlags(w, serveFlags, serveEnv)

@@ -59,6 +59,34 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 }
 
+// TestHelpSummariesAligned: in help's command list every summary starts
+// in the same column, also after a command line longer than the column.
+func TestHelpSummariesAligned(t *testing.T) {
+	var b bytes.Buffer
+	printHelp(&b, serveFlags(func(string) string { return "" }))
+	const col = 33
+	_, list, _ := strings.Cut(b.String(), "Commands:\n")
+	list, _, _ = strings.Cut(list, "\n\n")
+	for _, c := range commands {
+		prefix := "  " + strings.TrimSpace(c.name+" "+c.args)
+		_, after, ok := strings.Cut("\n"+list+"\n", "\n"+prefix)
+		if !ok {
+			t.Fatalf("help lists no %q:\n%s", prefix, list)
+		}
+		if rest, _, _ := strings.Cut(after, "\n"); strings.TrimSpace(rest) != "" {
+			after = rest
+		} else {
+			_, after, _ = strings.Cut(after, "\n") // the summary is on the next line
+			after, _, _ = strings.Cut(after, "\n")
+			prefix = ""
+		}
+		first, _, _ := strings.Cut(c.summary, "\n")
+		if got := len(prefix) + strings.Index(after, first); got != col {
+			t.Errorf("%q: its summary starts in column %d, want %d:\n%s", c.name, got, col, list)
+		}
+	}
+}
+
 // TestCommandHelp: each command's -h (or help COMMAND) prints its usage
 // on stdout and exits 0.
 func TestCommandHelp(t *testing.T) {
