@@ -264,12 +264,12 @@ func a2uiValidate(args []string, getenv func(string) string, stdout, stderr io.W
 	if version == "" {
 		version = "no version recognised"
 	}
-	fmt.Fprintf(stdout, "%s: A2UI %s, %d messages, %d errors\n", fs.Arg(0), version, len(msgs), len(errs))
+	fmt.Fprintf(stdout, "%s: A2UI %s, %s, %s\n", fs.Arg(0), version, counted(len(msgs), "message"), counted(len(errs), "error"))
 	for _, e := range errs {
 		fmt.Fprintf(stdout, "  message %d %s %s: %s\n", e.Index, e.Rule, e.Path, e.Message)
 	}
 	if len(vd.Lossy) > 0 {
-		fmt.Fprintf(stdout, "%d parts the conversion to v0.9.1 cannot express:\n", len(vd.Lossy))
+		fmt.Fprintf(stdout, "%s the conversion to v0.9.1 cannot express:\n", counted(len(vd.Lossy), "part"))
 		for _, e := range vd.Lossy {
 			fmt.Fprintf(stdout, "  message %d %s: %s\n", e.Index, e.Path, e.Message)
 		}
@@ -278,4 +278,12 @@ func a2uiValidate(args []string, getenv func(string) string, stdout, stderr io.W
 		return errViolations
 	}
 	return nil
+}
+
+// counted is n and noun, in the plural unless n is 1.
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -129,3 +129,15 @@ func TestA2UIValidateConfigLimits(t *testing.T) {
 		t.Errorf("a2ui validate with a missing config = %v, want an error naming the file", err)
 	}
 }
+
+// TestA2UIValidateCounts checks that the summary line counts in words
+// that agree with their numbers.
+func TestA2UIValidateCounts(t *testing.T) {
+	one := filepath.Join(t.TempDir(), "one.json")
+	os.WriteFile(one, []byte(`{"version":"v0.9","nope":{}}`), 0o644)
+	var out syncBuffer
+	err := run(context.Background(), []string{"genui-adapter", "a2ui", "validate", one}, func(string) string { return "" }, &out, &out)
+	if !errors.Is(err, errViolations) || !strings.Contains(out.String(), ", 1 message, 1 error\n") {
+		t.Errorf("a2ui validate of one bad message = %v\n%s", err, out.String())
+	}
+}
