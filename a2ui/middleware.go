@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"iter"
 	"log/slog"
 	"maps"
@@ -142,6 +143,17 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 				catalog := catalogFor(in, cfg)
 				names := map[string]string{}
 				shown := map[string]bool{} // surface activities already sent
+				// The content of the last surface activity made here, by
+				// message id: an upstream that is another adapter made the
+				// same one, and sends it after; that copy is not sent again.
+				made := map[string]uint64{}
+				seed := maphash.MakeSeed()
+				sent := func(snap agui.Event) bool {
+					if s, ok := snap.(*agui.ActivitySnapshot); ok && s.ActivityType == ActivityType {
+						made[s.MessageID] = maphash.Bytes(seed, s.Content)
+					}
+					return yield(snap, nil)
+				}
 				au := &authoring{tracer: req.Tracer, v: v, cfg: cfg, catalog: catalog, calls: map[string]*renderCall{}, bySurface: map[string]string{}}
 				br := &bridge{max: v.opts.MaxHeldMessages, held: map[string][]json.RawMessage{}}
 				h := req.Handover
@@ -175,7 +187,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 						if !yield(ev, nil) {
 							return
 						}
-						if snap := au.progress(ctx, e); snap != nil && !yield(snap, nil) {
+						if snap := au.progress(ctx, e); snap != nil && !sent(snap) {
 							return
 						}
 						continue
@@ -183,13 +195,16 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 						if e.ActivityType == ActivityType {
 							e.Content = checkOperations(ctx, req.Tracer, v, e.Content, catalog, cfg.Version, log)
 							shown[e.MessageID] = true
+							if h, ok := made[e.MessageID]; ok && h == maphash.Bytes(seed, e.Content) {
+								continue // the surface made here already, the same
+							}
 						}
 					case *agui.ToolCallResult:
 						if !yield(ev, nil) {
 							return
 						}
 						if snap, ours := au.result(ctx, e); ours {
-							if snap != nil && !yield(snap, nil) {
+							if snap != nil && !sent(snap) {
 								return
 							}
 							continue
@@ -198,7 +213,7 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 							continue // the call has its surface (an MCP server's): not replaced
 						}
 						if snap := surfaceFor(ctx, req.Tracer, v, cfg, e, names[e.ToolCallID], catalog, log); snap != nil {
-							if !yield(snap, nil) {
+							if !sent(snap) {
 								return
 							}
 						}

@@ -257,3 +257,33 @@ func TestMiddlewareRetargetsTheBasicCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestMiddlewareChainedOnce: an upstream that is another adapter (its A2UI
+// middleware made the call's surface already) gets the surface once, not
+// the one the upstream sent and a copy of it made again here; a surface the
+// upstream sends for the call that differs from the one made here still
+// replaces it.
+func TestMiddlewareChainedOnce(t *testing.T) {
+	in := &agui.RunAgentInput{ThreadID: "t", RunID: "r", Messages: []agui.Message{{ID: "u", Role: agui.RoleUser, Content: agui.Text("hi")}}}
+	be := &scripted{tool: "list_orders", result: `[{"id":"A-1","total":12.5},{"id":"A-2","total":3}]`}
+	mw := a2ui.Middleware(mwValidator, a2ui.Config{})
+	var evs []agui.Event
+	for ev, err := range mw(mw(be)).Run(context.Background(), &agui.Request{Input: in}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	if snaps := snapshots(evs); len(snaps) != 1 || snaps[0].MessageID != "a2ui-surface-c1" {
+		t.Fatalf("%d snapshots through two middlewares, want 1 (a2ui-surface-c1): %v", len(snaps), evs)
+	}
+
+	other := &agui.ActivitySnapshot{MessageID: "a2ui-surface-c1", ActivityType: a2ui.ActivityType, Replace: ptrTo(true),
+		Content: agui.JSON(`{"a2ui_operations":[{"version":"v0.9","deleteSurface":{"surfaceId":"s"}}]}`)}
+	be = &scripted{tool: "list_orders", result: `[{"id":"A-1","total":12.5}]`, extra: []agui.Event{other}}
+	if snaps := snapshots(run(t, a2ui.Config{}, be, in)); len(snaps) != 2 {
+		t.Fatalf("%d snapshots, want 2 (the one made here, then the upstream's different one)", len(snaps))
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
