@@ -4,7 +4,7 @@
 // write them, behind the adapter's `type: langgraph` agents; side by side
 // with the reference: the official Python AG-UI endpoint (ag-ui-langgraph
 // with CopilotKit's LangGraphAGUIAgent) serving the same graphs in-process.
-// Driven by the three official @ag-ui/client versions.
+// Driven by the official @ag-ui/client versions.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -13,7 +13,7 @@ import { runClient } from "../lib/clients.js";
 import { startCutProxy } from "../lib/cutproxy.js";
 import { startPythonLangGraph, startReference } from "../lib/langgraph-python.js";
 
-const versions = ["0.0.57", "0.0.59", "1.0.0"];
+const versions = ["0.0.57", "0.0.59", "1.0.0", "1.0.4"];
 const graphs = ["chat", "tools", "approve", "helpers", "nested", "fail", "private"];
 
 let lg, ref, adapter, cut, once;
