@@ -32,8 +32,8 @@
 //
 // # Compatibility
 //
-// [Normalize] enforces the grammar accepted by @ag-ui/client 0.0.57, 0.0.59
-// and 1.0.0 (see the package tests for one golden transcript per rule).
+// [Normalize] enforces the grammar accepted by @ag-ui/client 0.0.57, 0.0.59,
+// 1.0.0 and 1.0.4 (see the package tests for one golden transcript per rule).
 //
 // This package imports only the standard library (not net/http) and its
 // internal buffer pool.

@@ -19,7 +19,7 @@ const (
 	// between only see canonical events.
 	Canonical NormalizeMode = iota
 	// Output is the outermost middleware: on top of Canonical it enforces
-	// the grammar that @ag-ui/client 0.0.57, 0.0.59 and 1.0.0 all accept.
+	// the grammar that @ag-ui/client 0.0.57, 0.0.59, 1.0.0 and 1.0.4 all accept.
 	// RUN_STARTED comes first, before the backend is even asked, and
 	// echoes the request's ids (the upstream's own is merged into it); nothing a 0.0.57
 	// client rejects leaves (no SUBAGENT_*, no outcome "cancelled"); events

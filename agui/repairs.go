@@ -9,19 +9,20 @@ type RepairInfo struct {
 }
 
 var (
-	allClients = []string{"0.0.57", "0.0.59", "1.0.0"}
+	allClients = []string{"0.0.57", "0.0.59", "1.0.0", "1.0.4"}
 	oldClients = []string{"0.0.57", "0.0.59"}
+	newClients = []string{"1.0.0", "1.0.4"}
 )
 
 var repairInfo = map[string]RepairInfo{
 	RepairNullField:          {"an optional field was null; every client's schema rejects null (omit the field instead)", allClients},
-	RepairFloatTimestamp:     {"timestamp was not an integer (milliseconds); 1.0.0 rejects it", []string{"1.0.0"}},
+	RepairFloatTimestamp:     {"timestamp was not an integer (milliseconds); 1.0.0 and 1.0.4 reject it", newClients},
 	RepairBadTimestamp:       {"timestamp was not a number", allClients},
 	RepairBadMetadata:        {"metadata was not an object", allClients},
 	RepairToolResultString:   {"TOOL_CALL_RESULT.content was not a string (JSON-encode structured results)", allClients},
 	RepairBadOutcome:         {"RUN_FINISHED.outcome was malformed or of an unknown type", oldClients},
-	RepairBadUsage:           {"usage was malformed", []string{"1.0.0"}},
-	RepairUnknownEvent:       {"an event type the client does not know; 0.0.5x aborts on it, 1.0.0 drops it with a warning", oldClients},
+	RepairBadUsage:           {"usage was malformed", newClients},
+	RepairUnknownEvent:       {"an event type the client does not know; 0.0.5x aborts on it, 1.0.0 and 1.0.4 drop it with a warning", oldClients},
 	RepairChunkExpanded:      {"*_CHUNK events were expanded into START/CONTENT/END (legal; canonical form)", nil},
 	RepairThinkingToReason:   {"THINKING_* events (deprecated) were turned into REASONING_*", nil},
 	RepairMissingRunStarted:  {"the first event was not RUN_STARTED: \"First event must be 'RUN_STARTED'\"", allClients},

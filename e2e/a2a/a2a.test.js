@@ -1,7 +1,7 @@
 // A2A agents behind the adapter's type: a2a backend: real servers written
 // with the official @a2a-js/sdk, one per protocol version (0.3.14 speaking
 // 0.3, 1.3.0 speaking 1.0), both with the A2UI extension v0.9.1, driven by
-// @ag-ui/client 0.0.57 and 1.0.0.
+// @ag-ui/client 0.0.57, 1.0.0 and 1.0.4.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -37,7 +37,7 @@ async function raw(agent, body) {
 }
 
 for (const version of ["0.3", "1.0"]) {
-  for (const client of ["0.0.57", "1.0.0"]) {
+  for (const client of ["0.0.57", "1.0.0", "1.0.4"]) {
     test(`A2A ${version} via ${client}: text, an A2UI surface (the invalid message reported, the rest applied), the extension and context sent`, async () => {
       const threadId = "a2a-" + randomUUID();
       const r = await runClient(client, `${adapter.url}/agents/${id[version]}/run`, { threadId, messages: user("orders bad") });

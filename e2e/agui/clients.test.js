@@ -1,4 +1,4 @@
-// The real @ag-ui/client 0.0.57, 0.0.59 and 1.0.0 run HttpAgent.runAgent
+// The real @ag-ui/client 0.0.57, 0.0.59, 1.0.0 and 1.0.4 run HttpAgent.runAgent
 // against the adapter in front of scripted upstreams. For every scenario the
 // client must resolve, never fire onRunFailed, print no [ag-ui] warning, and
 // end with the same messages and state as the same client fed the clean
@@ -100,7 +100,7 @@ for (const v of Object.keys(clients)) {
 
 test("the upstream received each client's RunAgentInput", () => {
   const seen = up.requests.filter((r) => r.url === "/raw/full_run" && r.input.runId.startsWith("run-"));
-  assert.equal(seen.length, 3);
+  assert.equal(seen.length, Object.keys(clients).length);
   for (const r of seen) {
     assert.equal(r.headers.accept, "text/event-stream");
     assert.ok(Array.isArray(r.input.tools) && Array.isArray(r.input.context));
@@ -113,10 +113,13 @@ test("the upstream received each client's RunAgentInput", () => {
 const controls = [
   ["0.0.57", "crlf", (r) => r.failed.length > 0],
   ["1.0.0", "crlf", (r) => r.failed.length > 0],
+  ["1.0.4", "crlf", (r) => r.failed.length > 0],
   ["0.0.59", "nulls", (r) => r.failed.length > 0],
   ["0.0.57", "unknown_types", (r) => r.failed.length > 0],
   ["1.0.0", "unknown_types", (r) => r.warnings.some((w) => w.includes("[ag-ui][enforce]"))],
+  ["1.0.4", "unknown_types", (r) => r.warnings.some((w) => w.includes("[ag-ui][enforce]"))],
   ["1.0.0", "thinking_events", (r) => r.warnings.some((w) => w.includes("[ag-ui][compat]"))],
+  ["1.0.4", "thinking_events", (r) => r.warnings.some((w) => w.includes("[ag-ui][compat]"))],
   ["0.0.57", "subagents_and_cancelled", (r) => r.failed.length > 0],
   ["0.0.59", "open_text_at_finish", (r) => r.failed.length > 0],
   ["0.0.57", "missing_terminal", (r) => r.failed.length === 0 && r.runErrors.length === 0],

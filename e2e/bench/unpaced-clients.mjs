@@ -1,5 +1,5 @@
-// One unpaced stream read by the real @ag-ui/client (0.0.57, 0.0.59 and
-// 1.0.0), directly from the load tool's scripted upstream, through the
+// One unpaced stream read by the real @ag-ui/client (0.0.57, 0.0.59, 1.0.0
+// and 1.0.4), directly from the load tool's scripted upstream, through the
 // load tool's byte-copy pass-through (the floor any relay pays) and through
 // the adapter (the load tool's adapter role, HTTP/1.1 to the upstream,
 // memory run log), each in its own process. Two ways to read:
@@ -16,6 +16,7 @@ import { goBinary } from "../lib/gobin.js";
 import * as c057 from "agui-client-0057";
 import * as c059 from "agui-client-0059";
 import * as c100 from "agui-client-100";
+import * as c104 from "agui-client-104";
 
 const N = Number(process.env.N || 200000);
 const NAPPLIED = Number(process.env.NAPPLIED || 20000);
@@ -88,14 +89,14 @@ try {
   const passthrough = await role("-role", "passthrough", "-h2=false", "-upstream", `http://${up}`);
   const adapter = await role("-role", "adapter", "-h2=false", "-upstream", `http://${up}`);
   const targets = { direct: `http://${up}/run`, passthrough: `http://${passthrough}/run`, adapter: `http://${adapter}/agents/load/run` };
-  const clients = (process.env.CLIENTS || "0.0.57,0.0.59,1.0.0").split(",");
+  const clients = (process.env.CLIENTS || "0.0.57,0.0.59,1.0.0,1.0.4").split(",");
   const filled = await fillRunLog(`http://${adapter}`);
   console.log(`one unpaced stream, ${RUNS} rounds of every target after a warm-up; events/s (the adapter's run log full after ${filled} streams)`);
   // Every client's run first, then every client's runAgent: the slow
   // applied streams leave the adapter quiet enough to hand its free heap
   // back, and the next flood would fault it in again.
   for (const [how, read, n] of [["run (parsed)", parsed, N], ["runAgent (applied)", applied, NAPPLIED]]) {
-    for (const [v, mod] of [["0.0.57", c057], ["0.0.59", c059], ["1.0.0", c100]].filter(([v]) => clients.includes(v))) {
+    for (const [v, mod] of [["0.0.57", c057], ["0.0.59", c059], ["1.0.0", c100], ["1.0.4", c104]].filter(([v]) => clients.includes(v))) {
       const rates = {};
       for (const [name, url] of Object.entries(targets)) {
         await read(mod, url, Math.min(n, 2000));

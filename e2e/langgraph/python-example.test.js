@@ -24,7 +24,7 @@ after(async () => {
   lg?.stop();
 });
 
-for (const v of ["0.0.57", "0.0.59", "1.0.0"]) {
+for (const v of ["0.0.57", "0.0.59", "1.0.0", "1.0.4"]) {
   test(`${v}: the quickstart's weather agent calls its tool and answers`, async () => {
     const r = await runClient(v, `${adapter.url}/agents/weather/run`, { messages: [{ id: "u1", role: "user", content: "What is the weather in Rome?" }] });
     assert.deepEqual(r.runErrors, [], adapter.logs());

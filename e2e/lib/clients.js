@@ -1,11 +1,12 @@
-// The three @ag-ui/client versions a frontend may run, and a helper that
+// The @ag-ui/client versions a frontend may run, and a helper that
 // runs one HttpAgent and records everything a test asserts on.
 import { randomUUID } from "node:crypto";
 import * as c057 from "agui-client-0057";
 import * as c059 from "agui-client-0059";
 import * as c100 from "agui-client-100";
+import * as c104 from "agui-client-104";
 
-export const clients = { "0.0.57": c057, "0.0.59": c059, "1.0.0": c100 };
+export const clients = { "0.0.57": c057, "0.0.59": c059, "1.0.0": c100, "1.0.4": c104 };
 
 // Console lines the clients print when they reject or rewrite something.
 const warnings = [];
