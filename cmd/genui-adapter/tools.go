@@ -86,6 +86,57 @@ func (r *repairLog) Repair(kind string) {
 	r.mu.Unlock()
 }
 
+// After the run's terminal event check reads on for at most
+// trailingWait, or trailingEvents events, to find an upstream that goes on.
+const (
+	trailingWait   = time.Second
+	trailingEvents = 100
+)
+
+// trailing wraps the agent check reads: the normaliser stops reading at
+// the run's terminal event, and trailing reads on after it, within
+// trailingWait and trailingEvents, to report an upstream that sends
+// events after it (after_terminal: every client fails on them).
+func trailing(src agui.Agent, log *repairLog) agui.Agent {
+	return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
+		return func(yield func(agui.Event, error) bool) {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			ended, reading, after := false, true, 0
+			for ev, err := range src.Run(ctx, req) {
+				if !reading {
+					if err != nil {
+						break
+					}
+					if after++; after >= trailingEvents {
+						break
+					}
+					continue
+				}
+				late := ended
+				switch ev.(type) {
+				case *agui.RunFinished, *agui.RunError:
+					ended = true
+				}
+				if !yield(ev, err) {
+					if !ended || err != nil {
+						return
+					}
+					if late {
+						after++ // the normaliser read it, and stopped there
+					}
+					reading = false
+					t := time.AfterFunc(trailingWait, cancel)
+					defer t.Stop()
+				}
+			}
+			if after > 0 {
+				log.Repair(agui.RepairAfterTerminal)
+			}
+		}
+	})
+}
+
 // check runs an AG-UI endpoint (POST a RunAgentInput) or a recorded SSE
 // file through the normaliser and reports every rule it had to repair,
 // with the reason and the client versions the unrepaired stream breaks.
@@ -148,7 +199,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			in.ThreadID, in.RunID = first.ThreadID, first.RunID
 		}
 	}
-	chain := agui.Chain(source, agui.Normalize(agui.Output), agui.Normalize(agui.Canonical))
+	chain := agui.Chain(trailing(source, log), agui.Normalize(agui.Output), agui.Normalize(agui.Canonical))
 	n := 0
 	var last agui.Event
 	for ev, err := range chain.Run(ctx, &agui.Request{Input: in, Stats: log}) {

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestHealthcheck(t *testing.T) {
@@ -139,5 +141,57 @@ func TestA2UIValidateCounts(t *testing.T) {
 	err := run(context.Background(), []string{"genui-adapter", "a2ui", "validate", one}, func(string) string { return "" }, &out, &out)
 	if !errors.Is(err, errViolations) || !strings.Contains(out.String(), ", 1 message, 1 error\n") {
 		t.Errorf("a2ui validate of one bad message = %v\n%s", err, out.String())
+	}
+}
+
+// TestCheckEventsAfterTerminal checks that check reports an upstream that
+// goes on after its terminal event (every client fails on it: "The run has
+// already finished"), from a recording and from a live endpoint, though
+// the normaliser stops reading there.
+func TestCheckEventsAfterTerminal(t *testing.T) {
+	stream := "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n" +
+		"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n" +
+		"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n"
+	file := filepath.Join(t.TempDir(), "after.sse")
+	os.WriteFile(file, []byte(stream), 0o644)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, stream)
+	}))
+	defer srv.Close()
+	for _, target := range []string{file, srv.URL} {
+		var out syncBuffer
+		err := run(context.Background(), []string{"genui-adapter", "check", target}, func(string) string { return "" }, &out, &out)
+		if !errors.Is(err, errViolations) || !strings.Contains(out.String(), "after_terminal") {
+			t.Errorf("check %s = %v, want after_terminal\n%s", target, err, out.String())
+		}
+	}
+}
+
+// TestCheckEndlessAfterTerminal checks that check does not wait for an
+// endpoint that keeps its stream open after the terminal event: it
+// reports what came within trailingWait and ends.
+func TestCheckEndlessAfterTerminal(t *testing.T) {
+	for _, tc := range []struct {
+		extra string
+		want  bool
+	}{{"", false}, {"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n", true}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"+tc.extra)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}))
+		var out syncBuffer
+		start := time.Now()
+		err := run(context.Background(), []string{"genui-adapter", "check", srv.URL}, func(string) string { return "" }, &out, &out)
+		if took := time.Since(start); took > trailingWait+5*time.Second {
+			t.Errorf("check took %v with a stream left open", took)
+		}
+		if got := strings.Contains(out.String(), "after_terminal"); got != tc.want || tc.want != errors.Is(err, errViolations) {
+			t.Errorf("check of an open stream (extra %q) = %v, after_terminal %v, want %v\n%s", tc.extra, err, got, tc.want, out.String())
+		}
+		srv.CloseClientConnections()
+		srv.Close()
 	}
 }
