@@ -106,8 +106,8 @@ func (a *Agent) subgraphsOK(ctx context.Context, req *agui.Request) bool {
 		return a.subgraphsOn
 	}
 	err := a.probeSubgraphs(ctx, req)
-	if ctx.Err() != nil {
-		return false // the run's client left: no finding
+	if ctx.Err() != nil || unanswered(err) {
+		return false // the run's client left, or the server did not run the probe: no finding
 	}
 	a.subgraphsAt, a.subgraphsOn = time.Now(), err == nil
 	if err != nil {
@@ -118,6 +118,26 @@ func (a *Agent) subgraphsOK(ctx context.Context, req *agui.Request) bool {
 		l.WarnContext(ctx, "the LangGraph server does not stream subgraphs; runs go without", "url", a.URL, "graph", a.Graph, "error", err)
 	}
 	return a.subgraphsOn
+}
+
+// unanswered reports whether a probe's error says nothing about
+// subgraphs: the server could not be reached, did not know the graph
+// (yet), refused the credentials or was unavailable. The run goes
+// without subgraphs and the next one probes again.
+func unanswered(err error) bool {
+	var re *agui.RunFailure
+	if errors.As(err, &re) && re.Code == agui.CodeUpstreamUnreachable {
+		return true
+	}
+	var se *aguihttp.UpstreamStatusError
+	if errors.As(err, &se) {
+		switch se.Status {
+		case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusTooManyRequests,
+			http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			return true
+		}
+	}
+	return false
 }
 
 func (a *Agent) refuseSubgraphs() {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -1129,6 +1130,61 @@ func TestLogUnavailableLeavesRunAlone(t *testing.T) {
 				if strings.HasSuffix(p, "/cancel") {
 					t.Fatalf("the LangGraph run was cancelled (%s) though the run was given up with %s", p, code)
 				}
+			}
+		})
+	}
+}
+
+// A probe the server does not answer as a run (it does not know the graph
+// yet, or it went down between creating the probe's thread and running it)
+// finds nothing about subgraphs: the next run
+// probes again and streams subgraphs from a server that can, rather than
+// going without them for subgraphsRecheck.
+func TestSubgraphsProbeUnansweredFindsNothing(t *testing.T) {
+	for _, down := range []struct {
+		name string
+		fail func(w http.ResponseWriter)
+	}{
+		{"graph unknown", func(w http.ResponseWriter) {
+			http.Error(w, `{"detail":"No assistant found for \"chat\"."}`, http.StatusNotFound)
+		}},
+		{"connection dropped", func(w http.ResponseWriter) {
+			c, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				c.Close()
+			}
+		}},
+	} {
+		t.Run(down.name, func(t *testing.T) {
+			rp := newReplay(t, "chat")
+			var off atomic.Bool
+			off.Store(true)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if off.Load() && strings.HasSuffix(r.URL.Path, "/runs/stream") {
+					down.fail(w)
+					return
+				}
+				rp.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL}, Graph: "chat", Logger: slog.New(slog.DiscardHandler)}
+			if _, err := run(t, a, input()); err == nil {
+				t.Fatal("a run while the server was down succeeded")
+			}
+			off.Store(false)
+			if _, err := run(t, a, input()); err != nil {
+				t.Fatal(err)
+			}
+			rp.mu.Lock()
+			defer rp.mu.Unlock()
+			var asked []any
+			for i, p := range rp.paths {
+				if p == "POST /threads/"+ThreadID("thread-1")+"/runs/stream" {
+					asked = append(asked, rp.bodies[i]["stream_subgraphs"])
+				}
+			}
+			if fmt.Sprint(asked) != "[true]" || rp.probes != 1 {
+				t.Errorf("once the server is back: stream_subgraphs %v, probes %d; want [true] after one probe", asked, rp.probes)
 			}
 		})
 	}
