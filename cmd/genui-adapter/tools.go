@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/genui-adapter/genui-adapter/adapter"
 	"github.com/genui-adapter/genui-adapter/agui"
 	"github.com/genui-adapter/genui-adapter/agui/aguihttp"
+	"github.com/genui-adapter/genui-adapter/agui/langgraph"
 )
 
 // errViolations makes the process exit non-zero after a report.
@@ -145,8 +147,9 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	input := fs.String("input", "", "RunAgentInput JSON to POST (default: one user message, \"hello\")")
 	header := fs.String("header", "", "a header to send, as Name: value")
 	maxEvent := fs.Int("max-event-bytes", agui.DefaultMaxEventSize, "cap on one event")
+	graph := fs.String("langgraph", "", "URL is a LangGraph Agent Server (langgraph dev, LangGraph Platform): run this `graph` or assistant id through the langgraph backend, as a type: langgraph agent")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: genui-adapter check [flags] URL|FILE\n\nRuns an AG-UI endpoint, or a recorded SSE file (- for stdin), through the adapter's\nnormaliser and prints every repair it made; exits 1 when the stream breaks a client.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "usage: genui-adapter check [flags] URL|FILE\n\nRuns an AG-UI endpoint, a LangGraph Agent Server's graph (-langgraph), or a recorded SSE\nfile (- for stdin), through the adapter's normaliser and prints every repair it made;\nexits 1 when the stream breaks a client.\n\nFlags:")
 		printFlags(fs.Output(), fs, nil)
 	}
 	if helped, err := parseFlags(fs, args, stdout); helped || err != nil {
@@ -167,16 +170,23 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log := &repairLog{}
 	var source agui.Agent
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
-		a := &aguihttp.Agent{Upstream: aguihttp.Upstream{URL: target, MaxEventSize: *maxEvent}, ClientThreadIDs: true}
+		up := aguihttp.Upstream{URL: target, MaxEventSize: *maxEvent}
 		if *header != "" {
 			k, v, ok := strings.Cut(*header, ":")
 			if !ok {
 				return fmt.Errorf("-header %q: want Name: value", *header)
 			}
-			a.Headers = map[string]string{strings.TrimSpace(k): strings.TrimSpace(v)}
+			up.Headers = map[string]string{strings.TrimSpace(k): strings.TrimSpace(v)}
 		}
-		source = a
+		if *graph != "" {
+			source = &langgraph.Agent{Upstream: up, Graph: *graph, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+		} else {
+			source = &aguihttp.Agent{Upstream: up, ClientThreadIDs: true}
+		}
 	} else {
+		if *graph != "" {
+			return usageErrorf("-langgraph needs the server's URL, not a file")
+		}
 		var r io.Reader = os.Stdin
 		if target != "-" {
 			f, err := os.Open(target)

@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -193,5 +195,30 @@ func TestCheckEndlessAfterTerminal(t *testing.T) {
 		}
 		srv.CloseClientConnections()
 		srv.Close()
+	}
+}
+
+// TestCheckLangGraph checks that check -langgraph GRAPH runs the graph of
+// a LangGraph Agent Server through the langgraph backend, as the service
+// does: the run goes to the server's own API, not an AG-UI POST.
+func TestCheckLangGraph(t *testing.T) {
+	var paths []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		http.Error(w, `{"detail":"graph nope not found"}`, http.StatusNotFound)
+	}))
+	defer srv.Close()
+	var out syncBuffer
+	err := run(context.Background(), []string{"genui-adapter", "check", "-langgraph", "nope", srv.URL}, func(string) string { return "" }, &out, &out)
+	if !errors.Is(err, errViolations) || !strings.Contains(out.String(), "RUN_ERROR") {
+		t.Errorf("check -langgraph of a server without the graph = %v\n%s", err, out.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(paths) == 0 || slices.Contains(paths, "POST /") {
+		t.Errorf("requests %v, want the LangGraph API's", paths)
 	}
 }
