@@ -6,7 +6,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { startAdapter } from "../lib/adapter.js";
+import { spawnSync } from "node:child_process";
+import { startAdapter, binary } from "../lib/adapter.js";
 import { runClient, project } from "../lib/clients.js";
 import { startCutProxy } from "../lib/cutproxy.js";
 import { startLangGraph, servers } from "../lib/langgraph.js";
@@ -387,6 +388,18 @@ agents:
 // Bad upstreams: each ends in a RUN_ERROR with a stable code and the
 // server's complaint in the adapter's log, never a hang; a schema route
 // that fails does not fail the run.
+test("genui-adapter check -langgraph runs a graph of each server and names an unknown one", () => {
+  for (const server of serverNames) {
+    const ok = spawnSync(binary(), ["check", "-langgraph", "chat", lgs[server].url], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(ok.status, 0, `${server}: ${ok.stdout}${ok.stderr}`);
+    assert.match(ok.stdout, /ending RUN_FINISHED\nno violations/, server);
+    const bad = spawnSync(binary(), ["check", "-langgraph", "no-such-graph", lgs[server].url], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(bad.status, 1, `${server}: ${bad.stdout}${bad.stderr}`);
+    assert.match(bad.stdout, /ending RUN_ERROR \(upstream_status: LangGraph run: HTTP 404/, server);
+    assert.match(bad.stdout, /no-such-graph/, server);
+  }
+});
+
 test("a LangGraph server that answers 500 is a RUN_ERROR naming the status, its answer in the log", async () => {
   const r = await run("1.0.0", "broken");
   assert.equal(r.runErrors.length, 1);
