@@ -222,3 +222,33 @@ func TestCheckLangGraph(t *testing.T) {
 		t.Errorf("requests %v, want the LangGraph API's", paths)
 	}
 }
+
+// TestCheckAfterTerminalAsClientsSee: check reports after_terminal for
+// what follows a terminal event as the clients judge it: a RUN_ERROR
+// after RUN_FINISHED, or a second run (RUN_STARTED after RUN_FINISHED),
+// is accepted by every client, and a malformed event after the terminal
+// fails every client as much as a well-formed one.
+func TestCheckAfterTerminalAsClientsSee(t *testing.T) {
+	S := "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"
+	F := "data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"
+	for _, tc := range []struct {
+		name, stream string
+		want         bool
+	}{
+		{"run error after finished", S + F + "data: {\"type\":\"RUN_ERROR\",\"message\":\"late\"}\n\n", false},
+		{"a second run", S + F + "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\ndata: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\ndata: {\"type\":\"STEP_FINISHED\",\"stepName\":\"s\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\n", false},
+		{"a step after the second run", S + F + "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\ndata: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n", true},
+		{"anything after run error", S + F + "data: {\"type\":\"RUN_ERROR\",\"message\":\"late\"}\n\ndata: {\"type\":\"RUN_ERROR\",\"message\":\"again\"}\n\n", true},
+		{"a malformed event after finished", S + F + "data: {\"type\":\"STEP_STARTED\",\"stepName\":\n\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "x.sse")
+			os.WriteFile(f, []byte(tc.stream), 0o644)
+			var out syncBuffer
+			err := run(context.Background(), []string{"genui-adapter", "check", f}, func(string) string { return "" }, &out, &out)
+			if got := strings.Contains(out.String(), "after_terminal"); got != tc.want || got != errors.Is(err, errViolations) {
+				t.Errorf("check = %v, after_terminal %v, want %v\n%s", err, got, tc.want, out.String())
+			}
+		})
+	}
+}
