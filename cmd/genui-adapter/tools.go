@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -231,6 +232,19 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		if *graph != "" {
 			source = &langgraph.Agent{Upstream: up, Graph: *graph, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+			if len(*input) == 0 {
+				// A LangGraph thread of its own, deleted after: two checks
+				// at once do not share one, and the server keeps none.
+				in.ThreadID = "genui-check-" + rand.Text()
+				defer func() {
+					dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+					defer cancel()
+					url := strings.TrimRight(target, "/") + "/threads/" + langgraph.ThreadID(in.ThreadID)
+					if r, err := up.Do(dctx, nil, http.MethodDelete, url, nil, nil); err == nil {
+						r.Body.Close()
+					}
+				}()
+			}
 		} else {
 			source = &aguihttp.Agent{Upstream: up, ClientThreadIDs: true}
 		}
