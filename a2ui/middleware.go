@@ -144,8 +144,10 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 				names := map[string]string{}
 				shown := map[string]bool{} // surface activities already sent
 				// The content of the last surface activity made here, by
-				// message id: an upstream that is another adapter made the
-				// same one, and sends it after; that copy is not sent again.
+				// message id, until the upstream sends a snapshot or a delta
+				// of that message: an upstream that is another adapter made
+				// the same one, and sends it after; that copy is not sent
+				// again, and a later snapshot with the same content is.
 				made := map[string]uint64{}
 				seed := maphash.MakeSeed()
 				sent := func(snap agui.Event) bool {
@@ -192,13 +194,22 @@ func Middleware(v *Validator, cfg Config) agui.Middleware {
 						}
 						continue
 					case *agui.ActivitySnapshot:
+						// The upstream's copy of a surface made here comes
+						// once, right after it: any snapshot of that message
+						// after this one is the upstream's own update.
+						h, ok := made[e.MessageID]
+						delete(made, e.MessageID)
 						if e.ActivityType == ActivityType {
 							e.Content = checkOperations(ctx, req.Tracer, v, e.Content, catalog, cfg.Version, log)
 							shown[e.MessageID] = true
-							if h, ok := made[e.MessageID]; ok && h == maphash.Bytes(seed, e.Content) {
+							if ok && h == maphash.Bytes(seed, e.Content) {
 								continue // the surface made here already, the same
 							}
 						}
+					case *agui.ActivityDelta:
+						// The client's surface is no longer the one made
+						// here: a snapshot of it that follows is an update.
+						delete(made, e.MessageID)
 					case *agui.ToolCallResult:
 						if !yield(ev, nil) {
 							return

@@ -287,3 +287,36 @@ func TestMiddlewareChainedOnce(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestMiddlewareChainedRevertKept: the copy of a surface made here is
+// dropped only while it is what the client shows; once the upstream has
+// changed that surface (a snapshot of its own, a delta), a snapshot that
+// puts back the content made here is a real update and is sent.
+func TestMiddlewareChainedRevertKept(t *testing.T) {
+	result := `[{"id":"A-1","total":12.5},{"id":"A-2","total":3}]`
+	snaps := snapshots(run(t, a2ui.Config{}, &scripted{tool: "list_orders", result: result}, nil))
+	if len(snaps) != 1 {
+		t.Fatalf("%d snapshots, want 1", len(snaps))
+	}
+	id, made := snaps[0].MessageID, string(snaps[0].Content)
+	snap := func(content string) agui.Event {
+		return &agui.ActivitySnapshot{MessageID: id, ActivityType: a2ui.ActivityType, Replace: ptrTo(true), Content: agui.JSON(content)}
+	}
+	other := `{"a2ui_operations":[{"version":"v0.9","deleteSurface":{"surfaceId":"s"}}]}`
+	for _, tc := range []struct {
+		name  string
+		extra []agui.Event
+		want  int
+	}{
+		{"a snapshot between", []agui.Event{snap(other), snap(made)}, 3},
+		{"a delta between", []agui.Event{&agui.ActivityDelta{MessageID: id, ActivityType: a2ui.ActivityType, Patch: agui.JSON(`[{"op":"replace","path":"/a2ui_operations","value":[]}]`)}, snap(made)}, 2},
+		{"the copy twice", []agui.Event{snap(made), snap(other), snap(made)}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evs := run(t, a2ui.Config{}, &scripted{tool: "list_orders", result: result, extra: tc.extra}, nil)
+			if got := snapshots(evs); len(got) != tc.want {
+				t.Errorf("%d snapshots, want %d (the one made here, then every upstream change): %v", len(got), tc.want, evs)
+			}
+		})
+	}
+}

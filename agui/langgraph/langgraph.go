@@ -123,8 +123,14 @@ func (a *Agent) subgraphsOK(ctx context.Context, req *agui.Request) bool {
 // unanswered reports whether a probe's error says nothing about
 // subgraphs: the server could not be reached, did not know the graph
 // (yet), refused the credentials or was unavailable. The run goes
-// without subgraphs and the next one probes again.
+// without subgraphs and the next one probes again. A probe that ran out
+// of time (subgraphsProbeTimeout, or the upstream's connect timeout) did
+// reach a server that then sent nothing: that is the finding, or every
+// run would wait out another probe.
 func unanswered(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, aguihttp.ErrConnectTimeout) {
+		return false
+	}
 	var re *agui.RunFailure
 	if errors.As(err, &re) && re.Code == agui.CodeUpstreamUnreachable {
 		return true

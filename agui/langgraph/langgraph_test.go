@@ -1189,3 +1189,35 @@ func TestSubgraphsProbeUnansweredFindsNothing(t *testing.T) {
 		})
 	}
 }
+
+// A probe the server takes in but does not answer in time (the JavaScript
+// server 2.0.0 may never end a run asked for subgraphs, and a server or
+// proxy that sends its headers with the first frame then sends none) is
+// a finding: runs go without subgraphs and the next run does not wait on
+// another probe.
+func TestSubgraphsProbeTimeoutIsAFinding(t *testing.T) {
+	rp := newReplay(t, "chat")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/threads/probe-thread/runs/stream" {
+			rp.mu.Lock()
+			rp.probes++
+			rp.mu.Unlock()
+			io.Copy(io.Discard, r.Body) // so that the client's leaving ends r's context
+			<-r.Context().Done()        // taken in, never answered
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	a := &Agent{Upstream: aguihttp.Upstream{URL: srv.URL, ConnectTimeout: 300 * time.Millisecond}, Graph: "chat", Logger: slog.New(slog.DiscardHandler)}
+	for range 2 {
+		if _, err := run(t, a, input()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if rp.probes != 1 {
+		t.Errorf("%d probes of a server that never answered one, want 1", rp.probes)
+	}
+}

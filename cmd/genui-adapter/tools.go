@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -98,45 +99,96 @@ const (
 // trailing wraps the agent check reads: the normaliser stops reading at
 // the run's terminal event, and trailing reads on after it, within
 // trailingWait and trailingEvents, to report an upstream that sends
-// events after it (after_terminal: every client fails on them).
+// events after it that a client fails on (after_terminal: "The run has
+// already finished"). What every client accepts there is not counted: a
+// RUN_ERROR after RUN_FINISHED, and another run (RUN_STARTED after
+// RUN_FINISHED, up to its own terminal event). An event that does not
+// parse fails every client there as well, and is counted.
 func trailing(src agui.Agent, log *repairLog) agui.Agent {
 	return agui.AgentFunc(func(ctx context.Context, req *agui.Request) iter.Seq2[agui.Event, error] {
 		return func(yield func(agui.Event, error) bool) {
 			ctx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			ended, reading, after := false, true, 0
+			var t afterTerminal
+			ended, reading, read := false, true, 0
 			for ev, err := range src.Run(ctx, req) {
 				if !reading {
 					if err != nil {
+						if ctx.Err() == nil && (errors.Is(err, agui.ErrMalformedEvent) || errors.Is(err, agui.ErrEventTooLarge)) {
+							t.bad++
+						}
 						break
 					}
-					if after++; after >= trailingEvents {
+					t.next(ev)
+					if read++; read >= trailingEvents {
 						break
 					}
 					continue
 				}
 				late := ended
-				switch ev.(type) {
-				case *agui.RunFinished, *agui.RunError:
-					ended = true
+				if !late && err == nil {
+					switch ev.(type) {
+					case *agui.RunFinished:
+						ended, t.state = true, runFinished
+					case *agui.RunError:
+						ended, t.state = true, runErrored
+					}
 				}
 				if !yield(ev, err) {
 					if !ended || err != nil {
 						return
 					}
 					if late {
-						after++ // the normaliser read it, and stopped there
+						t.next(ev) // the normaliser read it, and stopped there
 					}
 					reading = false
-					t := time.AfterFunc(trailingWait, cancel)
-					defer t.Stop()
+					timer := time.AfterFunc(trailingWait, cancel)
+					defer timer.Stop()
 				}
 			}
-			if after > 0 {
+			if t.bad > 0 {
 				log.Repair(agui.RepairAfterTerminal)
 			}
 		}
 	})
+}
+
+// afterTerminal follows what comes after a run's terminal event as a
+// client judges it, and counts what it fails on.
+type afterTerminal struct {
+	state int
+	bad   int
+}
+
+const (
+	runFinished = iota // after RUN_FINISHED: a RUN_ERROR or RUN_STARTED may follow
+	runErrored         // after RUN_ERROR: nothing may follow
+	runAgain           // a run started after RUN_FINISHED, not ended yet
+)
+
+func (t *afterTerminal) next(ev agui.Event) {
+	switch ev.(type) {
+	case *agui.RunStarted:
+		if t.state == runFinished {
+			t.state = runAgain
+			return
+		}
+	case *agui.RunFinished:
+		if t.state == runAgain {
+			t.state = runFinished
+			return
+		}
+	case *agui.RunError:
+		if t.state != runErrored {
+			t.state = runErrored
+			return
+		}
+	default:
+		if t.state == runAgain {
+			return
+		}
+	}
+	t.bad++
 }
 
 // check runs an AG-UI endpoint (POST a RunAgentInput) or a recorded SSE
@@ -180,6 +232,19 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		if *graph != "" {
 			source = &langgraph.Agent{Upstream: up, Graph: *graph, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+			if len(*input) == 0 {
+				// A LangGraph thread of its own, deleted after: two checks
+				// at once do not share one, and the server keeps none.
+				in.ThreadID = "genui-check-" + rand.Text()
+				defer func() {
+					dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+					defer cancel()
+					url := strings.TrimRight(target, "/") + "/threads/" + langgraph.ThreadID(in.ThreadID)
+					if r, err := up.Do(dctx, nil, http.MethodDelete, url, nil, nil); err == nil {
+						r.Body.Close()
+					}
+				}()
+			}
 		} else {
 			source = &aguihttp.Agent{Upstream: up, ClientThreadIDs: true}
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -220,5 +221,88 @@ func TestCheckLangGraph(t *testing.T) {
 	defer mu.Unlock()
 	if len(paths) == 0 || slices.Contains(paths, "POST /") {
 		t.Errorf("requests %v, want the LangGraph API's", paths)
+	}
+}
+
+// TestCheckAfterTerminalAsClientsSee: check reports after_terminal for
+// what follows a terminal event as the clients judge it: a RUN_ERROR
+// after RUN_FINISHED, or a second run (RUN_STARTED after RUN_FINISHED),
+// is accepted by every client, and a malformed event after the terminal
+// fails every client as much as a well-formed one.
+func TestCheckAfterTerminalAsClientsSee(t *testing.T) {
+	S := "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"
+	F := "data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"
+	for _, tc := range []struct {
+		name, stream string
+		want         bool
+	}{
+		{"run error after finished", S + F + "data: {\"type\":\"RUN_ERROR\",\"message\":\"late\"}\n\n", false},
+		{"a second run", S + F + "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\ndata: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\ndata: {\"type\":\"STEP_FINISHED\",\"stepName\":\"s\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\n", false},
+		{"a step after the second run", S + F + "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r2\"}\n\ndata: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n", true},
+		{"anything after run error", S + F + "data: {\"type\":\"RUN_ERROR\",\"message\":\"late\"}\n\ndata: {\"type\":\"RUN_ERROR\",\"message\":\"again\"}\n\n", true},
+		{"a malformed event after finished", S + F + "data: {\"type\":\"STEP_STARTED\",\"stepName\":\n\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "x.sse")
+			os.WriteFile(f, []byte(tc.stream), 0o644)
+			var out syncBuffer
+			err := run(context.Background(), []string{"genui-adapter", "check", f}, func(string) string { return "" }, &out, &out)
+			if got := strings.Contains(out.String(), "after_terminal"); got != tc.want || got != errors.Is(err, errViolations) {
+				t.Errorf("check = %v, after_terminal %v, want %v\n%s", err, got, tc.want, out.String())
+			}
+		})
+	}
+}
+
+// TestCheckLangGraphThread checks that check -langgraph runs the graph on
+// a thread of its own each time and deletes it after: two checks at once
+// (a graph each, in CI) do not share a LangGraph thread, and the user's
+// server is left with no thread of check's.
+func TestCheckLangGraphThread(t *testing.T) {
+	var mu sync.Mutex
+	created, deleted := map[string]bool{}, map[string]bool{}
+	var runs []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/threads":
+			id, _ := body["thread_id"].(string)
+			if id == "" {
+				id = "probe-thread"
+			}
+			created[id] = true
+			json.NewEncoder(w).Encode(map[string]string{"thread_id": id})
+		case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/threads/"):
+			deleted[strings.TrimPrefix(r.URL.Path, "/threads/")] = true
+			w.WriteHeader(http.StatusNoContent)
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/runs/stream"):
+			if !strings.HasPrefix(r.URL.Path, "/threads/probe-thread/") {
+				runs = append(runs, r.URL.Path)
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "event: metadata\ndata: {\"run_id\":\"run-1\"}\n\nevent: values\ndata: {\"messages\":[]}\n\nevent: end\ndata: null\n\n")
+		default:
+			http.Error(w, `{"detail":"not found"}`, http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	for range 2 {
+		var out syncBuffer
+		if err := run(context.Background(), []string{"genui-adapter", "check", "-langgraph", "chat", srv.URL}, func(string) string { return "" }, &out, &out); err != nil {
+			t.Fatalf("check -langgraph = %v\n%s", err, out.String())
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(runs) != 2 || runs[0] == runs[1] {
+		t.Errorf("the two checks ran on %v, want a thread each", runs)
+	}
+	for id := range created {
+		if !deleted[id] {
+			t.Errorf("thread %s left on the server (created %v, deleted %v)", id, created, deleted)
+		}
 	}
 }
