@@ -306,3 +306,28 @@ func TestCheckLangGraphThread(t *testing.T) {
 		}
 	}
 }
+
+// TestA2UIValidateEnvConfigUnreadable checks that a2ui validate, given a
+// GENUI_CONFIG it cannot load (here an agent's ${VAR} unset where the CLI
+// runs), warns and validates with the documented defaults; the same file
+// named with -config is an error.
+func TestA2UIValidateEnvConfigUnreadable(t *testing.T) {
+	example := filepath.Join("..", "..", "schemas", "testdata", "examples", "basic", "33_financial-data-grid.json")
+	cfg := filepath.Join(t.TempDir(), "genui.yaml")
+	os.WriteFile(cfg, []byte("agents: {lg: {type: langgraph, url: \"${LANGGRAPH_URL}\", graph: agent}}\na2uiLimits: {maxComponents: 2}\n"), 0o644)
+	var out, errOut syncBuffer
+	err := run(context.Background(), []string{"genui-adapter", "a2ui", "validate", example}, func(k string) string {
+		if k == "GENUI_CONFIG" {
+			return cfg
+		}
+		return ""
+	}, &out, &errOut)
+	if err != nil || !strings.Contains(out.String(), "0 errors") || !strings.Contains(errOut.String(), "LANGGRAPH_URL") {
+		t.Errorf("a2ui validate with an unreadable GENUI_CONFIG = %v\nstdout: %s\nstderr: %s", err, out.String(), errOut.String())
+	}
+	out = syncBuffer{}
+	err = run(context.Background(), []string{"genui-adapter", "a2ui", "validate", "-config", cfg, example}, func(string) string { return "" }, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "LANGGRAPH_URL") {
+		t.Errorf("a2ui validate -config of an unreadable file = %v, want its error", err)
+	}
+}
